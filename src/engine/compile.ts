@@ -1,0 +1,66 @@
+// compileFlagSet: validates a whole environment's flags and compiles them once (per configuration
+// version) into a CompiledFlagSet whose evaluate() is the hot path.
+import type { EvaluationContext, EvaluationResult, FlagDefinition, FlagType } from './model.js';
+import { ConfigInvalidError } from './config-invalid-error.js';
+import { compileFlag, type CompiledFlag } from './compile-flag.js';
+import { validateFlagSet } from './dependency-graph.js';
+import { deepFreeze } from './json-value.js';
+import { flagNotFoundResult } from './results.js';
+
+export interface CompiledFlagSet {
+  /**
+   * Evaluates one flag. Never throws. `context` may be omitted (an empty context); `expectedType`,
+   * when given, turns a flag of another type into a TYPE_MISMATCH error result. Returned results
+   * are frozen and shared: do not mutate them.
+   */
+  evaluate(key: string, context?: EvaluationContext, expectedType?: FlagType): EvaluationResult;
+  /** Evaluates every flag, in the order of keys(). */
+  evaluateAll(context?: EvaluationContext): EvaluationResult[];
+  has(key: string): boolean;
+  /** Flag keys in the order the definitions were given. */
+  keys(): readonly string[];
+}
+
+const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
+
+/** @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, or the
+ * prerequisites form a cycle. */
+export function compileFlagSet(flags: readonly FlagDefinition[]): CompiledFlagSet {
+  const issues = validateFlagSet(flags);
+  if (issues.length > 0) throw new ConfigInvalidError(issues);
+
+  // Results hand out the definitions' values by reference: a private frozen copy makes sure
+  // neither the caller nor a consumer of a result can change what later evaluations serve.
+  const definitions = deepFreeze(structuredClone(flags) as FlagDefinition[]);
+  const compiled = new Map<string, CompiledFlag>();
+  const linkers: Array<(all: Map<string, CompiledFlag>) => void> = [];
+  for (const definition of definitions) {
+    const { compiled: flag, link } = compileFlag(definition);
+    compiled.set(flag.key, flag);
+    linkers.push(link);
+  }
+  for (const link of linkers) link(compiled);
+  const keys = Object.freeze(definitions.map((definition) => definition.key));
+
+  const evaluate = (key: string, context?: EvaluationContext, expectedType?: FlagType): EvaluationResult => {
+    const flag = compiled.get(key);
+    if (flag === undefined) return flagNotFoundResult(key);
+    if (expectedType !== undefined && expectedType !== flag.type) return flag.typeMismatch(expectedType);
+    if (context === undefined) return flag.run(EMPTY_CONTEXT, undefined);
+    if (typeof context !== 'object' || context === null || Array.isArray(context)) return flag.invalidContext;
+    const targetingKey: unknown = context.targetingKey;
+    if (typeof targetingKey === 'string') {
+      // An empty key would put every anonymous subject in one bucket: treat it as missing.
+      return flag.run(context, targetingKey.length > 0 ? targetingKey : undefined);
+    }
+    if (targetingKey === undefined || targetingKey === null) return flag.run(context, undefined);
+    return flag.invalidContext;
+  };
+
+  return {
+    evaluate,
+    evaluateAll: (context) => keys.map((key) => evaluate(key, context)),
+    has: (key) => compiled.has(key),
+    keys: () => keys,
+  };
+}

@@ -1,0 +1,31 @@
+// Public surface of the evaluation engine: pure, no I/O, shared by the server and the SDK.
+export type {
+  Condition,
+  Dependency,
+  ErrorCode,
+  EvaluationContext,
+  EvaluationResult,
+  FallbackClass,
+  FlagDefinition,
+  FlagType,
+  Operator,
+  Reason,
+  Rollout,
+  Rule,
+  RuleServe,
+  Variant,
+} from './model.js';
+export { ERROR_CODES, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS } from './model.js';
+
+export { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
+export type { Bucketer } from './bucketing.js';
+
+export { validateFlagDefinition, parseFlagDefinition, MAX_METADATA_BYTES } from './validate.js';
+export type { ParseResult } from './validate.js';
+export { validateDependencyGraph, validateFlagSet, MAX_DEPENDENCY_DEPTH } from './dependency-graph.js';
+export type { ValidationIssue } from './validation-issue.js';
+
+export { compileFlagSet } from './compile.js';
+export type { CompiledFlagSet } from './compile.js';
+export { ConfigInvalidError } from './config-invalid-error.js';
+export { configInvalidResult, errorResult, flagNotFoundResult } from './results.js';
