@@ -1,0 +1,84 @@
+// buildApp: platform plugins, then every module's routes. No logic of its own.
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { sql, type Kysely } from 'kysely';
+import type { EnsignConfig } from './config.js';
+import type { Database } from './db/database.js';
+import type { DbHandle } from './db/create-db.js';
+import { registerAuthentication } from './platform/authenticate.js';
+import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
+import { registerErrorHandling } from './platform/error-handler.js';
+import { createIdempotencyService } from './platform/idempotency.js';
+import { loggerOptions } from './platform/logging.js';
+import { registerOpenApi } from './platform/openapi.js';
+import { registerRequestIds, requestIdOf } from './platform/request-id.js';
+import { createSecretBox } from './platform/secret-box.js';
+import { registerValidation } from './platform/validation.js';
+import { appsRoutes, createAppsService } from './modules/apps/index.js';
+import { authRoutes, createAuthService, createCredentialResolver } from './modules/auth/index.js';
+import { discoveryRoutes } from './modules/discovery/index.js';
+import { createJournalService, journalRoutes } from './modules/journal/index.js';
+import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
+
+export interface AppDeps {
+  db: Kysely<Database>;
+  /** The database handle (PostgreSQL pool for notifications); optional in tests of pure routes. */
+  dbHandle?: DbHandle;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
+  /** Where logs go (tests capture them); defaults to stdout. */
+  logStream?: NodeJS.WritableStream;
+}
+
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(deps.config.logLevel, deps.logStream),
+    genReqId: requestIdOf,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    trustProxy: false,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  registerRequestIds(app);
+  registerValidation(app);
+  registerErrorHandling(app);
+  app.addSchema(ErrorBody);
+  app.addSchema(LegacyErrorBody);
+  await registerOpenApi(app);
+
+  const { db, config } = deps;
+  const journal = createJournalService(db);
+  const auth = createAuthService(db, config.defaultPlan);
+  let keys: KeysService;
+  const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
+  keys = createKeysService(db, journal, apps);
+  const idempotency = createIdempotencyService(db, createSecretBox(config.secret));
+  registerAuthentication(app, createCredentialResolver(db, keys));
+
+  const ready = async () => {
+    try {
+      await sql`select 1`.execute(db);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  await app.register(discoveryRoutes, { ready });
+  await app.register(authRoutes, { auth });
+  await app.register(appsRoutes, { apps, idempotency });
+  await app.register(keysRoutes, { keys, idempotency });
+  await app.register(journalRoutes, { journal, access: apps });
+
+  const background = setInterval(() => {
+    keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
+    idempotency.purgeExpired().catch((err) => app.log.warn({ err }, 'could not purge idempotency records'));
+  }, 5000);
+  background.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(background);
+    await keys.flushUsage().catch(() => undefined);
+  });
+  return app;
+}

@@ -1,0 +1,82 @@
+// The only file that reads process.env. Every operator setting of CONTRACT.md section 1b lives here,
+// validated once at start so a typo fails loudly instead of silently falling back.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+
+export const PLANS = ['free', 'pro'] as const;
+export type Plan = (typeof PLANS)[number];
+
+const PlanQuotas = Type.Object({
+  configSyncs: Type.Integer({ minimum: 0 }),
+  apps: Type.Integer({ minimum: 0 }),
+  flags: Type.Integer({ minimum: 0 }),
+});
+
+const ConfigSchema = Type.Object({
+  host: Type.String({ minLength: 1 }),
+  port: Type.Integer({ minimum: 0, maximum: 65535 }),
+  dataDir: Type.String({ minLength: 1 }),
+  databaseUrl: Type.String({ pattern: '^(sqlite|postgres|postgresql)://' }),
+  secret: Type.String({ minLength: 32 }),
+  logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
+  defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
+  quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
+});
+
+export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
+export type QuotaSet = Static<typeof PlanQuotas>;
+
+type Env = Record<string, string | undefined>;
+
+function integerFrom(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n)) throw new Error(`${name} must be an integer, got "${raw}"`);
+  return n;
+}
+
+/** Reads the server secret, generating and persisting one (mode 0600) on first start. */
+function resolveSecret(env: Env, dataDir: string): string {
+  if (env.ENSIGN_SECRET) return env.ENSIGN_SECRET;
+  const file = join(dataDir, 'secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): EnsignConfig {
+  const dataDir = resolve(env.ENSIGN_DATA_DIR || './data');
+  const config = {
+    host: env.ENSIGN_HOST || '127.0.0.1',
+    port: integerFrom(env, 'ENSIGN_PORT', 8080),
+    dataDir,
+    databaseUrl: env.ENSIGN_DATABASE_URL || `sqlite://${join(dataDir, 'ensign.db')}`,
+    secret: resolveSecret(env, dataDir),
+    logLevel: env.ENSIGN_LOG_LEVEL || 'info',
+    defaultPlan: env.ENSIGN_DEFAULT_PLAN || 'free',
+    quotas: {
+      free: {
+        configSyncs: integerFrom(env, 'ENSIGN_QUOTA_FREE_CONFIG_SYNCS', 25_000),
+        apps: integerFrom(env, 'ENSIGN_QUOTA_FREE_APPS', 10),
+        flags: integerFrom(env, 'ENSIGN_QUOTA_FREE_FLAGS', 500),
+      },
+      pro: {
+        configSyncs: integerFrom(env, 'ENSIGN_QUOTA_PRO_CONFIG_SYNCS', 1_000_000),
+        apps: integerFrom(env, 'ENSIGN_QUOTA_PRO_APPS', 1000),
+        flags: integerFrom(env, 'ENSIGN_QUOTA_PRO_FLAGS', 10_000),
+      },
+    },
+  };
+  if (!Value.Check(ConfigSchema, config)) {
+    const first = [...Value.Errors(ConfigSchema, config)][0];
+    throw new Error(`Invalid configuration at ${first?.path}: ${first?.message}`);
+  }
+  return config as EnsignConfig;
+}

@@ -1,0 +1,8 @@
+// The whole database type: every module's tables put together. Only db/ and repositories see it.
+import type { AuthTables } from '../modules/auth/auth.table.js';
+import type { AppsTables } from '../modules/apps/apps.table.js';
+import type { KeysTables } from '../modules/keys/keys.table.js';
+import type { JournalTables } from '../modules/journal/journal.table.js';
+import type { IdempotencyTables } from '../platform/idempotency.table.js';
+
+export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables {}

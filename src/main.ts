@@ -1,0 +1,41 @@
+// Process entry: read config, open storage, migrate, build the app, listen, close gracefully.
+import { pathToFileURL } from 'node:url';
+import { buildApp } from './app.js';
+import { loadConfig, type EnsignConfig } from './config.js';
+import { createDb } from './db/create-db.js';
+import { migrateToLatest } from './db/migrate.js';
+
+export async function startServer(config: EnsignConfig = loadConfig()) {
+  const handle = createDb(config.databaseUrl);
+  await migrateToLatest(handle.db);
+  const app = await buildApp({ db: handle.db, dbHandle: handle, config });
+  const address = await app.listen({ host: config.host, port: config.port });
+  app.log.info({ address, database: handle.dialect, dataDir: config.dataDir }, `Ensign listening on ${address}`);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await app.close();
+      await handle.close();
+      process.exit(0);
+    } catch (err) {
+      app.log.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  return { app, handle, address };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  startServer().catch((err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,16 @@
+// Login must not be callable from another site's page: an Origin naming another origin than the
+// request's own, or a browser's Sec-Fetch-Site: cross-site, is refused.
+import type { FastifyRequest } from 'fastify';
+
+export function isCrossOrigin(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return true;
+  const origin = request.headers.origin;
+  if (typeof origin !== 'string' || origin === '') return false;
+  if (origin === 'null') return true;
+  try {
+    const host = request.headers.host;
+    return new URL(origin).host !== host;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,3 @@
+export { createAuthService, type AuthService } from './auth.service.js';
+export { authRoutes } from './auth.routes.js';
+export { createCredentialResolver } from './credential-resolver.js';

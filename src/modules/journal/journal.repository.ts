@@ -1,0 +1,82 @@
+import type { Executor } from '../../db/transaction.js';
+import type { ChangesTable } from './journal.table.js';
+import type { JournalEntry, NewJournalEntry } from './journal.model.js';
+import { newId, nowIso } from '../../platform/ids.js';
+
+export interface JournalFilter {
+  appId: string;
+  id?: string;
+  env?: string;
+  operation?: string;
+  source?: string;
+  resourceType?: string;
+  resourceId?: string;
+  authorityType?: string;
+  userId?: string;
+  keyFingerprint?: string;
+  from?: string;
+  to?: string;
+  /** Exclusive upper bound on id, for cursor pagination (ids are time-ordered). */
+  beforeId?: string;
+  limit: number;
+}
+
+function toEntry(row: ChangesTable): JournalEntry {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    env: row.env,
+    operation: row.operation,
+    source: row.source as JournalEntry['source'],
+    resourceType: row.resource_type,
+    resourceId: row.resource_id,
+    authority: {
+      type: row.authority_type as JournalEntry['authority']['type'],
+      ...(row.user_id ? { userId: row.user_id } : {}),
+      ...(row.key_fingerprint ? { keyFingerprint: row.key_fingerprint } : {}),
+    },
+    beforeVersion: row.before_version,
+    afterVersion: row.after_version,
+    diff: JSON.parse(row.diff),
+    createdAt: row.created_at,
+  };
+}
+
+export async function insertEntry(db: Executor, entry: NewJournalEntry): Promise<JournalEntry> {
+  const row: ChangesTable = {
+    id: newId('chg'),
+    app_id: entry.appId,
+    env: entry.env,
+    operation: entry.operation,
+    source: entry.source,
+    resource_type: entry.resourceType,
+    resource_id: entry.resourceId,
+    authority_type: entry.authority.type,
+    user_id: entry.authority.userId ?? null,
+    key_fingerprint: entry.authority.keyFingerprint ?? null,
+    before_version: entry.beforeVersion,
+    after_version: entry.afterVersion,
+    diff: JSON.stringify(entry.diff),
+    created_at: nowIso(),
+  };
+  await db.insertInto('changes').values(row).execute();
+  return toEntry(row);
+}
+
+export async function listEntries(db: Executor, f: JournalFilter): Promise<JournalEntry[]> {
+  let q = db.selectFrom('changes').selectAll().where('app_id', '=', f.appId);
+  if (f.id) q = q.where('id', '=', f.id);
+  if (f.env) q = q.where('env', '=', f.env);
+  if (f.operation) q = q.where('operation', '=', f.operation);
+  if (f.source) q = q.where('source', '=', f.source);
+  if (f.resourceType) q = q.where('resource_type', '=', f.resourceType);
+  if (f.resourceId) q = q.where('resource_id', '=', f.resourceId);
+  if (f.authorityType) q = q.where('authority_type', '=', f.authorityType);
+  if (f.userId) q = q.where('user_id', '=', f.userId);
+  if (f.keyFingerprint) q = q.where('key_fingerprint', '=', f.keyFingerprint);
+  if (f.from) q = q.where('created_at', '>=', f.from);
+  if (f.to) q = q.where('created_at', '<=', f.to);
+  if (f.beforeId) q = q.where('id', '<', f.beforeId);
+  const rows = await q.orderBy('id', 'desc').limit(f.limit).execute();
+  return rows.map(toEntry);
+}

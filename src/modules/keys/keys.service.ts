@@ -1,0 +1,144 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import type { Executor } from '../../db/transaction.js';
+import type { AppAccess } from '../../platform/app-access.js';
+import { notFound, validationError } from '../../platform/errors.js';
+import { newId, nowIso } from '../../platform/ids.js';
+import { fingerprintOfHash, hashToken, issueToken, type TokenType } from '../../platform/tokens.js';
+import type { CredentialResolution, Principal } from '../../platform/principal.js';
+import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
+import type { IssuedKey, KeyRecord, KeyType } from './keys.model.js';
+import * as repo from './keys.repository.js';
+
+export interface IssueKeyInput {
+  appId: string;
+  envId: string | null;
+  envSlug: string | null;
+  type: KeyType;
+  name?: string;
+}
+
+export interface CreateKeyInput {
+  appId: string;
+  env?: string;
+  type: KeyType;
+  name?: string;
+}
+
+export interface KeysService {
+  /** Issues a key inside the caller's transaction (app creation uses it too). */
+  issue(trx: Executor, input: IssueKeyInput): Promise<IssuedKey>;
+  create(trx: Executor, principal: Principal, input: CreateKeyInput, source: JournalSource): Promise<IssuedKey>;
+  list(principal: Principal, appId: string, env?: string): Promise<KeyRecord[]>;
+  revoke(principal: Principal, keyId: string, source: JournalSource): Promise<KeyRecord>;
+  /** Resolves an admin_, sdk_ or pub_ token to its principal. */
+  resolve(token: string, type: TokenType): Promise<CredentialResolution>;
+  /** Writes the batched lastUsedAt marks. */
+  flushUsage(): Promise<void>;
+}
+
+export function createKeysService(db: Kysely<Database>, journal: JournalService, access: AppAccess): KeysService {
+  const usage = new Map<string, string>();
+
+  async function issue(trx: Executor, input: IssueKeyInput): Promise<IssuedKey> {
+    const issued = issueToken(input.type);
+    const row = {
+      id: newId('key'),
+      app_id: input.appId,
+      env_id: input.envId,
+      type: input.type,
+      name: input.name ?? null,
+      token_hash: issued.hash,
+      prefix: issued.prefix,
+      status: 'active',
+      created_at: nowIso(),
+      revoked_at: null,
+      last_used_at: null,
+    };
+    await repo.insertKey(trx, row);
+    return { ...repo.toKeyRecord({ ...row, env_slug: input.envSlug }), token: issued.token };
+  }
+
+  return {
+    issue,
+    async create(trx, principal, input, source) {
+      let envId: string | null = null;
+      let envSlug: string | null = null;
+      if (input.type === 'admin') {
+        if (input.env !== undefined) throw validationError('An admin key belongs to the whole app: omit env.', [{ path: '/env', message: 'must be absent for admin keys' }]);
+        await access.requireApp(principal, input.appId, trx);
+      } else {
+        if (input.env === undefined) throw validationError(`A ${input.type} key belongs to one environment: give env.`, [{ path: '/env', message: `is required for ${input.type} keys` }]);
+        const { env } = await access.requireEnv(principal, input.appId, input.env, trx);
+        envId = env.id;
+        envSlug = env.slug;
+      }
+      const key = await issue(trx, { appId: input.appId, envId, envSlug, type: input.type, name: input.name });
+      await journal.record(trx, {
+        appId: input.appId,
+        env: envSlug,
+        operation: 'key.create',
+        source,
+        resourceType: 'key',
+        resourceId: key.id,
+        authority: authorityOf(principal),
+        beforeVersion: null,
+        afterVersion: null,
+        diff: [{ op: 'add', resourceType: 'key', key: key.id, path: '', after: { type: key.type, env: key.env, prefix: key.prefix, ...(key.name ? { name: key.name } : {}) } }],
+      });
+      return key;
+    },
+    async list(principal, appId, env) {
+      if (env !== undefined) {
+        const { env: e } = await access.requireEnv(principal, appId, env);
+        return (await repo.listKeys(db, appId, e.id)).map(repo.toKeyRecord);
+      }
+      await access.requireApp(principal, appId);
+      return (await repo.listKeys(db, appId)).map(repo.toKeyRecord);
+    },
+    async revoke(principal, keyId, source) {
+      const existing = await repo.findKeyById(db, keyId);
+      if (!existing) throw notFound(`Key ${keyId}`);
+      await access.requireApp(principal, existing.app_id);
+      if (existing.status === 'revoked') return repo.toKeyRecord(existing);
+      return db.transaction().execute(async (trx) => {
+        const at = nowIso();
+        if (!(await repo.markRevoked(trx, keyId, at))) {
+          const current = await repo.findKeyById(trx, keyId);
+          return repo.toKeyRecord(current!);
+        }
+        await journal.record(trx, {
+          appId: existing.app_id,
+          env: existing.env_slug,
+          operation: 'key.revoke',
+          source,
+          resourceType: 'key',
+          resourceId: keyId,
+          authority: authorityOf(principal),
+          beforeVersion: null,
+          afterVersion: null,
+          diff: [{ op: 'change', resourceType: 'key', key: keyId, path: '/status', before: 'active', after: 'revoked' }],
+        });
+        return repo.toKeyRecord({ ...existing, status: 'revoked', revoked_at: at });
+      });
+    },
+    async resolve(token, type) {
+      const hash = hashToken(token);
+      const row = await repo.findKeyByHash(db, hash);
+      if (!row || row.type !== type) return { ok: false, reason: 'invalid' };
+      if (row.status !== 'active') return { ok: false, reason: 'revoked' };
+      usage.set(row.id, nowIso());
+      const fingerprint = fingerprintOfHash(hash);
+      if (row.type === 'admin') return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
+      if (!row.env_id || !row.env_slug) return { ok: false, reason: 'invalid' };
+      return { ok: true, principal: { type: row.type as 'sdk' | 'pub', appId: row.app_id, envId: row.env_id, env: row.env_slug, keyId: row.id, fingerprint } };
+    },
+    async flushUsage() {
+      if (usage.size === 0) return;
+      const batch = new Map(usage);
+      usage.clear();
+      await repo.touchKeys(db, batch);
+    },
+  };
+}
+

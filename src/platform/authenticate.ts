@@ -1,0 +1,84 @@
+// Resolves `Authorization: Bearer <token>` (and `X-API-Key` where a route allows it) to
+// request.principal and enforces which credential types a route accepts — in one place.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from './errors.js';
+import type { CredentialResolver, Principal } from './principal.js';
+import { tokenTypeOf, type TokenType } from './tokens.js';
+
+export interface RouteAuth {
+  /** Credential types this route accepts. */
+  allow: TokenType[];
+  /** Accept `cli_` only when unscoped (app creation). */
+  unscopedCliOnly?: boolean;
+  /** Also read the key from `X-API-Key` (OFREP). */
+  apiKeyHeader?: boolean;
+  /** Status and codes for an accepted-format credential of a type the route refuses. */
+  wrongType?: { status: number; code: string; legacyCode: string; message: string };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: RouteAuth;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+function credentialError(code: string, legacyCode: string, message: string, status = 401) {
+  return new AppError(status, code, message, {
+    legacyCode,
+    resolution:
+      status === 401
+        ? 'Send a valid, unrevoked credential of the right type as Authorization: Bearer <token>.'
+        : 'Use a credential of a type this route accepts.',
+    headers: status === 401 ? { 'www-authenticate': 'Bearer' } : undefined,
+  });
+}
+
+function bearerOf(request: FastifyRequest, auth: RouteAuth): string | null {
+  const header = request.headers.authorization;
+  if (typeof header === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return match ? match[1]! : '';
+  }
+  if (auth.apiKeyHeader) {
+    const key = request.headers['x-api-key'];
+    if (typeof key === 'string' && key.length > 0) return key.trim();
+  }
+  return null;
+}
+
+export function registerAuthentication(app: FastifyInstance, resolver: CredentialResolver) {
+  app.decorateRequest('principal', null);
+  app.addHook('preHandler', async (request) => {
+    const auth = request.routeOptions.config?.auth;
+    if (!auth) return;
+    const token = bearerOf(request, auth);
+    if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
+    const type = tokenTypeOf(token);
+    if (!type) throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
+    if (!auth.allow.includes(type)) {
+      const w = auth.wrongType;
+      if (w) throw credentialError(w.code, w.legacyCode, w.message, w.status);
+      throw credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
+    }
+    const result = await resolver.resolve(token, type);
+    if (!result.ok) {
+      if (result.reason === 'revoked') throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
+      if (result.reason === 'expired') throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
+      throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
+    }
+    const principal = result.principal;
+    if (auth.unscopedCliOnly && principal.type === 'cli' && principal.scoped) {
+      throw credentialError('unauthorized', 'WRONG_KEY_TYPE', 'A scoped capability token cannot do this; use a login token.');
+    }
+    request.principal = principal;
+  });
+}
+
+/** The principal of an authenticated route (the preHandler guarantees it is set). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
+  return request.principal;
+}

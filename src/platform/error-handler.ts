@@ -1,0 +1,102 @@
+// Renders every failure in the contract's error body: domain errors, schema validation, body limits,
+// malformed JSON, unknown routes and unexpected faults (which never leak stack traces or SQL).
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorDetail } from './errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Answer errors in the frozen legacy shape (environment-key routes). */
+    legacyErrors?: boolean;
+  }
+}
+
+function upperSnake(code: string): string {
+  return code.toUpperCase();
+}
+
+function validationDetails(error: FastifyError): ErrorDetail[] {
+  const context = (error as { validationContext?: string }).validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const params = v.params as Record<string, unknown>;
+    let path = v.instancePath || '';
+    if (v.keyword === 'additionalProperties' && params.additionalProperty) path += `/${params.additionalProperty}`;
+    if (v.keyword === 'required' && params.missingProperty) path += `/${params.missingProperty}`;
+    const where = context === 'body' ? path || '/' : `${context}${path ? path.replace(/^\//, '.') : ''}`;
+    let message = v.message ?? 'is invalid';
+    if (v.keyword === 'additionalProperties') message = 'is not an allowed field';
+    if (v.keyword === 'required') message = 'is required';
+    return { path: where, message };
+  });
+}
+
+/** Translates framework errors into domain errors so one renderer handles everything. */
+export function toAppError(error: FastifyError | AppError | Error): AppError {
+  if (error instanceof AppError) return error;
+  const fe = error as FastifyError;
+  if (fe.validation) {
+    const details = validationDetails(fe);
+    const first = details[0];
+    return new AppError(400, 'validation_error', first ? `${first.path} ${first.message}` : 'The request is invalid.', {
+      details,
+      resolution: 'Correct the fields listed in details and send the request again.',
+    });
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', { legacyCode: 'PAYLOAD_TOO_LARGE' });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.', { resolution: 'Set Content-Type: application/json.' });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError(400, 'validation_error', 'The request body is empty but JSON was declared.', { legacyCode: 'VALIDATION_ERROR' });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
+  }
+  if (fe instanceof SyntaxError || fe.name === 'SyntaxError') {
+    return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
+  }
+  const status = fe.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new AppError(status, status === 404 ? 'not_found' : 'validation_error', fe.message);
+  }
+  return new AppError(500, 'internal_error', 'An unexpected error occurred.', {
+    legacyCode: 'INTERNAL_ERROR',
+    resolution: 'Retry later; if the problem persists, contact the operator with the request id.',
+  });
+}
+
+export function renderError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
+  if (appError.headers) reply.headers(appError.headers);
+  reply.code(appError.statusCode).type('application/json; charset=utf-8');
+  if (request.routeOptions.config?.legacyErrors) {
+    return reply.send({
+      error: STATUS_CODES[appError.statusCode] ?? 'Error',
+      code: appError.legacyCode ?? upperSnake(appError.code),
+      message: appError.message,
+      resolution: appError.resolution,
+    });
+  }
+  return reply.send({
+    error: {
+      code: appError.code,
+      message: appError.message,
+      resolution: appError.resolution,
+      requestId: request.id,
+      ...(appError.details ? { details: appError.details } : {}),
+      ...(appError.metadata ? { metadata: appError.metadata } : {}),
+    },
+  });
+}
+
+export function registerErrorHandling(app: FastifyInstance) {
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error as FastifyError);
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return renderError(request, reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    renderError(request, reply, new AppError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+      resolution: 'See /api/v1/openapi for the routes this service offers.',
+    })),
+  );
+}

@@ -1,0 +1,71 @@
+// Domain errors carry everything the contract's error body needs; the error handler renders them.
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  resolution?: string;
+  details?: ErrorDetail[];
+  metadata?: Record<string, unknown>;
+  headers?: Record<string, string>;
+  /** Code used on the legacy environment-key routes (UPPER_SNAKE). */
+  legacyCode?: string;
+}
+
+export class AppError extends Error {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly resolution: string;
+  readonly details?: ErrorDetail[];
+  readonly metadata?: Record<string, unknown>;
+  readonly headers?: Record<string, string>;
+  readonly legacyCode?: string;
+
+  constructor(statusCode: number, code: string, message: string, options: AppErrorOptions = {}) {
+    super(message);
+    this.name = 'AppError';
+    this.statusCode = statusCode;
+    this.code = code;
+    this.resolution = options.resolution ?? defaultResolution(statusCode);
+    this.details = options.details;
+    this.metadata = options.metadata;
+    this.headers = options.headers;
+    this.legacyCode = options.legacyCode;
+  }
+}
+
+function defaultResolution(status: number): string {
+  switch (status) {
+    case 400: return 'Fix the request as described and send it again.';
+    case 401: return 'Send a valid credential in the Authorization header: Bearer <token>.';
+    case 403: return 'Use a credential that has access to this resource.';
+    case 404: return 'Check the identifiers in the request.';
+    case 409: return 'Read the current state and retry with matching preconditions.';
+    case 413: return 'Send a smaller request body.';
+    case 429: return 'Wait for the time given in Retry-After, then retry.';
+    case 503: return 'Retry shortly.';
+    default: return 'Retry later; if the problem persists, contact the operator with the request id.';
+  }
+}
+
+export const validationError = (message: string, details?: ErrorDetail[], resolution?: string) =>
+  new AppError(400, 'validation_error', message, { details, resolution });
+
+export const unauthorized = (message = 'A valid credential is required.') => new AppError(401, 'unauthorized', message);
+
+export const forbidden = (message = 'This credential cannot access this resource.') =>
+  new AppError(403, 'forbidden', message);
+
+export const notFound = (what: string) =>
+  new AppError(404, 'not_found', `${what} was not found.`, { resolution: 'Check the identifiers in the request.' });
+
+export const conflict = (code: string, message: string, options?: AppErrorOptions) =>
+  new AppError(409, code, message, options);
+
+export const versionConflict = (current: number, field: 'currentVersion' | 'currentRevision' = 'currentVersion') =>
+  new AppError(409, 'version_conflict', `The precondition does not match the current ${field === 'currentVersion' ? 'version' : 'revision'} (${current}).`, {
+    metadata: { [field]: current },
+    resolution: 'Read the current state, then retry with its version.',
+  });

@@ -1,0 +1,39 @@
+// The OpenAPI 3.1 document is generated from the route schemas, never written by hand.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+export const API_TAGS = [
+  { name: 'discovery', description: 'Discovery documents; no credential.' },
+  { name: 'auth', description: 'Login tokens for the CLI and management.' },
+  { name: 'apps', description: 'Apps and their environments.' },
+  { name: 'keys', description: 'Environment and admin keys.' },
+  { name: 'journal', description: 'The append-only change journal.' },
+  { name: 'operations', description: 'Health and readiness.' },
+];
+
+export async function registerOpenApi(app: FastifyInstance, extraTags: { name: string; description: string }[] = []) {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Ensign API',
+        version: '1.0.0',
+        description: 'Feature-flag delivery, evaluation and management.',
+      },
+      tags: [...API_TAGS, ...extraTags],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'cli_, admin_, sdk_ or pub_ token' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'sdk_ or pub_ key (OFREP routes)' },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference(json, _baseUri, _fragment, i) {
+        return typeof json.$id === 'string' ? json.$id : `def-${i}`;
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+}

@@ -1,0 +1,48 @@
+// Who is calling: the four credential types of the seed, resolved once per request.
+import type { TokenType } from './tokens.js';
+
+export interface UserPrincipal {
+  type: 'cli';
+  userId: string;
+  tokenId: string;
+  /** Scoped capability tokens (authority workflow) cannot list or create apps. */
+  scoped: boolean;
+  capabilities: string[] | null;
+  fingerprint: string;
+}
+
+export interface AdminPrincipal {
+  type: 'admin';
+  appId: string;
+  keyId: string;
+  fingerprint: string;
+}
+
+export interface EnvironmentPrincipal {
+  type: 'sdk' | 'pub';
+  appId: string;
+  envId: string;
+  env: string;
+  keyId: string;
+  fingerprint: string;
+}
+
+export type Principal = UserPrincipal | AdminPrincipal | EnvironmentPrincipal;
+export type ManagementPrincipal = UserPrincipal | AdminPrincipal;
+
+export type CredentialResolution =
+  | { ok: true; principal: Principal }
+  | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
+
+export interface CredentialResolver {
+  resolve(token: string, type: TokenType): Promise<CredentialResolution>;
+}
+
+export function isManagement(p: Principal): p is ManagementPrincipal {
+  return p.type === 'cli' || p.type === 'admin';
+}
+
+/** Stable scope for idempotency records and rate limits: the user, or the key. */
+export function principalScope(p: Principal): string {
+  return p.type === 'cli' ? `user:${p.userId}` : `key:${p.keyId}`;
+}

@@ -1,0 +1,17 @@
+// Every response carries X-Request-Id: a well-formed incoming one is echoed, otherwise one is made.
+import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { newId } from './ids.js';
+
+const VALID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdOf(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && VALID.test(incoming) ? incoming : newId('req');
+}
+
+export function registerRequestIds(app: FastifyInstance) {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+}
