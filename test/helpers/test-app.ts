@@ -1,0 +1,96 @@
+// buildTestApp({ dialect }) → a migrated database and an app, closed with t.after. On PostgreSQL each
+// test app gets its own schema, so test files run in parallel without seeing each other's rows.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import pg from 'pg';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { PLANS, type EnsignConfig } from '../../src/config.js';
+import { createDb, type DbHandle } from '../../src/db/create-db.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+import type { DialectName } from '../../src/db/dialect.js';
+
+export const POSTGRES_URL = process.env.ENSIGN_TEST_POSTGRES_URL;
+export const dialects: DialectName[] = ['sqlite', ...(POSTGRES_URL ? (['postgres'] as const) : [])];
+
+export interface TestContext {
+  after(fn: () => unknown): void;
+}
+
+export interface TestDatabase {
+  url: string;
+  handle: DbHandle;
+  pgSchema?: string;
+  /** Opens another handle on the same database (a second process would). */
+  open(): DbHandle;
+  drop(): Promise<void>;
+}
+
+export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
+  if (dialect === 'postgres') {
+    if (!POSTGRES_URL) throw new Error('ENSIGN_TEST_POSTGRES_URL is not set');
+    const pgSchema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${pgSchema}`);
+    await admin.end();
+    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5 });
+    const handle = open();
+    await migrateToLatest(handle.db);
+    return {
+      url: POSTGRES_URL, handle, pgSchema, open,
+      async drop() {
+        const c = new pg.Client({ connectionString: POSTGRES_URL });
+        await c.connect();
+        await c.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
+        await c.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'ensign-test-'));
+  const url = `sqlite://${join(dir, 'ensign.db')}`;
+  const open = () => createDb(url);
+  const handle = open();
+  await migrateToLatest(handle.db);
+  return { url, handle, open, async drop() { rmSync(dir, { recursive: true, force: true }); } };
+}
+
+export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig {
+  const quotas = { configSyncs: 1000, apps: 10, flags: 500 };
+  return {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: tmpdir(),
+    databaseUrl: 'sqlite://:memory:',
+    secret: 'test-secret-test-secret-test-secret-0123',
+    logLevel: 'silent',
+    defaultPlan: 'free',
+    quotas: Object.fromEntries(PLANS.map((p) => [p, { ...quotas }])) as EnsignConfig['quotas'],
+    ...overrides,
+  };
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  database: TestDatabase;
+  logs: () => string;
+}
+
+export async function buildTestApp(t: TestContext, options: { dialect: DialectName; config?: Partial<EnsignConfig>; captureLogs?: boolean }): Promise<TestApp> {
+  const database = await createTestDatabase(options.dialect);
+  const stream = new PassThrough();
+  let captured = '';
+  stream.on('data', (chunk) => (captured += chunk.toString()));
+  const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
+  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, config, logStream: options.captureLogs ? stream : undefined });
+  await app.ready();
+  t.after(async () => {
+    await app.close();
+    await database.handle.close();
+    await database.drop();
+  });
+  return { app, database, logs: () => captured };
+}
