@@ -5,6 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { EnsignConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
+import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { registerErrorHandling } from './platform/error-handler.js';
@@ -19,11 +20,14 @@ import { authRoutes, createAuthService, createCredentialResolver } from './modul
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/journal/index.js';
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
+import { createConfigStateStore } from './modules/versions/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
-  /** The database handle (PostgreSQL pool for notifications); optional in tests of pure routes. */
-  dbHandle?: DbHandle;
+  /** The database handle: its PostgreSQL pool carries change notifications between processes. */
+  dbHandle: DbHandle;
+  /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
+  notifyChannel?: string;
   config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
@@ -55,6 +59,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   keys = createKeysService(db, journal, apps);
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret));
   registerAuthentication(app, createCredentialResolver(db, keys));
+  const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
+  const configStore = createConfigStateStore(db, notifier);
+  void configStore;
 
   const ready = async () => {
     try {
@@ -79,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(background);
     await keys.flushUsage().catch(() => undefined);
+    await notifier.close();
   });
   return app;
 }

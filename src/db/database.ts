@@ -4,5 +4,6 @@ import type { AppsTables } from '../modules/apps/apps.table.js';
 import type { KeysTables } from '../modules/keys/keys.table.js';
 import type { JournalTables } from '../modules/journal/journal.table.js';
 import type { IdempotencyTables } from '../platform/idempotency.table.js';
+import type { VersionsTables } from '../modules/versions/versions.table.js';
 
-export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables {}
+export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables {}

@@ -1,9 +1,11 @@
 // Runs the migrations that build both databases; called at start and by `ensign migrate`.
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import * as foundation from './migrations/0001-foundation.js';
+import * as configVersions from './migrations/0002-config-versions.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-config-versions': configVersions,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {

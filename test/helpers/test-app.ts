@@ -85,7 +85,7 @@ export async function buildTestApp(t: TestContext, options: { dialect: DialectNa
   let captured = '';
   stream.on('data', (chunk) => (captured += chunk.toString()));
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
-  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, config, logStream: options.captureLogs ? stream : undefined });
+  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined });
   await app.ready();
   t.after(async () => {
     await app.close();

@@ -1,0 +1,99 @@
+// Configuration-change notifications between processes. On PostgreSQL: NOTIFY inside the writing
+// transaction (delivered only if it commits) and a dedicated LISTEN connection that reconnects; on
+// SQLite (one process): an in-process emitter. Readers keep a polling fallback for missed messages.
+import { EventEmitter } from 'node:events';
+import { sql } from 'kysely';
+import pg from 'pg';
+import type { DbHandle } from './create-db.js';
+import type { Executor } from './transaction.js';
+
+export interface ChangeNotifier {
+  /** Publishes inside the caller's transaction; listeners hear it once the transaction commits. */
+  publish(trx: Executor, payload: string): Promise<void>;
+  subscribe(listener: (payload: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+export function createChangeNotifier(handle: DbHandle, channelSuffix = ''): ChangeNotifier {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  if (handle.dialect !== 'postgres' || !handle.pgPool) {
+    return {
+      async publish(_trx, payload) {
+        setImmediate(() => emitter.emit('change', payload));
+      },
+      subscribe(listener) {
+        emitter.on('change', listener);
+        return () => emitter.off('change', listener);
+      },
+      async close() {
+        emitter.removeAllListeners();
+      },
+    };
+  }
+
+  const channel = `ensign_config${channelSuffix ? '_' + channelSuffix.replace(/[^a-z0-9_]/gi, '') : ''}`;
+  const pool = handle.pgPool;
+  let client: pg.PoolClient | null = null;
+  let closed = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  async function listen() {
+    if (closed) return;
+    try {
+      const c = await pool.connect();
+      c.on('notification', (msg) => {
+        if (msg.channel === channel && msg.payload !== undefined) emitter.emit('change', msg.payload);
+      });
+      c.on('error', () => reconnect(c));
+      await c.query(`LISTEN ${channel}`);
+      client = c;
+      // Anything published while we were disconnected is picked up by the readers' polling fallback.
+      emitter.emit('reconnected');
+    } catch {
+      scheduleRetry();
+    }
+  }
+
+  function reconnect(c: pg.PoolClient) {
+    if (client === c) client = null;
+    try {
+      c.release(true);
+    } catch {
+      /* already released */
+    }
+    scheduleRetry();
+  }
+
+  function scheduleRetry() {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = null;
+      void listen();
+    }, 500);
+    retry.unref();
+  }
+
+  void listen();
+
+  return {
+    async publish(trx, payload) {
+      await sql`select pg_notify(${channel}, ${payload})`.execute(trx);
+    },
+    subscribe(listener) {
+      emitter.on('change', listener);
+      return () => emitter.off('change', listener);
+    },
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      emitter.removeAllListeners();
+      const c = client;
+      client = null;
+      if (c) {
+        await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
+        c.release();
+      }
+    },
+  };
+}

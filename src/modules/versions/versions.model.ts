@@ -1,0 +1,50 @@
+// The composite state of one environment: what every config version snapshots (CONTRACT section 5).
+import type { FlagDefinition } from '../../engine/index.js';
+import type { JournalAuthority } from '../journal/index.js';
+
+export interface FlagRecord extends FlagDefinition {
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface PrivacySettings {
+  /** Context attributes never sent to clients; rules reading them are dropped from client projections. */
+  privateAttributes: string[];
+  /** Flag metadata keys that client (pub_) projections keep; every other key is removed. */
+  clientMetadataKeys: string[];
+}
+
+export interface ConfigState {
+  flags: Record<string, FlagRecord>;
+  privacy: PrivacySettings;
+  settings: { ttlSeconds: number };
+}
+
+export const DEFAULT_TTL_SECONDS = 60;
+
+export function emptyState(): ConfigState {
+  return { flags: {}, privacy: { privateAttributes: [], clientMetadataKeys: [] }, settings: { ttlSeconds: DEFAULT_TTL_SECONDS } };
+}
+
+export interface EnvironmentTarget {
+  appId: string;
+  envId: string;
+  env: string;
+}
+
+export interface CurrentConfig {
+  version: number;
+  state: ConfigState;
+}
+
+export interface VersionMeta {
+  version: number;
+  createdAt: string;
+  changeId: string | null;
+  operation: string;
+  authority: JournalAuthority;
+}
+
+export interface VersionSnapshot extends VersionMeta {
+  state: ConfigState;
+}
