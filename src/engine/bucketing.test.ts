@@ -14,12 +14,11 @@ function referenceMurmur3(bytes: Uint8Array, seed = 0): number {
     h ^= mixK(k);
     h = (Math.imul(rotl(h, 13), 5) + 0xe6546b64) | 0;
   }
+  const tail = bytes.length & 3;
   let k = 0;
-  switch (bytes.length & 3) {
-    case 3: k ^= bytes[blocks + 2] << 16; // falls through
-    case 2: k ^= bytes[blocks + 1] << 8; // falls through
-    case 1: k ^= bytes[blocks]; h ^= mixK(k);
-  }
+  if (tail >= 3) k ^= bytes[blocks + 2] << 16;
+  if (tail >= 2) k ^= bytes[blocks + 1] << 8;
+  if (tail >= 1) h ^= mixK(k ^ bytes[blocks]);
   h ^= bytes.length;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

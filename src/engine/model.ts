@@ -127,3 +127,29 @@ export interface EvaluationResult {
   readonly errorMessage?: string;
   readonly fallbackClass: FallbackClass;
 }
+
+/** A complete definition from the required fields, with the defaults of every optional one
+ * (what a newly created flag holds). Does not validate: see parseFlagDefinition. */
+export function withFlagDefaults(
+  fields: Partial<FlagDefinition> & Pick<FlagDefinition, 'key' | 'type' | 'value'>,
+): FlagDefinition {
+  const flag: FlagDefinition = {
+    key: fields.key,
+    type: fields.type,
+    value: fields.value,
+    clientEnabled: false,
+    description: '',
+    rollout: null,
+    variants: null,
+    rules: [],
+    overrides: {},
+    dependencies: [],
+    metadata: {},
+  };
+  // Copy only what is present: { rollout: undefined } means "absent", not "set to undefined".
+  const target = flag as unknown as Record<string, unknown>;
+  for (const [field, value] of Object.entries(fields)) {
+    if (value !== undefined) target[field] = value;
+  }
+  return flag;
+}

@@ -2,6 +2,7 @@
 // HTTP layer answers 400 with (empty when the flag is valid). parseFlagDefinition adds the
 // defaults of optional fields. Set-wide checks (dependency graph) live in dependency-graph.ts.
 import type { FlagDefinition, FlagType } from './model.js';
+import { withFlagDefaults } from './model.js';
 import { isJsonValue, isPlainObject, jsonByteLength } from './json-value.js';
 import { describeType, IssueCollector, type PathSegment, type ValidationIssue } from './validation-issue.js';
 import {
@@ -76,20 +77,9 @@ export type ParseResult = { ok: true; flag: FlagDefinition } | { ok: false; issu
 export function parseFlagDefinition(input: unknown, knownFlagKeys?: Iterable<string>): ParseResult {
   const issues = validateFlagDefinition(input, knownFlagKeys);
   if (issues.length > 0) return { ok: false, issues };
-  const raw = input as Record<string, unknown> & Pick<FlagDefinition, 'key' | 'type' | 'value'>;
-  const flag: FlagDefinition = {
-    key: raw.key,
-    type: raw.type,
-    value: raw.value,
-    clientEnabled: (raw.clientEnabled as boolean | undefined) ?? false,
-    description: (raw.description as string | undefined) ?? '',
-    rollout: (raw.rollout as FlagDefinition['rollout'] | undefined) ?? null,
-    variants: (raw.variants as FlagDefinition['variants'] | undefined) ?? null,
-    rules: (raw.rules as FlagDefinition['rules'] | undefined) ?? [],
-    overrides: (raw.overrides as FlagDefinition['overrides'] | undefined) ?? {},
-    dependencies: (raw.dependencies as FlagDefinition['dependencies'] | undefined) ?? [],
-    metadata: (raw.metadata as FlagDefinition['metadata'] | undefined) ?? {},
-  };
+  // Valid, so every present field has its FlagDefinition type; unknown record fields are dropped.
+  const { createdAt: _created, updatedAt: _updated, ...fields } = input as FlagDefinition & Record<string, unknown>;
+  const flag = withFlagDefaults(fields);
   return { ok: true, flag };
 }
 
