@@ -8,7 +8,7 @@ import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
-import { registerErrorHandling } from './platform/error-handler.js';
+import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
 import { registerOpenApi } from './platform/openapi.js';
@@ -31,6 +31,8 @@ export interface AppDeps {
   config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
+  /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
+  now?: () => number;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -42,6 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: DEFAULT_BODY_LIMIT,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
+    frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);
@@ -57,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let keys: KeysService;
   const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
   keys = createKeysService(db, journal, apps);
-  const idempotency = createIdempotencyService(db, createSecretBox(config.secret));
+  const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
   registerAuthentication(app, createCredentialResolver(db, keys));
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
@@ -72,7 +75,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   };
 
-  await app.register(discoveryRoutes, { ready });
+  await app.register(discoveryRoutes, { ready, quotas: config.quotas });
   await app.register(authRoutes, { auth });
   await app.register(appsRoutes, { apps, idempotency });
   await app.register(keysRoutes, { keys, idempotency });

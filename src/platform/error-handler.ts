@@ -88,6 +88,17 @@ export function renderError(request: FastifyRequest, reply: FastifyReply, appErr
   });
 }
 
+/**
+ * Errors Fastify raises before routing (a URL that cannot be decoded, an over-long parameter): no
+ * hook has run yet, so the request id is set here, and the body has the contract's shape.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('x-request-id', request.id);
+  const appError = toAppError(error);
+  if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+  return renderError(request, reply, appError);
+}
+
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error as FastifyError);

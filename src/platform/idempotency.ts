@@ -40,9 +40,13 @@ export interface IdempotencyService {
 export function idempotencyKeyOf(request: FastifyRequest, options: { required: boolean; bodyField?: string }): string | null {
   const header = request.headers['idempotency-key'];
   const headerKey = typeof header === 'string' ? header : null;
-  const bodyKey = options.bodyField ? ((request.body as Record<string, unknown> | undefined)?.[options.bodyField] as string | undefined) ?? null : null;
+  const rawBodyKey = options.bodyField ? (request.body as Record<string, unknown> | undefined)?.[options.bodyField] : undefined;
+  const bodyKey = typeof rawBodyKey === 'string' ? rawBodyKey : null;
   if (headerKey !== null && !KEY_PATTERN.test(headerKey)) {
     throw validationError('Idempotency-Key must be 8 to 128 printable ASCII characters.', [{ path: 'headers.idempotency-key', message: 'must be 8 to 128 printable ASCII characters' }]);
+  }
+  if ((rawBodyKey !== undefined && rawBodyKey !== null && bodyKey === null) || (bodyKey !== null && !KEY_PATTERN.test(bodyKey))) {
+    throw validationError(`${options.bodyField} must be 8 to 128 printable ASCII characters.`, [{ path: `/${options.bodyField}`, message: 'must be 8 to 128 printable ASCII characters' }]);
   }
   if (headerKey !== null && bodyKey !== null && headerKey !== bodyKey) {
     throw validationError('The Idempotency-Key header and the body idempotencyKey differ.', [{ path: `/${options.bodyField}`, message: 'must equal the Idempotency-Key header' }]);

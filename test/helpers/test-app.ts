@@ -79,13 +79,24 @@ export interface TestApp {
   logs: () => string;
 }
 
-export async function buildTestApp(t: TestContext, options: { dialect: DialectName; config?: Partial<EnsignConfig>; captureLogs?: boolean }): Promise<TestApp> {
+export interface TestAppOptions {
+  dialect: DialectName;
+  config?: Partial<EnsignConfig>;
+  captureLogs?: boolean;
+  /** The app's clock (idempotency retention and replay window). */
+  now?: () => number;
+  /** Registers extra routes before the app is made ready (e.g. a route that throws). */
+  routes?: (app: FastifyInstance) => void;
+}
+
+export async function buildTestApp(t: TestContext, options: TestAppOptions): Promise<TestApp> {
   const database = await createTestDatabase(options.dialect);
   const stream = new PassThrough();
   let captured = '';
   stream.on('data', (chunk) => (captured += chunk.toString()));
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
-  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined });
+  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now });
+  options.routes?.(app);
   await app.ready();
   t.after(async () => {
     await app.close();

@@ -8,8 +8,11 @@ export function isCrossOrigin(request: FastifyRequest): boolean {
   if (typeof origin !== 'string' || origin === '') return false;
   if (origin === 'null') return true;
   try {
-    const host = request.headers.host;
-    return new URL(origin).host !== host;
+    const from = new URL(origin);
+    // Parse the Host header with the Origin's scheme, so a default port written out (Host:
+    // localhost:80 against Origin http://localhost) compares equal, as it is the same origin.
+    const own = new URL(`${from.protocol}//${request.headers.host ?? ''}`);
+    return from.host !== own.host;
   } catch {
     return true;
   }

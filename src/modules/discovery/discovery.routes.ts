@@ -1,16 +1,26 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { Plan, QuotaSet } from '../../config.js';
+import { errorResponses } from '../../platform/error-schemas.js';
+import { AppError } from '../../platform/errors.js';
 import { CAPABILITY_CONTRACT } from './capability-contract.js';
 
 const Links = Type.Object({
   name: Type.String(),
   apiVersion: Type.Integer(),
-  links: Type.Record(Type.String(), Type.String()),
+  links: Type.Record(Type.String(), Type.String(), { description: 'Documents readable with GET and no credential.' }),
+  routes: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Entry points as "METHOD path"; most need a credential.' })),
 });
+
+export interface DiscoveryOptions {
+  ready: () => Promise<boolean>;
+  /** The operator's plan quotas, published in the capability contract. */
+  quotas: Record<Plan, QuotaSet>;
+}
 
 const OpenApiDocument = Type.Object({ openapi: Type.String(), info: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true });
 
-export const discoveryRoutes: FastifyPluginAsyncTypebox<{ ready: () => Promise<boolean> }> = async (app, { ready }) => {
+export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = async (app, { ready, quotas }) => {
   app.get('/api', {
     schema: { tags: ['discovery'], operationId: 'discoverRoot', summary: 'Discovery links', response: { 200: Links } },
   }, async () => ({
@@ -24,13 +34,27 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ ready: () => Promise<b
   }, async () => ({
     name: 'Ensign API v1',
     apiVersion: 1,
-    links: { contract: '/api/v1/contract', openapi: '/api/v1/openapi', canonicalOpenapi: '/openapi.json', docs: '/docs', login: '/api/v1/cli-token', apps: '/api/v1/apps' },
+    links: { contract: '/api/v1/contract', openapi: '/api/v1/openapi', canonicalOpenapi: '/openapi.json', docs: '/docs', health: '/healthz', ready: '/readyz' },
+    routes: {
+      login: 'POST /api/v1/cli-token',
+      logout: 'DELETE /api/v1/cli-token',
+      apps: 'GET /api/v1/apps',
+      createApp: 'POST /api/v1/apps',
+      environments: 'GET /api/v1/envs',
+      keys: 'GET /api/v1/keys',
+      changes: 'GET /api/v1/changes',
+    },
   }));
 
   app.get('/api/v1/contract', {
     schema: { tags: ['discovery'], operationId: 'capabilityContract', summary: 'Capability contract', response: { 200: Type.Object({}, { additionalProperties: true }) } },
   }, async () => ({
     ...CAPABILITY_CONTRACT,
+    limits: { ...CAPABILITY_CONTRACT.limits, configSyncsPerMonthPerEnvironment: { free: quotas.free.configSyncs, pro: quotas.pro.configSyncs } },
+    plans: {
+      free: { appsPerUser: quotas.free.apps, flagsPerEnvironment: quotas.free.flags, configSyncsPerMonthPerEnvironment: quotas.free.configSyncs },
+      pro: { appsPerUser: quotas.pro.apps, flagsPerEnvironment: quotas.pro.flags, configSyncsPerMonthPerEnvironment: quotas.pro.configSyncs },
+    },
     cli: { name: 'ensign', install: 'npm ci && npm run build (bin: ensign)', configuration: ['ENSIGN_URL', 'ENSIGN_TOKEN', '~/.config/ensign/credentials.json'] },
   }));
 
@@ -49,7 +73,13 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ ready: () => Promise<b
   app.get('/readyz', {
     schema: {
       tags: ['operations'], operationId: 'ready', summary: 'The database is reachable',
-      response: { 200: Type.Object({ status: Type.Literal('ready') }), 503: Type.Object({ status: Type.Literal('unavailable') }) },
+      response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
     },
-  }, async (_request, reply) => ((await ready()) ? { status: 'ready' as const } : reply.code(503).send({ status: 'unavailable' as const })));
+  }, async () => {
+    if (await ready()) return { status: 'ready' as const };
+    throw new AppError(503, 'service_unavailable', 'The database is not reachable.', {
+      resolution: 'Retry shortly; if it persists, check the database the server is configured with.',
+      headers: { 'retry-after': '1' },
+    });
+  });
 };
