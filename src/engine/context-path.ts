@@ -44,7 +44,9 @@ export function compileAttributePath(path: string): AttributeAccessor {
 
 function ownValue(target: Readonly<Record<string, unknown>>, key: string): unknown {
   const value = target[key];
-  // The hasOwn check only runs when something was found, which keeps misses cheap.
-  if (value === undefined || hasOwn.call(target, key)) return value;
-  return undefined;
+  // Object.prototype only holds functions and objects (__proto__), so a primitive cannot be an
+  // inherited property of a plain context: the own-property check is only needed for the rest,
+  // which keeps the common case (string, number, boolean attributes) to a single property read.
+  if (typeof value !== 'object' && typeof value !== 'function') return value;
+  return value === null || hasOwn.call(target, key) ? value : undefined;
 }

@@ -15,7 +15,7 @@ export type {
   RuleServe,
   Variant,
 } from './model.js';
-export { ERROR_CODES, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS } from './model.js';
+export { ERROR_CODES, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS, withFlagDefaults } from './model.js';
 
 export { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
 export type { Bucketer } from './bucketing.js';

@@ -63,14 +63,10 @@ export function compileOperator(operator: Operator, values: readonly unknown[]):
       return containment(values as string[], true);
     case 'notContains':
       return containment(values as string[], false);
-    case 'startsWith': {
-      const prefixes = values as string[];
-      return (v) => typeof v === 'string' && prefixes.some((p) => v.startsWith(p));
-    }
-    case 'endsWith': {
-      const suffixes = values as string[];
-      return (v) => typeof v === 'string' && suffixes.some((s) => v.endsWith(s));
-    }
+    case 'startsWith':
+      return anyString(values as string[], (v, prefix) => v.startsWith(prefix));
+    case 'endsWith':
+      return anyString(values as string[], (v, suffix) => v.endsWith(suffix));
     case 'matches': {
       const regex = new RegExp(values[0] as string);
       return (v) => typeof v === 'string' && regex.test(v);
@@ -125,6 +121,19 @@ function scalarMembership(values: readonly unknown[], wanted: boolean): ValuePre
   }
   const set = new Set(values);
   return (v) => isScalarAttribute(v) && set.has(v) === wanted;
+}
+
+/** A string attribute for which `test` holds with at least one of `needles`. */
+function anyString(needles: readonly string[], test: (v: string, needle: string) => boolean): ValuePredicate {
+  if (needles.length === 1) {
+    const only = needles[0];
+    return (v) => typeof v === 'string' && test(v, only);
+  }
+  return (v) => {
+    if (typeof v !== 'string') return false;
+    for (let i = 0; i < needles.length; i++) if (test(v, needles[i])) return true;
+    return false;
+  };
 }
 
 function containment(needles: readonly string[], wanted: boolean): ValuePredicate {
