@@ -1,0 +1,61 @@
+// Everything the CLI prints: JSON for --json, tables and label/value lists for people, notes and
+// errors on stderr. Commands never write to the console directly.
+import { ApiError, CliError } from './errors.js';
+import { renderPairs, renderTable, type Cell, type TableOptions } from './table.js';
+
+const write = (stream: NodeJS.WriteStream, text: string) => stream.write(text.endsWith('\n') ? text : `${text}\n`);
+
+export function printJson(value: unknown): void {
+  write(process.stdout, JSON.stringify(value, null, 2));
+}
+
+export function printLine(text = ''): void {
+  write(process.stdout, text);
+}
+
+export function printTable(headers: string[], rows: Cell[][], empty = '(none)', options?: TableOptions): void {
+  write(process.stdout, rows.length === 0 ? empty : renderTable(headers, rows, options));
+}
+
+export function printPairs(pairs: [string, Cell][]): void {
+  write(process.stdout, renderPairs(pairs));
+}
+
+/** A remark for people (progress, warnings, ETags): stderr, so stdout stays the command's result. */
+export function note(text: string): void {
+  write(process.stderr, text);
+}
+
+/** Compact text for a table cell or a label/value line: strings as they are, anything else as JSON. */
+export function show(value: unknown): string {
+  if (value === undefined || value === null) return '-';
+  if (typeof value === 'string') return value;
+  return JSON.stringify(value);
+}
+
+/** Prints the JSON body when --json is set, else runs the human renderer. */
+export function emit(json: boolean, body: unknown, human: () => void): void {
+  if (json) printJson(body);
+  else human();
+}
+
+/** Reports a failure on stderr (message, resolution, details, request id); with --json the server's error body also goes to stdout. */
+export function printError(err: unknown, json: boolean): number {
+  if (err instanceof ApiError) {
+    if (json && err.body !== null && typeof err.body === 'object') printJson(err.body);
+    note(`error: ${err.message} [${err.code}, HTTP ${err.status}]`);
+    for (const d of err.details) if (`${d.path} ${d.message}` !== err.message) note(`  ${d.path}: ${d.message}`);
+    if (err.resolution) note(`resolution: ${err.resolution}`);
+    if (err.requestId) note(`request id: ${err.requestId}`);
+    return err.exitCode;
+  }
+  if (err instanceof CliError) {
+    note(`error: ${err.message}`);
+    if (err.resolution) note(`resolution: ${err.resolution}`);
+    return err.exitCode;
+  }
+  const e = err as { message?: string; resolution?: unknown };
+  note(`error: ${e?.message ?? String(err)}`);
+  if (typeof e?.resolution === 'string') note(`resolution: ${e.resolution}`);
+  return 1;
+}

@@ -1,0 +1,37 @@
+// A small aligned-table renderer for human output: no dependency, no colours, no box drawing.
+
+export type Cell = string | number | boolean | null | undefined;
+
+export interface TableOptions {
+  /** Separator between columns (default two spaces). */
+  gap?: string;
+  /** Longest cell before it is cut with an ellipsis (default 60 characters). */
+  maxCellWidth?: number;
+}
+
+const cellText = (cell: Cell, max: number): string => {
+  const text = cell === null || cell === undefined || cell === '' ? '-' : String(cell).replace(/\s*\n\s*/g, ' ');
+  return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
+};
+
+const isNumeric = (cell: Cell) => typeof cell === 'number';
+
+/** Renders headers and rows as left-aligned columns (numbers right-aligned); no trailing spaces. */
+export function renderTable(headers: string[], rows: Cell[][], options: TableOptions = {}): string {
+  const gap = options.gap ?? '  ';
+  const max = options.maxCellWidth ?? 60;
+  const texts = rows.map((row) => headers.map((_, i) => cellText(row[i], max)));
+  const widths = headers.map((h, i) => Math.max(h.length, ...texts.map((row) => row[i].length)));
+  const line = (cells: string[], raw?: Cell[]) =>
+    cells
+      .map((text, i) => (raw && isNumeric(raw[i]) ? text.padStart(widths[i]) : text.padEnd(widths[i])))
+      .join(gap)
+      .trimEnd();
+  return [line(headers), ...texts.map((row, r) => line(row, rows[r]))].join('\n');
+}
+
+/** Renders label/value pairs as two aligned columns ("label:  value"). */
+export function renderPairs(pairs: [string, Cell][]): string {
+  const width = Math.max(0, ...pairs.map(([label]) => label.length + 1));
+  return pairs.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value === null || value === undefined || value === '' ? '-' : String(value)}`.trimEnd()).join('\n');
+}
