@@ -1,0 +1,37 @@
+// The `ensign` command tree: global options, then each command group from its own module.
+import { Command } from 'commander';
+import { registerAdvancedCommands } from './commands/advanced.js';
+import { registerAppsCommands } from './commands/apps.js';
+import { registerAuthCommands } from './commands/auth.js';
+import { registerChangesCommand } from './commands/changes.js';
+import { registerDeliveryCommands } from './commands/delivery.js';
+import { registerEnvsCommands } from './commands/envs.js';
+import { registerFlagsCommands } from './commands/flags.js';
+import { registerKeysCommands } from './commands/keys.js';
+import { registerServerCommands } from './commands/server.js';
+import { registerVersionsCommands } from './commands/versions.js';
+import { DEFAULT_URL } from './context.js';
+import { CLI_VERSION } from './http-client.js';
+
+export function buildProgram(): Command {
+  const program = new Command('ensign')
+    .description('Ensign feature flags from the command line. Log in first: ensign login --email you@example.com')
+    .version(CLI_VERSION)
+    .option('--json', 'print the raw JSON response instead of tables')
+    .option('--url <url>', `server address (env ENSIGN_URL, else the saved login's, else ${DEFAULT_URL})`)
+    .configureHelp({ showGlobalOptions: true })
+    .showHelpAfterError('(add --help for usage)')
+    .exitOverride();
+
+  registerAuthCommands(program);
+  registerAppsCommands(program);
+  registerEnvsCommands(program);
+  registerKeysCommands(program);
+  registerFlagsCommands(program);
+  registerVersionsCommands(program);
+  registerChangesCommand(program);
+  registerDeliveryCommands(program);
+  registerAdvancedCommands(program);
+  registerServerCommands(program);
+  return program;
+}
