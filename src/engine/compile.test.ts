@@ -51,6 +51,15 @@ describe('evaluate: plain flags and errors', () => {
     }
   });
 
+  test('a context whose attributes throw on read is an error result, not an exception', () => {
+    const rules = compileFlagSet([flag({ key: 'r', rules: [{ id: 'x', conditions: [{ attribute: 'plan', operator: 'exists', values: [] }], serve: { value: true } }] })]);
+    const hostile = { get plan(): never { throw new Error('boom'); } };
+    assert.deepEqual(summary(rules.evaluate('r', hostile)), {
+      key: 'r', reason: 'ERROR', errorCode: 'GENERAL', fallbackClass: 'invalid_context',
+      errorMessage: 'reading the evaluation context failed: boom',
+    });
+  });
+
   test('has, keys and evaluateAll', () => {
     assert.equal(set.has('plain'), true);
     assert.equal(set.has('missing'), false);

@@ -5,7 +5,7 @@ import { ConfigInvalidError } from './config-invalid-error.js';
 import { compileFlag, type CompiledFlag } from './compile-flag.js';
 import { validateFlagSet } from './dependency-graph.js';
 import { deepFreeze } from './json-value.js';
-import { flagNotFoundResult } from './results.js';
+import { errorResult, flagNotFoundResult } from './results.js';
 
 export interface CompiledFlagSet {
   /**
@@ -48,13 +48,20 @@ export function compileFlagSet(flags: readonly FlagDefinition[]): CompiledFlagSe
     if (expectedType !== undefined && expectedType !== flag.type) return flag.typeMismatch(expectedType);
     if (context === undefined) return flag.run(EMPTY_CONTEXT, undefined);
     if (typeof context !== 'object' || context === null || Array.isArray(context)) return flag.invalidContext;
-    const targetingKey: unknown = context.targetingKey;
-    if (typeof targetingKey === 'string') {
-      // An empty key would put every anonymous subject in one bucket: treat it as missing.
-      return flag.run(context, targetingKey.length > 0 ? targetingKey : undefined);
+    try {
+      const targetingKey: unknown = context.targetingKey;
+      if (typeof targetingKey === 'string') {
+        // An empty key would put every anonymous subject in one bucket: treat it as missing.
+        return flag.run(context, targetingKey.length > 0 ? targetingKey : undefined);
+      }
+      if (targetingKey === undefined || targetingKey === null) return flag.run(context, undefined);
+      return flag.invalidContext;
+    } catch (error) {
+      // Only a context that is not plain data (a throwing getter, a Proxy) can get here: JSON
+      // contexts never make an operator throw. Keep the promise that evaluate never throws.
+      const reason = error instanceof Error ? error.message : String(error);
+      return errorResult(key, 'GENERAL', 'invalid_context', `reading the evaluation context failed: ${reason}`);
     }
-    if (targetingKey === undefined || targetingKey === null) return flag.run(context, undefined);
-    return flag.invalidContext;
   };
 
   return {
