@@ -44,7 +44,7 @@ export function printError(err: unknown, json: boolean): number {
   if (err instanceof ApiError) {
     if (json && err.body !== null && typeof err.body === 'object') printJson(err.body);
     note(`error: ${err.message} [${err.code}, HTTP ${err.status}]`);
-    for (const d of err.details) if (`${d.path} ${d.message}` !== err.message) note(`  ${d.path}: ${d.message}`);
+    for (const d of err.details) if (!err.message.includes(d.message)) note(`  ${d.path}: ${d.message}`);
     if (err.resolution) note(`resolution: ${err.resolution}`);
     if (err.requestId) note(`request id: ${err.requestId}`);
     return err.exitCode;

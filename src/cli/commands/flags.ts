@@ -134,12 +134,13 @@ export function registerFlagsCommands(program: Command): void {
       emit(ctx.json, res.body, () => printMutation('toggled', key, res.body));
     }));
 
-  scoped(flags.command('delete <key>').description('delete a flag from the environment')).action(
-    action(async (ctx, key: string, o: Scope) => {
-      const res = await ctx.client.delete<MutationResponse>('/api/v1/flags', { query: { appId: o.app, env: o.env, key } });
+  scoped(flags.command('delete <key>').description('delete a flag from the environment'))
+    .option('--expected-version <n>', 'apply only if the environment is at this version')
+    .action(action(async (ctx, key: string, o: Scope & { expectedVersion?: string }) => {
+      const expectedVersion = o.expectedVersion === undefined ? undefined : parseInteger('--expected-version', o.expectedVersion);
+      const res = await ctx.client.delete<MutationResponse>('/api/v1/flags', { query: { appId: o.app, env: o.env, key, expectedVersion } });
       emit(ctx.json, res.body, () => printMutation('deleted', key, res.body));
-    }),
-  );
+    }));
 
   registerFlagsBulkCommand(flags, scoped);
 }
