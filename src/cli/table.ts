@@ -14,20 +14,19 @@ const cellText = (cell: Cell, max: number): string => {
   return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
 };
 
-const isNumeric = (cell: Cell) => typeof cell === 'number';
-
-/** Renders headers and rows as left-aligned columns (numbers right-aligned); no trailing spaces. */
+/** Renders headers and rows as aligned columns, no trailing spaces; columns holding only numbers align right. */
 export function renderTable(headers: string[], rows: Cell[][], options: TableOptions = {}): string {
   const gap = options.gap ?? '  ';
   const max = options.maxCellWidth ?? 60;
   const texts = rows.map((row) => headers.map((_, i) => cellText(row[i], max)));
   const widths = headers.map((h, i) => Math.max(h.length, ...texts.map((row) => row[i].length)));
-  const line = (cells: string[], raw?: Cell[]) =>
+  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined));
+  const line = (cells: string[]) =>
     cells
-      .map((text, i) => (raw && isNumeric(raw[i]) ? text.padStart(widths[i]) : text.padEnd(widths[i])))
+      .map((text, i) => (numeric[i] ? text.padStart(widths[i]) : text.padEnd(widths[i])))
       .join(gap)
       .trimEnd();
-  return [line(headers), ...texts.map((row, r) => line(row, rows[r]))].join('\n');
+  return [line(headers), ...texts.map(line)].join('\n');
 }
 
 /** Renders label/value pairs as two aligned columns ("label:  value"). */
