@@ -20,7 +20,8 @@ import { authRoutes, createAuthService, createCredentialResolver } from './modul
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/journal/index.js';
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
-import { createConfigStateStore } from './modules/versions/index.js';
+import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
+import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -64,7 +65,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuthentication(app, createCredentialResolver(db, keys));
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
-  void configStore;
+  const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
+  const flags = createFlagsService({ db, access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
+  const versions = createVersionsService({ db, store: configStore, access: apps });
 
   const ready = async () => {
     try {
@@ -80,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(appsRoutes, { apps, idempotency });
   await app.register(keysRoutes, { keys, idempotency });
   await app.register(journalRoutes, { journal, access: apps });
+  await app.register(flagsRoutes, { flags, idempotency });
+  await app.register(versionsRoutes, { versions });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

@@ -9,6 +9,8 @@ export const API_TAGS = [
   { name: 'apps', description: 'Apps and their environments.' },
   { name: 'keys', description: 'Environment and admin keys.' },
   { name: 'journal', description: 'The append-only change journal.' },
+  { name: 'flags', description: 'Flags of an environment: create, change, toggle, delete, bulk apply.' },
+  { name: 'versions', description: 'Retained config versions of an environment and diffs between them.' },
   { name: 'operations', description: 'Health and readiness.' },
 ];
 

@@ -1,0 +1,95 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { principalOf } from '../../platform/authenticate.js';
+import { errorResponses } from '../../platform/error-schemas.js';
+import { idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../platform/idempotency.js';
+import { nowIso } from '../../platform/ids.js';
+import { principalScope } from '../../platform/principal.js';
+import { sourceOf } from '../journal/index.js';
+import type { BulkApplyInput, FlagsService } from './flags.service.js';
+import {
+  BulkApplyBody, BulkApplyResponse, DeleteFlagQuery, DeleteFlagResponse, LegacyBulkBody, LegacyBulkResponse,
+  ListFlagsQuery, ListFlagsResponse, PatchFlagBody, PatchFlagResponse,
+} from './flags.schemas.js';
+
+export interface FlagsRouteDeps {
+  flags: FlagsService;
+  idempotency: IdempotencyService;
+}
+
+const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
+const idempotencyHeader = { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Optional, caller-stable; replays the first answer.' } } };
+
+export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app, { flags, idempotency }) => {
+  /** Bulk apply through the idempotency records (scoped to the caller and the route). */
+  function idempotentBulk(request: FastifyRequest, route: string, input: BulkApplyInput, key: string | null, respond: (applied: Awaited<ReturnType<FlagsService['bulkApply']>>) => unknown) {
+    const principal = principalOf(request);
+    return idempotency.run({ scope: `${principalScope(principal)}:${route}`, key, request: input }, async (trx): Promise<StoredResponse> => ({
+      statusCode: 200,
+      body: respond(await flags.bulkApply(trx, principal, input)),
+    }));
+  }
+
+  app.get('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'listFlags', summary: 'List the flags of an environment with its config version', security: [{ bearer: [] }],
+      querystring: ListFlagsQuery,
+      response: { 200: ListFlagsResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => flags.list(principalOf(request), request.query.appId, request.query.env));
+
+  app.patch('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'patchFlag', summary: 'Create, update, upsert or toggle one flag', security: [{ bearer: [] }],
+      body: PatchFlagBody,
+      response: { 200: PatchFlagResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+  }, async (request) => flags.patch(principalOf(request), request.body, sourceOf(request)));
+
+  app.delete('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'deleteFlag', summary: 'Delete one flag', security: [{ bearer: [] }],
+      querystring: DeleteFlagQuery,
+      response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => flags.remove(principalOf(request), request.query, sourceOf(request)));
+
+  app.patch('/api/v1/flags/bulk', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'bulkApplyFlags', summary: 'Apply flag values, advanced flag fields and privacy settings in one version, all or nothing', security: [{ bearer: [] }],
+      headers: idempotencyHeader,
+      body: BulkApplyBody,
+      response: { 200: BulkApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const key = idempotencyKeyOf(request, { required: false, bodyField: 'idempotencyKey' });
+    // The key is where the request is stored, not part of what it asks: header and body forms match.
+    const { idempotencyKey: _key, ...input } = request.body;
+    const result = await idempotentBulk(request, 'PATCH /api/v1/flags/bulk', input, key, (applied) => ({
+      ...applied,
+      replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() },
+    }));
+    // The stored answer is the first one; a replay says so in its replay metadata.
+    const body = result.response.body as { replay: { replayed: boolean } };
+    if (result.replayed) body.replay = { ...body.replay, replayed: true };
+    return sendStored(reply, result);
+  });
+
+  app.post('/api/v1/flags/bulk', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'bulkSetFlagValuesLegacy', summary: 'Set the values of existing flags in one version (older form of PATCH /api/v1/flags/bulk)', security: [{ bearer: [] }],
+      headers: idempotencyHeader,
+      body: LegacyBulkBody,
+      response: { 200: LegacyBulkResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const key = idempotencyKeyOf(request, { required: false });
+    const result = await idempotentBulk(request, 'POST /api/v1/flags/bulk', request.body, key, (applied) => ({ version: applied.version, updated: applied.updated }));
+    return sendStored(reply, result);
+  });
+};
