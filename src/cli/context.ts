@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { credentialsPath, loadCredentials, type StoredCredentials } from './credentials.js';
 import { ApiClient } from './http-client.js';
+import { note } from './output.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
 
@@ -20,7 +21,12 @@ export const normaliseUrl = (url: string) => url.trim().replace(/\/+$/, '');
 export function contextOf(command: Command): CliContext {
   const opts = command.optsWithGlobals() as { json?: boolean; url?: string };
   const credentialsFile = credentialsPath();
-  const saved = loadCredentials(credentialsFile);
+  let saved: StoredCredentials | null = null;
+  try {
+    saved = loadCredentials(credentialsFile);
+  } catch (err) {
+    note(`warning: ${(err as Error).message}; ignoring it (\`ensign login\` rewrites it)`);
+  }
   const url = normaliseUrl(opts.url || process.env.ENSIGN_URL || saved?.url || DEFAULT_URL);
   const envToken = process.env.ENSIGN_TOKEN?.trim();
   const token = envToken || (saved && normaliseUrl(saved.url) === url ? saved.token : undefined);
