@@ -5,5 +5,6 @@ import type { KeysTables } from '../modules/keys/keys.table.js';
 import type { JournalTables } from '../modules/journal/journal.table.js';
 import type { IdempotencyTables } from '../platform/idempotency.table.js';
 import type { VersionsTables } from '../modules/versions/versions.table.js';
+import type { MeteringTables } from '../modules/metering/metering.table.js';
 
-export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables {}
+export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables {}

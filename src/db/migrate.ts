@@ -2,10 +2,12 @@
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
+import * as syncMetering from './migrations/0003-sync-metering.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
+  '0003-sync-metering': syncMetering,
 };
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
