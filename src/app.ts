@@ -22,6 +22,7 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
+import { deliveryRoutes } from './modules/delivery/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -85,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(journalRoutes, { journal, access: apps });
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
+  await app.register(deliveryRoutes, { db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

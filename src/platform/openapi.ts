@@ -11,6 +11,7 @@ export const API_TAGS = [
   { name: 'journal', description: 'The append-only change journal.' },
   { name: 'flags', description: 'Flags of an environment: create, change, toggle, delete, bulk apply.' },
   { name: 'versions', description: 'Retained config versions of an environment and diffs between them.' },
+  { name: 'delivery', description: 'Configuration documents for SDKs (environment keys), with ETags and monthly sync quotas.' },
   { name: 'operations', description: 'Health and readiness.' },
 ];
 

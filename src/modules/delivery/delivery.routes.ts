@@ -1,0 +1,66 @@
+// GET /api/v1/config (sdk_) and GET /api/v1/public-config (pub_): the frozen legacy delivery routes.
+// The hot path: a Map lookup for the snapshot, an in-memory count, a string compare for 304, and
+// the prebuilt bytes sent as a Buffer (Fastify does not serialise Buffers).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
+import { createDeliveryService, type DeliveryDeps } from './delivery.service.js';
+import { ifNoneMatchHits } from './entity-tag.js';
+import type { Audience } from './legacy-envelope.js';
+import { registerPublicCors } from './public-cors.js';
+
+export type DeliveryRouteDeps = Omit<DeliveryDeps, 'log'>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function routeOptions(audience: Audience): RouteShorthandOptions {
+  const server = audience === 'server';
+  return {
+    config: { legacyErrors: true, auth: { allow: [server ? 'sdk' : 'pub'] } },
+    schema: {
+      tags: ['delivery'],
+      operationId: server ? 'getConfig' : 'getPublicConfig',
+      summary: server ? 'Legacy configuration document for server SDKs (sdk_ key)' : 'Legacy configuration document for client SDKs (pub_ key): clientEnabled flags only',
+      description: 'Answers 304 when If-None-Match holds the current ETag. Every 200 and 304 counts as one sync against the environment\'s monthly quota.',
+      security: [{ bearer: [] }],
+      headers: DeliveryRequestHeaders,
+      response: deliveryResponses,
+    },
+  };
+}
+
+export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, deps) => {
+  const delivery = createDeliveryService({ ...deps, log: app.log });
+  app.addHook('onClose', () => delivery.close());
+
+  const handler = (audience: Audience) =>
+    async function deliver(request: FastifyRequest, reply: FastifyReply) {
+      // The route's auth config admits only this audience's environment key.
+      const principal = request.principal as EnvironmentPrincipal;
+      const found = delivery.snapshot(principal, audience);
+      const snapshot = found instanceof Promise ? await found : found;
+      const counted = delivery.admit(principal);
+      const quota = counted instanceof Promise ? await counted : counted;
+      const etag = snapshot.etagFor(principal.keyId);
+      reply.headers({
+        etag,
+        'cache-control': 'private, no-cache',
+        'x-sync-quota-limit': quota.limit,
+        'x-sync-quota-remaining': quota.remaining,
+      });
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return reply.type(JSON_TYPE).send(snapshot.body);
+    };
+
+  app.get('/api/v1/config', routeOptions('server'), handler('server'));
+
+  // Browsers call the public route with pub_ keys: it lives in a scope of its own with CORS.
+  await app.register(
+    async (scope: FastifyInstance) => {
+      await registerPublicCors(scope);
+      scope.get('', routeOptions('client'), handler('client'));
+    },
+    { prefix: '/api/v1/public-config' },
+  );
+};

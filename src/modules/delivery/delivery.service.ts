@@ -1,0 +1,63 @@
+// Legacy configuration delivery: compiled snapshots per (environment, audience) and monthly sync
+// metering per environment, put together for the two routes.
+import type { Kysely } from 'kysely';
+import type { Plan, QuotaSet } from '../../config.js';
+import type { Database } from '../../db/database.js';
+import type { AppAccess } from '../../platform/app-access.js';
+import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import { createSyncMeter, type SyncAdmission } from '../metering/index.js';
+import type { ConfigStateStore } from '../versions/index.js';
+import { entityTagKeyOf } from './entity-tag.js';
+import type { Audience } from './legacy-envelope.js';
+import { createSnapshotCache } from './snapshot-cache.js';
+import type { Snapshot } from './snapshot.js';
+
+export interface DeliveryDeps {
+  db: Kysely<Database>;
+  configStore: ConfigStateStore;
+  /** Finds the app (and its owner) of an environment key. */
+  access: AppAccess;
+  /** The owner's plan, which sets the sync quota. */
+  planOf: (userId: string) => Promise<Plan>;
+  quotas: Record<Plan, QuotaSet>;
+  secret: string;
+  log: { warn(obj: object, msg: string): void };
+  /** Tests shorten these; defaults poll for config changes every 500 ms and write counts every 500 ms. */
+  pollIntervalMs?: number;
+  flushIntervalMs?: number;
+}
+
+export interface DeliveryService {
+  /** The current snapshot: synchronous when it is in memory, one read otherwise. */
+  snapshot(principal: EnvironmentPrincipal, audience: Audience): Snapshot | Promise<Snapshot>;
+  /** Counts one sync against the environment's monthly quota, or throws 429 / 503. */
+  admit(principal: EnvironmentPrincipal): SyncAdmission | Promise<SyncAdmission>;
+  close(): Promise<void>;
+}
+
+export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
+  const snapshots = createSnapshotCache({
+    store: deps.configStore,
+    tagKey: entityTagKeyOf(deps.secret),
+    pollIntervalMs: deps.pollIntervalMs,
+    onPollError: (err) => deps.log.warn({ err }, 'could not poll for configuration changes'),
+  });
+  const meter = createSyncMeter<EnvironmentPrincipal>({
+    db: deps.db,
+    async quotaOf(principal) {
+      const app = await deps.access.requireApp(principal, principal.appId);
+      return deps.quotas[await deps.planOf(app.ownerUserId)].configSyncs;
+    },
+    flushIntervalMs: deps.flushIntervalMs,
+    onFlushError: (err) => deps.log.warn({ err }, 'could not record configuration syncs; refusing syncs until it works'),
+  });
+
+  return {
+    snapshot: (principal, audience) => snapshots.peek(principal.envId, audience) ?? snapshots.load(principal, audience),
+    admit: (principal) => meter.admit(principal),
+    async close() {
+      snapshots.close();
+      await meter.close();
+    },
+  };
+}

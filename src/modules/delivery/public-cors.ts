@@ -1,0 +1,23 @@
+// CORS for the routes browsers call with public (pub_) keys: the legacy public-config route now, the
+// OFREP routes later. pub_ keys are meant to be embedded in web pages, so any origin may call, with
+// the bearer in a header (never cookies: credentials mode stays off).
+import cors from '@fastify/cors';
+import type { FastifyInstance } from 'fastify';
+
+export const PUBLIC_CORS_OPTIONS = {
+  origin: '*',
+  methods: ['GET', 'HEAD', 'POST'],
+  allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'If-None-Match'],
+  exposedHeaders: ['ETag', 'Retry-After', 'X-Sync-Quota-Limit', 'X-Sync-Quota-Remaining', 'X-Request-Id'],
+  maxAge: 600,
+};
+
+/**
+ * Enables CORS on every route of `scope`. Register the scope with the routes' common prefix: the
+ * plugin answers preflights with a wildcard OPTIONS route under that prefix, so without one it would
+ * answer preflights for the whole service.
+ */
+export async function registerPublicCors(scope: FastifyInstance): Promise<void> {
+  if (!scope.prefix) throw new Error('registerPublicCors needs a scope registered with a prefix');
+  await scope.register(cors, PUBLIC_CORS_OPTIONS);
+}
