@@ -5,7 +5,12 @@ import { loadConfig, type EnsignConfig } from './config.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrate.js';
 
-export async function startServer(config: EnsignConfig = loadConfig()) {
+export interface StartOptions {
+  /** Stop gracefully on SIGTERM/SIGINT and exit the process (the CLI and `npm start`; not tests). */
+  handleSignals?: boolean;
+}
+
+export async function startServer(config: EnsignConfig = loadConfig(), options: StartOptions = {}) {
   const handle = createDb(config.databaseUrl);
   await migrateToLatest(handle.db);
   const app = await buildApp({ db: handle.db, dbHandle: handle, config });
@@ -28,13 +33,15 @@ export async function startServer(config: EnsignConfig = loadConfig()) {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  if (options.handleSignals) {
+    process.once('SIGTERM', () => void shutdown('SIGTERM'));
+    process.once('SIGINT', () => void shutdown('SIGINT'));
+  }
   return { app, handle, address };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  startServer().catch((err) => {
+  startServer(loadConfig(), { handleSignals: true }).catch((err) => {
     console.error(err instanceof Error ? err.message : err);
     process.exit(1);
   });

@@ -18,7 +18,7 @@ export function registerServerCommands(program: Command): void {
     .description('start the Ensign server (same as `npm start`; reads ENSIGN_HOST, ENSIGN_PORT, ENSIGN_DATA_DIR, ENSIGN_DATABASE_URL, …)')
     .action(action(async () => {
       const { startServer } = await import('../../main.js');
-      await startServer();
+      await startServer(undefined, { handleSignals: true });
     }));
 
   program
