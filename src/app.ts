@@ -22,7 +22,7 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
-import { deliveryRoutes } from './modules/delivery/index.js';
+import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -69,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
   const flags = createFlagsService({ db, access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
+  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log });
 
   const ready = async () => {
     try {
@@ -86,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(journalRoutes, { journal, access: apps });
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
-  await app.register(deliveryRoutes, { db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret });
+  await app.register(deliveryRoutes, { delivery });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
@@ -96,6 +97,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(background);
     await keys.flushUsage().catch(() => undefined);
+    await delivery.close();
     await notifier.close();
   });
   return app;

@@ -5,12 +5,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
-import { createDeliveryService, type DeliveryDeps } from './delivery.service.js';
+import type { DeliveryService } from './delivery.service.js';
 import { ifNoneMatchHits } from './entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import { registerPublicCors } from './public-cors.js';
 
-export type DeliveryRouteDeps = Omit<DeliveryDeps, 'log'>;
+export interface DeliveryRouteDeps {
+  delivery: DeliveryService;
+}
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -30,10 +32,7 @@ function routeOptions(audience: Audience): RouteShorthandOptions {
   };
 }
 
-export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, deps) => {
-  const delivery = createDeliveryService({ ...deps, log: app.log });
-  app.addHook('onClose', () => delivery.close());
-
+export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, { delivery }) => {
   const handler = (audience: Audience) =>
     async function deliver(request: FastifyRequest, reply: FastifyReply) {
       // The route's auth config admits only this audience's environment key.

@@ -1,12 +1,13 @@
-// Legacy configuration delivery: compiled snapshots per (environment, audience) and monthly sync
-// metering per environment, put together for the two routes.
+// Configuration delivery: compiled snapshots per (environment, audience) and monthly sync metering
+// per environment. One per process, shared by every route that delivers configuration to
+// environment keys (legacy routes, advanced configuration), so they share one quota.
 import type { Kysely } from 'kysely';
 import type { Plan, QuotaSet } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import type { AppAccess } from '../../platform/app-access.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { createSyncMeter, type SyncAdmission } from '../metering/index.js';
-import type { ConfigStateStore } from '../versions/index.js';
+import type { ConfigStateStore, EnvironmentTarget } from '../versions/index.js';
 import { entityTagKeyOf } from './entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import { createSnapshotCache } from './snapshot-cache.js';
@@ -28,8 +29,9 @@ export interface DeliveryDeps {
 }
 
 export interface DeliveryService {
-  /** The current snapshot: synchronous when it is in memory, one read otherwise. */
-  snapshot(principal: EnvironmentPrincipal, audience: Audience): Snapshot | Promise<Snapshot>;
+  /** The current snapshot: synchronous when it is in memory, one read otherwise. Each version is a
+   * new object, so other representations can be cached per snapshot (e.g. in a WeakMap). */
+  snapshot(target: EnvironmentTarget, audience: Audience): Snapshot | Promise<Snapshot>;
   /** Counts one sync against the environment's monthly quota, or throws 429 / 503. */
   admit(principal: EnvironmentPrincipal): SyncAdmission | Promise<SyncAdmission>;
   close(): Promise<void>;
@@ -53,7 +55,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
   });
 
   return {
-    snapshot: (principal, audience) => snapshots.peek(principal.envId, audience) ?? snapshots.load(principal, audience),
+    snapshot: (target, audience) => snapshots.peek(target.envId, audience) ?? snapshots.load(target, audience),
     admit: (principal) => meter.admit(principal),
     async close() {
       snapshots.close();

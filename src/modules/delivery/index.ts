@@ -1,3 +1,7 @@
 export { deliveryRoutes, type DeliveryRouteDeps } from './delivery.routes.js';
+export { createDeliveryService, type DeliveryDeps, type DeliveryService } from './delivery.service.js';
+export { createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions } from './snapshot-cache.js';
+export type { Snapshot } from './snapshot.js';
+export type { Audience } from './legacy-envelope.js';
+export { digestOf, entityTag, entityTagKeyOf, ifNoneMatchHits } from './entity-tag.js';
 export { registerPublicCors, PUBLIC_CORS_OPTIONS } from './public-cors.js';
-export { ifNoneMatchHits } from './entity-tag.js';

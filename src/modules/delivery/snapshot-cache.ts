@@ -1,8 +1,9 @@
 // Compiled snapshots per (environment, audience), held in memory and rebuilt once per version.
-// A snapshot is dropped when a newer version is announced: by the config store's change
-// notifications (LISTEN/NOTIFY across processes on PostgreSQL) and, for notifications lost while a
-// listener reconnects, by polling the store for recently changed environments.
-import type { ConfigChange, ConfigStateStore, EnvironmentTarget } from '../versions/index.js';
+// An environment's snapshots are dropped when a newer version is announced: by the config store's
+// change notifications (LISTEN/NOTIFY across processes on PostgreSQL) and, for notifications lost
+// while a listener reconnects (or never sent, as between SQLite processes), by polling the store for
+// recently changed environments.
+import type { ConfigChange, ConfigStateStore, CurrentConfig, EnvironmentTarget } from '../versions/index.js';
 import type { Audience } from './legacy-envelope.js';
 import { compileSnapshot, type Snapshot } from './snapshot.js';
 
@@ -23,41 +24,70 @@ export interface SnapshotCacheOptions {
 export interface SnapshotCache {
   /** The current snapshot if it is in memory: the synchronous hot path. */
   peek(envId: string, audience: Audience): Snapshot | undefined;
-  /** Reads and compiles the snapshot (one read per environment and audience, however many wait). */
+  /** Compiles the snapshot, reading the environment once however many requests wait for it. */
   load(target: EnvironmentTarget, audience: Audience): Promise<Snapshot>;
+  /** Called once for each newer version of an environment, however it was learned. */
+  onAnnounce(listener: (envId: string, version: number) => void): () => void;
   /** Asks the store for changes now; the timer does this every `pollIntervalMs`. */
   poll(): Promise<void>;
   close(): void;
 }
 
-type Slot = { [A in Audience]?: Snapshot };
+/** One environment at one version: its state read once, compiled per audience on demand. */
+interface Slot extends CurrentConfig {
+  envId: string;
+  server?: Snapshot;
+  client?: Snapshot;
+}
 
 export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCache {
   const { store, tagKey } = options;
   const maxEnvironments = options.maxEnvironments ?? 10_000;
   const slots = new Map<string, Slot>();
-  /** The newest version announced per environment: a load that read an older one is not kept. */
+  /** The newest version announced per environment: a read that returned an older one is not kept. */
   const announced = new Map<string, number>();
-  const loading = new Map<string, Promise<Snapshot>>();
+  const reading = new Map<string, Promise<Slot>>();
+  const listeners = new Set<(envId: string, version: number) => void>();
   let newestStamp = new Date().toISOString();
   let polling: Promise<void> | null = null;
 
   function announce(envId: string, version: number) {
-    if (version > (announced.get(envId) ?? -1)) announced.set(envId, version);
+    if (version <= (announced.get(envId) ?? -1)) return;
+    announced.set(envId, version);
     const slot = slots.get(envId);
-    if (!slot) return;
-    if (slot.server && slot.server.version < version) slot.server = undefined;
-    if (slot.client && slot.client.version < version) slot.client = undefined;
+    if (slot && slot.version < version) slots.delete(envId);
+    for (const listener of listeners) listener(envId, version);
   }
 
-  function keep(snapshot: Snapshot, audience: Audience) {
-    let slot = slots.get(snapshot.envId);
-    if (!slot) {
-      if (slots.size >= maxEnvironments) slots.delete(slots.keys().next().value!);
-      slot = {};
-      slots.set(snapshot.envId, slot);
+  function isCurrent(slot: Slot): boolean {
+    return slot.version >= (announced.get(slot.envId) ?? -1);
+  }
+
+  /** The environment's current slot: the one in memory, or one read from the store. */
+  function slotOf(target: EnvironmentTarget): Slot | Promise<Slot> {
+    const held = slots.get(target.envId);
+    if (held) return held;
+    let pending = reading.get(target.envId);
+    if (!pending) {
+      pending = store
+        .current(target)
+        .then((current) => {
+          const slot: Slot = { envId: target.envId, version: current.version, state: current.state };
+          // Announced while we read: serve what was read to those waiting, but do not keep it.
+          if (isCurrent(slot)) {
+            if (slots.size >= maxEnvironments) slots.delete(slots.keys().next().value!);
+            slots.set(target.envId, slot);
+          }
+          return slot;
+        })
+        .finally(() => reading.delete(target.envId));
+      reading.set(target.envId, pending);
     }
-    slot[audience] = snapshot;
+    return pending;
+  }
+
+  function snapshotOf(slot: Slot, target: EnvironmentTarget, audience: Audience): Snapshot {
+    return (slot[audience] ??= compileSnapshot(target, slot, audience, tagKey));
   }
 
   async function pollOnce() {
@@ -72,6 +102,11 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
     }
   }
 
+  function poll(): Promise<void> {
+    polling ??= pollOnce().finally(() => (polling = null));
+    return polling;
+  }
+
   const unsubscribe = store.onChange((change: ConfigChange) => {
     // The channel may carry other messages one day; only well-formed announcements count.
     if (typeof change?.envId === 'string' && Number.isInteger(change.version)) announce(change.envId, change.version);
@@ -79,34 +114,21 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
   const timer = setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
   timer.unref();
 
-  function poll(): Promise<void> {
-    polling ??= pollOnce().finally(() => (polling = null));
-    return polling;
-  }
-
   return {
     peek: (envId, audience) => slots.get(envId)?.[audience],
-    load(target, audience) {
-      const key = `${target.envId}/${audience}`;
-      let pending = loading.get(key);
-      if (!pending) {
-        pending = store
-          .current(target)
-          .then((current) => {
-            const snapshot = compileSnapshot(target, current, audience, tagKey);
-            // Announced while we read: serve what was read to those waiting, but do not keep it.
-            if (current.version >= (announced.get(target.envId) ?? -1)) keep(snapshot, audience);
-            return snapshot;
-          })
-          .finally(() => loading.delete(key));
-        loading.set(key, pending);
-      }
-      return pending;
+    async load(target, audience) {
+      const slot = await slotOf(target);
+      return snapshotOf(slot, target, audience);
+    },
+    onAnnounce(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     poll,
     close() {
       clearInterval(timer);
       unsubscribe();
+      listeners.clear();
     },
   };
 }

@@ -1,6 +1,6 @@
 // A compiled snapshot: the document of one (environment, audience) at one version, serialised once,
 // with its entity tags. Requests only look things up in it.
-import type { CurrentConfig, EnvironmentTarget } from '../versions/index.js';
+import type { ConfigState, CurrentConfig, EnvironmentTarget } from '../versions/index.js';
 import { digestOf, entityTag } from './entity-tag.js';
 import { legacyEnvelope, type Audience } from './legacy-envelope.js';
 
@@ -11,7 +11,10 @@ const REPRESENTATION = 'legacy-envelope/v1+json';
 export interface Snapshot {
   readonly envId: string;
   readonly version: number;
-  /** The serialised document, sent as is. */
+  /** The environment's state at this version, shared by its audiences: for modules that build
+   * other representations from the same snapshot (evaluation, advanced configuration). Never mutate. */
+  readonly state: ConfigState;
+  /** The serialised legacy document, sent as is. */
   readonly body: Buffer;
   /** The tag one credential sees: bound to the key, the representation, the route and the version
    * (and the bytes, so a change in how documents are built can never reuse a tag). */
@@ -27,6 +30,7 @@ export function compileSnapshot(target: EnvironmentTarget, current: CurrentConfi
   return {
     envId: target.envId,
     version,
+    state: current.state,
     body,
     etagFor(keyId) {
       let tag = tags.get(keyId);
