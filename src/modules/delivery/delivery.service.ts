@@ -34,6 +34,8 @@ export interface DeliveryService {
   snapshot(target: EnvironmentTarget, audience: Audience): Snapshot | Promise<Snapshot>;
   /** Counts one sync against the environment's monthly quota, or throws 429 / 503. */
   admit(principal: EnvironmentPrincipal): SyncAdmission | Promise<SyncAdmission>;
+  /** Called once for each newer version of an environment (evaluation's event streams listen). */
+  onAnnounce(listener: (envId: string, version: number) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -57,6 +59,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
   return {
     snapshot: (target, audience) => snapshots.peek(target.envId, audience) ?? snapshots.load(target, audience),
     admit: (principal) => meter.admit(principal),
+    onAnnounce: (listener) => snapshots.onAnnounce(listener),
     async close() {
       snapshots.close();
       await meter.close();
