@@ -61,7 +61,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const auth = createAuthService(db, config.defaultPlan);
   let keys: KeysService;
   const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
-  keys = createKeysService(db, journal, apps);
+  // Revocations travel on a channel of their own, so config-change listeners never see them.
+  const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
+  keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
   registerAuthentication(app, createCredentialResolver(db, keys));
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
@@ -99,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await keys.flushUsage().catch(() => undefined);
     await delivery.close();
     await notifier.close();
+    await keyEvents.close();
   });
   return app;
 }

@@ -2,7 +2,7 @@ import type { Executor } from '../../db/transaction.js';
 import type { ApiKeysTable } from './keys.table.js';
 import type { KeyRecord, KeyType } from './keys.model.js';
 
-type KeyRow = ApiKeysTable & { env_slug: string | null };
+export type KeyRow = ApiKeysTable & { env_slug: string | null };
 
 export function toKeyRecord(row: KeyRow): KeyRecord {
   return {

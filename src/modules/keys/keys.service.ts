@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
+import type { ChangeNotifier } from '../../db/notifications.js';
 import type { Executor } from '../../db/transaction.js';
 import type { AppAccess } from '../../platform/app-access.js';
 import { notFound, validationError } from '../../platform/errors.js';
@@ -8,6 +9,7 @@ import { fingerprintOfHash, hashToken, issueToken, type TokenType } from '../../
 import type { CredentialResolution, Principal } from '../../platform/principal.js';
 import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
 import type { IssuedKey, KeyRecord, KeyType } from './keys.model.js';
+import { createCredentialCache } from './credential-cache.js';
 import * as repo from './keys.repository.js';
 
 export interface IssueKeyInput {
@@ -37,8 +39,24 @@ export interface KeysService {
   flushUsage(): Promise<void>;
 }
 
-export function createKeysService(db: Kysely<Database>, journal: JournalService, access: AppAccess): KeysService {
+export interface KeysServiceOptions {
+  /** Carries revocations to every process sharing the database, so each drops its cached key. */
+  revocations?: ChangeNotifier;
+  /** How long a resolved key is trusted without asking the database again (default 1 s). */
+  credentialTtlMs?: number;
+}
+
+export function createKeysService(db: Kysely<Database>, journal: JournalService, access: AppAccess, options: KeysServiceOptions = {}): KeysService {
   const usage = new Map<string, string>();
+  const cache = createCredentialCache({ ttlMs: options.credentialTtlMs });
+  options.revocations?.subscribe((payload) => {
+    try {
+      const keyId = (JSON.parse(payload) as { keyId?: unknown }).keyId;
+      if (typeof keyId === 'string') cache.forgetKey(keyId);
+    } catch {
+      /* not ours; the cache's short lifetime covers anything missed */
+    }
+  });
 
   async function issue(trx: Executor, input: IssueKeyInput): Promise<IssuedKey> {
     const issued = issueToken(input.type);
@@ -57,6 +75,14 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     };
     await repo.insertKey(trx, row);
     return { ...repo.toKeyRecord({ ...row, env_slug: input.envSlug }), token: issued.token };
+  }
+
+  function resolutionOf(row: repo.KeyRow, hash: string): CredentialResolution {
+    if (row.status !== 'active') return { ok: false, reason: 'revoked' };
+    const fingerprint = fingerprintOfHash(hash);
+    if (row.type === 'admin') return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
+    if (!row.env_id || !row.env_slug) return { ok: false, reason: 'invalid' };
+    return { ok: true, principal: { type: row.type as 'sdk' | 'pub', appId: row.app_id, envId: row.env_id, env: row.env_slug, keyId: row.id, fingerprint } };
   }
 
   return {
@@ -101,7 +127,7 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       if (!existing) throw notFound(`Key ${keyId}`);
       await access.requireApp(principal, existing.app_id);
       if (existing.status === 'revoked') return repo.toKeyRecord(existing);
-      return db.transaction().execute(async (trx) => {
+      const revoked = await db.transaction().execute(async (trx) => {
         const at = nowIso();
         if (!(await repo.markRevoked(trx, keyId, at))) {
           const current = await repo.findKeyById(trx, keyId);
@@ -119,19 +145,24 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
           afterVersion: null,
           diff: [{ op: 'change', resourceType: 'key', key: keyId, path: '/status', before: 'active', after: 'revoked' }],
         });
+        await options.revocations?.publish(trx, JSON.stringify({ keyId }));
         return repo.toKeyRecord({ ...existing, status: 'revoked', revoked_at: at });
       });
+      // Refused from the next request on: the notification may arrive after it.
+      cache.forgetKey(keyId);
+      return revoked;
     },
     async resolve(token, type) {
       const hash = hashToken(token);
+      const cached = cache.get(hash);
+      if (cached) return cached;
       const row = await repo.findKeyByHash(db, hash);
       if (!row || row.type !== type) return { ok: false, reason: 'invalid' };
-      if (row.status !== 'active') return { ok: false, reason: 'revoked' };
-      usage.set(row.id, nowIso());
-      const fingerprint = fingerprintOfHash(hash);
-      if (row.type === 'admin') return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
-      if (!row.env_id || !row.env_slug) return { ok: false, reason: 'invalid' };
-      return { ok: true, principal: { type: row.type as 'sdk' | 'pub', appId: row.app_id, envId: row.env_id, env: row.env_slug, keyId: row.id, fingerprint } };
+      const resolution = resolutionOf(row, hash);
+      // Revocation is final, so a revoked key may be remembered as long as an active one.
+      cache.set(hash, row.id, resolution);
+      if (resolution.ok) usage.set(row.id, nowIso());
+      return resolution;
     },
     async flushUsage() {
       if (usage.size === 0) return;
