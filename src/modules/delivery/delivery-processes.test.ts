@@ -54,6 +54,9 @@ for (const dialect of dialects) {
       const sdkKey = keys.json().keys.find((k: { type: string; prefix: string }) => k.type === 'sdk' && fx.sdk.startsWith(k.prefix));
       const revoked = await first.inject({ method: 'PATCH', url: '/api/v1/keys', headers: bearer(fx.user.token), payload: { keyId: sdkKey.id, action: 'revoke' } });
       assert.equal(revoked.statusCode, 200);
+      // PostgreSQL carries the revocation by NOTIFY; SQLite processes hear nothing from each other
+      // and rely on resolved keys expiring after a second.
+      const bound = dialect === 'postgres' ? 250 : 1500;
       const started = Date.now();
       for (;;) {
         const res = await getConfig(second, fx.sdk);
@@ -61,9 +64,10 @@ for (const dialect of dialects) {
           assert.equal(res.json().code, 'KEY_REVOKED');
           break;
         }
-        assert.ok(Date.now() - started < 1000, 'still served a second after the revocation');
+        assert.ok(Date.now() - started < bound, `still served ${bound} ms after the revocation`);
         await new Promise((r) => setTimeout(r, 10));
       }
+      t.diagnostic(`refused by the other process after ${Date.now() - started} ms`);
     });
 
     if (dialect === 'postgres') {
