@@ -1,0 +1,64 @@
+// POST /api/v1/evaluate: remote evaluation with a server (sdk_) key, in the frozen legacy error
+// shape of the environment-key routes. Other methods on the path answer 405 with Allow: POST.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { AppError } from '../../platform/errors.js';
+import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import type { EvaluationSource } from './evaluation-source.js';
+import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses } from './evaluation.schemas.js';
+import { evaluateToJson } from './evaluation.service.js';
+
+export interface EvaluationRouteDeps {
+  source: EvaluationSource;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PATH = '/api/v1/evaluate';
+
+const serverKeyRequired = {
+  status: 403,
+  code: 'server_key_required',
+  legacyCode: 'SERVER_KEY_REQUIRED',
+  message: 'Remote evaluation needs a server (sdk_) key. Browsers and other clients with pub_ keys use the OFREP routes.',
+};
+
+function methodNotAllowed(method: string): AppError {
+  return new AppError(405, 'method_not_allowed', `${method} is not allowed on ${PATH}.`, {
+    legacyCode: 'METHOD_NOT_ALLOWED',
+    resolution: 'Send the evaluation request with POST.',
+    headers: { allow: 'POST' },
+  });
+}
+
+export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
+  app.post(PATH, {
+    bodyLimit: EVALUATE_BODY_LIMIT,
+    config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired } },
+    schema: {
+      tags: ['evaluation'],
+      operationId: 'evaluate',
+      summary: 'Evaluate one, several or all flags for a context (sdk_ key)',
+      description: 'Evaluates with the environment\'s current configuration. Failed evaluations (missing flag, type mismatch, ' +
+        'invalid context) are details with reason ERROR that serve defaultValue when one is sent. Bodies over 64 KiB are refused ' +
+        '(413); a stored configuration that cannot be compiled answers 500 CONFIG_INVALID; other methods answer 405.',
+      security: [{ bearer: [] }],
+      body: EvaluateBody,
+      response: evaluateResponses,
+    },
+  }, async (request, reply) => {
+    // The route's auth config admits only sdk_ keys: the principal names one environment.
+    const found = source.current(request.principal as EnvironmentPrincipal);
+    const set = found instanceof Promise ? await found : found;
+    return reply.type(JSON_TYPE).send(Buffer.from(evaluateToJson(set, request.body)));
+  });
+
+  // Undocumented on purpose: these exist only to answer 405 (documented on the POST operation).
+  app.route({
+    method: ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+    url: PATH,
+    config: { legacyErrors: true },
+    schema: { hide: true },
+    handler: async (request) => {
+      throw methodNotAllowed(request.method);
+    },
+  });
+};
