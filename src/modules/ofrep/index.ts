@@ -1,0 +1,2 @@
+export { ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
+export { journalRevocationCheck } from './key-revocation.js';

@@ -1,0 +1,138 @@
+// The OpenFeature Remote Evaluation Protocol (OFREP 0.3.0) under /api/ofrep/v1, for sdk_ and pub_
+// keys (Authorization: Bearer or X-API-Key): single-flag and bulk evaluation, and the server-sent
+// event stream the bulk answer advertises. Browsers call these routes with pub_ keys, so the scope
+// has the public CORS policy; errors have OFREP's shape (ofrep-errors.ts).
+import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import type { EvaluationContext } from '../../engine/index.js';
+import { AppError } from '../../platform/errors.js';
+import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import { entityTagKeyOf, ifNoneMatchHits, registerPublicCors } from '../delivery/index.js';
+import type { DeliveryService } from '../delivery/index.js';
+import type { EvaluationSource } from '../evaluation/index.js';
+import { createEventHub, type EventHubOptions } from './event-streams.js';
+import { bulkEntityTag, bulkJson, eventStreamsJson } from './ofrep-bulk.js';
+import { registerOfrepErrors } from './ofrep-errors.js';
+import { contextProblem, flagNotFound, ofrepAnswer } from './ofrep-results.js';
+import {
+  bulkResponses, eventResponses, OFREP_BODY_LIMIT, OfrepBulkHeaders, OfrepBulkQuery, OfrepEvaluationRequest,
+  OfrepEventsQuery, OfrepKeyParams, singleResponses,
+} from './ofrep.schemas.js';
+import { createStreamTokens } from './stream-token.js';
+
+export interface OfrepRouteDeps {
+  source: EvaluationSource;
+  /** Bulk evaluation is how client SDKs sync: each 200 and 304 counts one configuration sync, on
+   * the same monthly quota and counters as the delivery routes (429 / 503 from here). */
+  admit: DeliveryService['admit'];
+  secret: string;
+  keyRevoked: EventHubOptions['keyRevoked'];
+  /** Tests shorten the heartbeat of event streams (default 15 s). */
+  heartbeatMs?: number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+const environmentKeys = {
+  auth: {
+    allow: ['sdk', 'pub'] as ('sdk' | 'pub')[],
+    apiKeyHeader: true,
+    // A valid management credential is a credential this protocol does not take: forbidden.
+    wrongType: { status: 403, code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
+  },
+};
+const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
+
+const audienceOf = (principal: EnvironmentPrincipal) => (principal.type === 'pub' ? 'client' : 'server');
+const versionOf = (etag: string | undefined) => (etag !== undefined && /^\d{1,15}$/.test(etag) ? Number(etag) : undefined);
+
+export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app, deps) => {
+  const { source } = deps;
+  const tokens = createStreamTokens(deps.secret);
+  const tagKey = entityTagKeyOf(deps.secret);
+  const hub = createEventHub({ source, keyRevoked: deps.keyRevoked, heartbeatMs: deps.heartbeatMs, log: app.log });
+  // Open event streams would keep the server from closing: end them first.
+  app.addHook('preClose', async () => hub.close());
+
+  const evaluationSet = async (principal: Pick<EnvironmentPrincipal, 'appId' | 'envId' | 'env'>, atLeast?: number) => {
+    const found = source.current(principal, atLeast);
+    return found instanceof Promise ? await found : found;
+  };
+  const send = (reply: { code(n: number): any }, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(Buffer.from(json));
+
+  await app.register(async (scope: FastifyInstance) => {
+    await registerPublicCors(scope);
+    registerOfrepErrors(scope);
+    const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
+
+    routes.post('/evaluate/flags/:key', {
+      bodyLimit: OFREP_BODY_LIMIT,
+      config: environmentKeys,
+      schema: {
+        tags: ['ofrep'], operationId: 'ofrepEvaluateFlag', security,
+        summary: 'OFREP: evaluate one flag for a context',
+        description: 'pub_ keys see only client-visible (clientEnabled) flags: any other key is FLAG_NOT_FOUND. A flag that splits subjects, evaluated without targetingKey, is TARGETING_KEY_MISSING.',
+        params: OfrepKeyParams, body: OfrepEvaluationRequest, response: singleResponses,
+      },
+    }, async (request, reply) => {
+      const principal = request.principal as EnvironmentPrincipal;
+      const { key } = request.params;
+      const context = request.body.context as EvaluationContext;
+      const problem = contextProblem(context);
+      if (problem) return send(reply, 400, JSON.stringify({ key, errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
+      const set = await evaluationSet(principal);
+      if (set.flags === null) return send(reply, 500, JSON.stringify({ key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+      const audience = audienceOf(principal);
+      const answer = set.visible(key, audience) ? ofrepAnswer(set, set.flags.evaluate(key, context), audience) : flagNotFound(key);
+      return send(reply, answer.status, answer.json);
+    });
+
+    routes.post('/evaluate/flags', {
+      bodyLimit: OFREP_BODY_LIMIT,
+      config: environmentKeys,
+      schema: {
+        tags: ['ofrep'], operationId: 'ofrepEvaluateFlags', security,
+        summary: 'OFREP: evaluate every flag for a context (ETag, 304, event stream)',
+        description: 'Answers every flag the key may see, per-flag failures included, with a strong ETag over the answer for this key and context (If-None-Match → 304). Each 200 and 304 counts one configuration sync against the environment\'s monthly quota (429 with Retry-After in seconds past it).',
+        querystring: OfrepBulkQuery, headers: OfrepBulkHeaders, body: OfrepEvaluationRequest, response: bulkResponses,
+      },
+    }, async (request, reply) => {
+      const principal = request.principal as EnvironmentPrincipal;
+      const context = request.body.context as EvaluationContext;
+      const problem = contextProblem(context);
+      if (problem) return send(reply, 400, JSON.stringify({ errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
+      const counted = deps.admit(principal);
+      const quota = counted instanceof Promise ? await counted : counted;
+      reply.headers({ 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining });
+      // An event stream's refetch names the version it announced: never answer from an older one.
+      const set = await evaluationSet(principal, versionOf(request.query.flagConfigEtag));
+      if (set.flags === null) return send(reply, 500, JSON.stringify({ errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+      const json = bulkJson(set, audienceOf(principal), context, eventStreamsJson(tokens.issue(principal)));
+      const etag = bulkEntityTag(tagKey, principal.keyId, json);
+      reply.headers({ etag, 'cache-control': 'private, no-cache' });
+      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
+      return send(reply, 200, json);
+    });
+
+    routes.get('/events', {
+      schema: {
+        tags: ['ofrep'], operationId: 'ofrepEventStream', security: [{}],
+        summary: 'OFREP event stream (server-sent events) of configuration changes',
+        description: 'Opened with the token of a bulk answer\'s eventStreams entry, so a browser EventSource can use it. Sends `refetchEvaluation` within a second of every configuration change of the environment (also across processes), heartbeat comments every 15 s, and ends when the token expires (24 to 48 hours) or the key is revoked. Honours Last-Event-ID.',
+        querystring: OfrepEventsQuery, response: eventResponses,
+      },
+    }, async (request, reply) => {
+      const grant = request.query.token === undefined ? null : tokens.verify(request.query.token);
+      if (grant === null || (await deps.keyRevoked(grant))) {
+        throw new AppError(401, 'unauthorized', 'The event stream token is missing, invalid or expired, or its key was revoked.', {
+          legacyCode: request.query.token === undefined ? 'MISSING_CREDENTIAL' : 'INVALID_CREDENTIAL',
+          resolution: 'Evaluate the flags again (bulk) and connect to the event stream of the new answer.',
+        });
+      }
+      const set = await evaluationSet(grant);
+      const lastEventId = versionOf(request.headers['last-event-id'] as string | undefined);
+      reply.hijack();
+      hub.open(grant, reply.raw, reply.getHeaders(), set.version, lastEventId);
+    });
+  }, { prefix: '/api/ofrep/v1' });
+};
