@@ -23,6 +23,8 @@ import { createKeysService, keysRoutes, type KeysService } from './modules/keys/
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
 import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
+import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
+import { journalRevocationCheck, ofrepRoutes } from './modules/ofrep/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -90,6 +92,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
   await app.register(deliveryRoutes, { delivery });
+  const evaluation = createEvaluationSource(delivery);
+  await app.register(evaluationRoutes, { source: evaluation });
+  await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: journalRevocationCheck(journal) });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

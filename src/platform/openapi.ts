@@ -12,6 +12,8 @@ export const API_TAGS = [
   { name: 'flags', description: 'Flags of an environment: create, change, toggle, delete, bulk apply.' },
   { name: 'versions', description: 'Retained config versions of an environment and diffs between them.' },
   { name: 'delivery', description: 'Configuration documents for SDKs (environment keys), with ETags and monthly sync quotas.' },
+  { name: 'evaluation', description: 'Remote evaluation of flags for a context with a server (sdk_) key.' },
+  { name: 'ofrep', description: 'OpenFeature Remote Evaluation Protocol (OFREP 0.3.0) for OpenFeature providers: sdk_ or pub_ keys, ETag/304, server-sent change events.' },
   { name: 'operations', description: 'Health and readiness.' },
 ];
 
