@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
-  const flags = createFlagsService({ db, access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
+  const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
   const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log });
 

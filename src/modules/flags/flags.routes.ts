@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Executor } from '../../db/transaction.js';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../platform/idempotency.js';
 import { nowIso } from '../../platform/ids.js';
-import { principalScope } from '../../platform/principal.js';
+import { principalScope, type Principal } from '../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
-import type { BulkApplyInput, FlagsService } from './flags.service.js';
+import type { FlagsService } from './flags.service.js';
 import {
   BulkApplyBody, BulkApplyResponse, DeleteFlagQuery, DeleteFlagResponse, LegacyBulkBody, LegacyBulkResponse,
   ListFlagsQuery, ListFlagsResponse, PatchFlagBody, PatchFlagResponse,
@@ -21,12 +22,17 @@ const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 const idempotencyHeader = { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Optional, caller-stable; replays the first answer.' } } };
 
 export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app, { flags, idempotency }) => {
-  /** Bulk apply through the idempotency records (scoped to the caller and the route). */
-  function idempotentBulk(request: FastifyRequest, route: string, input: BulkApplyInput, key: string | null, respond: (applied: Awaited<ReturnType<FlagsService['bulkApply']>>) => unknown) {
+  /**
+   * Every mutation goes through the idempotency records (scoped to the caller and the route): with a
+   * key, a retried toggle or bulk apply replays its first answer instead of applying twice; without
+   * one it is simply one transaction.
+   */
+  function mutation(request: FastifyRequest, route: string, fingerprint: unknown, options: { bodyField?: string }, work: (trx: Executor, principal: Principal, key: string | null) => Promise<unknown>) {
     const principal = principalOf(request);
-    return idempotency.run({ scope: `${principalScope(principal)}:${route}`, key, request: input }, async (trx): Promise<StoredResponse> => ({
+    const key = idempotencyKeyOf(request, { required: false, bodyField: options.bodyField });
+    return idempotency.run({ scope: `${principalScope(principal)}:${route}`, key, request: fingerprint }, async (trx): Promise<StoredResponse> => ({
       statusCode: 200,
-      body: respond(await flags.bulkApply(trx, principal, input)),
+      body: await work(trx, principal, key),
     }));
   }
 
@@ -43,19 +49,27 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
     config: management,
     schema: {
       tags: ['flags'], operationId: 'patchFlag', summary: 'Create, update, upsert or toggle one flag', security: [{ bearer: [] }],
+      headers: idempotencyHeader,
       body: PatchFlagBody,
       response: { 200: PatchFlagResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
     },
-  }, async (request) => flags.patch(principalOf(request), request.body, sourceOf(request)));
+  }, async (request, reply) => {
+    const result = await mutation(request, 'PATCH /api/v1/flags', request.body, {}, (trx, principal) => flags.patch(trx, principal, request.body, sourceOf(request)));
+    return sendStored(reply, result);
+  });
 
   app.delete('/api/v1/flags', {
     config: management,
     schema: {
       tags: ['flags'], operationId: 'deleteFlag', summary: 'Delete one flag', security: [{ bearer: [] }],
+      headers: idempotencyHeader,
       querystring: DeleteFlagQuery,
       response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
-  }, async (request) => flags.remove(principalOf(request), request.query, sourceOf(request)));
+  }, async (request, reply) => {
+    const result = await mutation(request, 'DELETE /api/v1/flags', request.query, {}, (trx, principal) => flags.remove(trx, principal, request.query, sourceOf(request)));
+    return sendStored(reply, result);
+  });
 
   app.patch('/api/v1/flags/bulk', {
     config: management,
@@ -66,11 +80,10 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       response: { 200: BulkApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
-    const key = idempotencyKeyOf(request, { required: false, bodyField: 'idempotencyKey' });
     // The key is where the request is stored, not part of what it asks: header and body forms match.
     const { idempotencyKey: _key, ...input } = request.body;
-    const result = await idempotentBulk(request, 'PATCH /api/v1/flags/bulk', input, key, (applied) => ({
-      ...applied,
+    const result = await mutation(request, 'PATCH /api/v1/flags/bulk', input, { bodyField: 'idempotencyKey' }, async (trx, principal, key) => ({
+      ...(await flags.bulkApply(trx, principal, input)),
       replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() },
     }));
     // The stored answer is the first one; a replay says so in its replay metadata.
@@ -88,8 +101,10 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       response: { 200: LegacyBulkResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
-    const key = idempotencyKeyOf(request, { required: false });
-    const result = await idempotentBulk(request, 'POST /api/v1/flags/bulk', request.body, key, (applied) => ({ version: applied.version, updated: applied.updated }));
+    const result = await mutation(request, 'POST /api/v1/flags/bulk', request.body, {}, async (trx, principal) => {
+      const applied = await flags.bulkApply(trx, principal, request.body);
+      return { version: applied.version, updated: applied.updated };
+    });
     return sendStored(reply, result);
   });
 };

@@ -1,9 +1,7 @@
-// Flag use cases: every change runs in one transaction through the config mutator (lock, CAS,
-// journal entry, version N+1); reads take the current state from the config store.
-import type { Kysely } from 'kysely';
+// Flag use cases: every change runs in the caller's transaction through the config mutator (lock,
+// CAS, journal entry, version N+1); reads take the current state from the config store.
 import type { Plan, QuotaSet } from '../../config.js';
-import type { Database } from '../../db/database.js';
-import { inTransaction, type Executor } from '../../db/transaction.js';
+import type { Executor } from '../../db/transaction.js';
 import type { AppAccess } from '../../platform/app-access.js';
 import { nowIso } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
@@ -24,14 +22,13 @@ export type BulkApplyInput = EnvInput & BulkChanges;
 
 export interface FlagsService {
   list(principal: Principal, appId: string, env: string): Promise<{ flags: FlagRecord[]; version: number }>;
-  patch(principal: Principal, input: PatchFlagInput, source: JournalSource): Promise<{ flag: FlagRecord; version: number; changeId: string | null }>;
-  remove(principal: Principal, input: EnvInput & { key: string }, source: JournalSource): Promise<{ version: number; changeId: string }>;
-  /** Inside the caller's transaction, so the idempotency record commits with the change. */
+  // Mutations run in the caller's transaction, so an idempotency record commits with the change.
+  patch(trx: Executor, principal: Principal, input: PatchFlagInput, source: JournalSource): Promise<{ flag: FlagRecord; version: number; changeId: string | null }>;
+  remove(trx: Executor, principal: Principal, input: EnvInput & { key: string }, source: JournalSource): Promise<{ version: number; changeId: string }>;
   bulkApply(trx: Executor, principal: Principal, input: BulkApplyInput): Promise<{ version: number; changeId: string | null; updated: string[] }>;
 }
 
 export interface FlagsDeps {
-  db: Kysely<Database>;
   access: AppAccess;
   store: ConfigStateStore;
   mutator: ConfigMutator;
@@ -39,7 +36,7 @@ export interface FlagsDeps {
   quotas: Record<Plan, QuotaSet>;
 }
 
-export function createFlagsService({ db, access, store, mutator, planOf, quotas }: FlagsDeps): FlagsService {
+export function createFlagsService({ access, store, mutator, planOf, quotas }: FlagsDeps): FlagsService {
   const request = (principal: Principal, target: EnvironmentTarget, expectedVersion: number | undefined, source: JournalSource): ConfigMutationRequest =>
     ({ target, expectedVersion, source, authority: authorityOf(principal) });
 
@@ -50,26 +47,22 @@ export function createFlagsService({ db, access, store, mutator, planOf, quotas 
       return { flags, version: current.version };
     },
 
-    patch(principal, input, source) {
+    async patch(trx, principal, input, source) {
       const { appId, env, key, op, expectedVersion, ...fields } = input;
-      return inTransaction(db, async (trx) => {
-        const target = await resolveTarget(access, principal, appId, env, trx);
-        const applied = await mutator.apply(trx, request(principal, target, expectedVersion, source), async (current) => {
-          // The owner's plan matters only when the change adds a flag.
-          const flagLimit = hasFlag(current.state, key) ? Infinity : quotas[await planOf(target.ownerUserId, trx)].flags;
-          return patchFlag(current.state, { key, op: op ?? 'upsert', fields }, { now: nowIso(), flagLimit });
-        });
-        return { flag: applied.result, version: applied.version, changeId: applied.changeId };
+      const target = await resolveTarget(access, principal, appId, env, trx);
+      const applied = await mutator.apply(trx, request(principal, target, expectedVersion, source), async (current) => {
+        // The owner's plan matters only when the change adds a flag.
+        const flagLimit = hasFlag(current.state, key) ? Infinity : quotas[await planOf(target.ownerUserId, trx)].flags;
+        return patchFlag(current.state, { key, op: op ?? 'upsert', fields }, { now: nowIso(), flagLimit });
       });
+      return { flag: applied.result, version: applied.version, changeId: applied.changeId };
     },
 
-    remove(principal, input, source) {
-      return inTransaction(db, async (trx) => {
-        const target = await resolveTarget(access, principal, input.appId, input.env, trx);
-        const applied = await mutator.apply(trx, request(principal, target, input.expectedVersion, source), (current) => deleteFlag(current.state, input.key));
-        // A delete always changes the state (a missing flag is 404), so there is always a change id.
-        return { version: applied.version, changeId: applied.changeId! };
-      });
+    async remove(trx, principal, input, source) {
+      const target = await resolveTarget(access, principal, input.appId, input.env, trx);
+      const applied = await mutator.apply(trx, request(principal, target, input.expectedVersion, source), (current) => deleteFlag(current.state, input.key));
+      // A delete always changes the state (a missing flag is 404), so there is always a change id.
+      return { version: applied.version, changeId: applied.changeId! };
     },
 
     async bulkApply(trx, principal, input) {

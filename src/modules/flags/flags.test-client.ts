@@ -1,17 +1,17 @@
 // Request helpers the flag and version tests share: one environment of one app, addressed once.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { bearer } from '../../../test/helpers/fixtures.js';
 
 export interface FlagsClient {
-  patch(body: Record<string, unknown>, token?: string): ReturnType<FastifyInstance['inject']>;
-  list(token?: string): ReturnType<FastifyInstance['inject']>;
-  remove(key: string, extra?: Record<string, string | number>, token?: string): ReturnType<FastifyInstance['inject']>;
-  bulk(body: Record<string, unknown>, options?: { token?: string; headers?: Record<string, string>; method?: 'PATCH' | 'POST' }): ReturnType<FastifyInstance['inject']>;
-  versions(path?: string, query?: Record<string, string | number>, token?: string): ReturnType<FastifyInstance['inject']>;
+  patch(body: Record<string, unknown>, token?: string): Promise<LightMyRequestResponse>;
+  list(token?: string): Promise<LightMyRequestResponse>;
+  remove(key: string, extra?: Record<string, string | number>, token?: string): Promise<LightMyRequestResponse>;
+  bulk(body: Record<string, unknown>, options?: { token?: string; headers?: Record<string, string>; method?: 'PATCH' | 'POST' }): Promise<LightMyRequestResponse>;
+  versions(path?: string, query?: Record<string, string | number>, token?: string): Promise<LightMyRequestResponse>;
 }
 
 export function flagsClient(app: FastifyInstance, token: string, appId: string, env = 'dev'): FlagsClient {
-  const qs = (q: Record<string, string | number>) => new URLSearchParams(Object.entries(q).map(([k, v]) => [k, String(v)])).toString();
+  const qs = (q: Record<string, string | number>) => new URLSearchParams(Object.entries(q).map(([k, v]): [string, string] => [k, String(v)])).toString();
   return {
     patch: (body, t = token) => app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: bearer(t), payload: { appId, env, ...body } }),
     list: (t = token) => app.inject({ method: 'GET', url: `/api/v1/flags?${qs({ appId, env })}`, headers: bearer(t) }),

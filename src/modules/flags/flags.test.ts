@@ -1,11 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
-import { bearer, createApp, createKey, signUp } from '../../../test/helpers/fixtures.js';
+import { bearer, createApp, createKey, signUp, uniqueKey } from '../../../test/helpers/fixtures.js';
 import { keyedHash } from '../../platform/secret-box.js';
 import { flagsClient, journalOf } from './flags.test-client.js';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123';
+const uniqueKeyFor = (() => { const keys = new Map<string, string>(); return (name: string) => keys.get(name) ?? keys.set(name, uniqueKey()).get(name)!; })();
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], config?: Parameters<typeof buildTestApp>[1]['config']) {
   const { app } = await buildTestApp(t, { dialect, config });
@@ -167,6 +168,25 @@ for (const dialect of dialects) {
       const production = flagsClient(app, user.token, created.appId, 'production');
       assert.equal((await production.patch({ key: 'p', type: 'bool', value: true })).statusCode, 200);
       assert.deepEqual((await flagsClient(app, user.token, created.appId, 'prod').list()).json().flags.map((f: any) => f.key), ['p']);
+    });
+
+    test('an Idempotency-Key makes a retried toggle or delete replay its first answer instead of applying twice', async (t) => {
+      const { app, user, created, flags } = await setup(t, dialect);
+      await flags.patch({ key: 'f', type: 'bool', value: false });
+      const key = uniqueKey();
+      const toggle = () => app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: { ...bearer(user.token), 'idempotency-key': key }, payload: { appId: created.appId, env: 'dev', key: 'f', op: 'toggle' } });
+      const first = await toggle();
+      const retry = await toggle();
+      assert.equal(retry.statusCode, 200);
+      assert.equal(retry.headers['idempotent-replayed'], 'true');
+      assert.equal(retry.body, first.body);
+      assert.equal((await flags.list()).json().flags[0].value, true, 'flipped once');
+      const other = await app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: { ...bearer(user.token), 'idempotency-key': key }, payload: { appId: created.appId, env: 'dev', key: 'f', value: false } });
+      assert.equal(other.statusCode, 409);
+      assert.equal(other.json().error.code, 'idempotency_conflict');
+      const remove = () => app.inject({ method: 'DELETE', url: `/api/v1/flags?appId=${created.appId}&env=dev&key=f`, headers: { ...bearer(user.token), 'idempotency-key': uniqueKeyFor('del') } });
+      assert.equal((await remove()).statusCode, 200);
+      assert.equal((await remove()).json().version, 3, 'the retried delete replays instead of answering 404');
     });
 
     test('bad query and body shapes are 400', async (t) => {
