@@ -1,0 +1,117 @@
+// Black box, two real server processes on one PostgreSQL database, over HTTP: 50 clients each
+// applying 20 flag changes at once, spread over both processes, produce versions 1..1000 with one
+// journal entry each. (The in-process variant with two app instances is in src/modules/flags.)
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { test } from 'node:test';
+import pg from 'pg';
+import { POSTGRES_URL } from '../helpers/test-app.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLIENTS = 50;
+const CHANGES_PER_CLIENT = 20;
+const TOTAL = CLIENTS * CHANGES_PER_CLIENT;
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+/** A database of its own: the server migrates the public schema, as in production. */
+async function scratchDatabase(t: { after(fn: () => unknown): void }): Promise<string> {
+  const name = `ensign_e2e_${randomBytes(5).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const c = new pg.Client({ connectionString: POSTGRES_URL });
+    await c.connect();
+    await c.query(statement);
+    await c.end();
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  t.after(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  const url = new URL(POSTGRES_URL!);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Starts `src/main.ts` as its own process and resolves with the address it logs. */
+function startProcess(env: NodeJS.ProcessEnv, t: { after(fn: () => unknown): void }): Promise<string> {
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => new Promise<void>((done) => {
+    if (child.exitCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  }));
+  return new Promise((done, fail) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const match = /"address":"(http:\/\/[^"]+)"/.exec(out);
+      if (match) done(match[1]!);
+    });
+    child.once('exit', (code) => fail(new Error(`server exited with ${code}: ${err}${out}`)));
+  });
+}
+
+async function call(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, text };
+}
+
+test('two server processes on one PostgreSQL serialise 1000 concurrent flag changes', { skip: !POSTGRES_URL && 'ENSIGN_TEST_POSTGRES_URL is not set' }, async (t) => {
+  const databaseUrl = await scratchDatabase(t);
+  const dataDir = mkdtempSync(join(tmpdir(), 'ensign-e2e-flags-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env = {
+    ...process.env, ENSIGN_DATABASE_URL: databaseUrl, ENSIGN_PORT: '0', ENSIGN_HOST: '127.0.0.1', ENSIGN_DATA_DIR: dataDir,
+    ENSIGN_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123', ENSIGN_LOG_LEVEL: 'info',
+  };
+  // One after the other: the second finds the schema migrated.
+  const first = await startProcess(env, t);
+  const second = await startProcess(env, t);
+  const servers = [first, second];
+
+  const login = await call(first, 'POST', '/api/v1/cli-token', undefined, { flow: 'signUp', email: 'e2e-flags@example.com', password: 'a long enough password' });
+  assert.equal(login.status, 200, login.text);
+  const token = login.body.token as string;
+  const created = await call(first, 'POST', '/api/v1/apps', token, { name: 'E2E', slug: 'e2e' }, { 'idempotency-key': 'e2e-flags-app-0001' });
+  assert.equal(created.status, 201, created.text);
+  const appId = created.body.app.id as string;
+
+  const answered: number[] = [];
+  await Promise.all(range(0, CLIENTS - 1).map(async (client) => {
+    const base = servers[client % servers.length]!;
+    for (let change = 0; change < CHANGES_PER_CLIENT; change++) {
+      const res = await call(base, 'PATCH', '/api/v1/flags', token, { appId, env: 'prod', key: `client-${client}`, type: 'number', value: change });
+      assert.equal(res.status, 200, res.text);
+      answered.push(res.body.version);
+    }
+  }));
+  assert.deepEqual([...answered].sort((a, b) => a - b), range(1, TOTAL));
+
+  // Read back through the other process: the journal holds one entry per version, 1..1000.
+  const afterVersions: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const query = new URLSearchParams({ appId, env: 'prod', resourceType: 'flag', limit: '200', ...(cursor ? { cursor } : {}) });
+    const page = await call(second, 'GET', `/api/v1/changes?${query}`, token);
+    assert.equal(page.status, 200, page.text);
+    for (const entry of page.body.changes) {
+      assert.equal(entry.beforeVersion, entry.afterVersion - 1);
+      afterVersions.push(entry.afterVersion);
+    }
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  assert.deepEqual(afterVersions.sort((a, b) => a - b), range(1, TOTAL));
+
+  const versions = await call(second, 'GET', `/api/v1/config-versions?appId=${appId}&env=prod&limit=100`, token);
+  assert.deepEqual(versions.body.versions.map((v: { version: number }) => v.version), range(TOTAL - 99, TOTAL).reverse());
+  assert.equal(versions.body.current.version, TOTAL);
+  for (const client of range(0, CLIENTS - 1)) assert.equal(versions.body.current.state.flags[`client-${client}`].value, CHANGES_PER_CLIENT - 1);
+});
