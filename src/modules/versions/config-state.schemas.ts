@@ -88,7 +88,8 @@ export const FlagRecordSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
-  { title: 'Flag' },
+  // Open like the state around it: a record is answered exactly as stored.
+  { title: 'Flag', additionalProperties: true },
 );
 
 export const PrivacySchema = Type.Object(
@@ -96,7 +97,7 @@ export const PrivacySchema = Type.Object(
     privateAttributes: Type.Array(Type.String(), { description: 'Context attributes never sent to clients.' }),
     clientMetadataKeys: Type.Array(Type.String(), { description: 'Flag metadata keys client projections keep.' }),
   },
-  { title: 'Privacy' },
+  { title: 'Privacy', additionalProperties: true },
 );
 
 // additionalProperties: the response serializer drops undeclared fields, and a retained snapshot must
