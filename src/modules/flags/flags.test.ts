@@ -6,7 +6,6 @@ import { keyedHash } from '../../platform/secret-box.js';
 import { flagsClient, journalOf } from './flags.test-client.js';
 
 const SECRET = 'test-secret-test-secret-test-secret-0123';
-const uniqueKeyFor = (() => { const keys = new Map<string, string>(); return (name: string) => keys.get(name) ?? keys.set(name, uniqueKey()).get(name)!; })();
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], config?: Parameters<typeof buildTestApp>[1]['config']) {
   const { app } = await buildTestApp(t, { dialect, config });
@@ -184,7 +183,8 @@ for (const dialect of dialects) {
       const other = await app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: { ...bearer(user.token), 'idempotency-key': key }, payload: { appId: created.appId, env: 'dev', key: 'f', value: false } });
       assert.equal(other.statusCode, 409);
       assert.equal(other.json().error.code, 'idempotency_conflict');
-      const remove = () => app.inject({ method: 'DELETE', url: `/api/v1/flags?appId=${created.appId}&env=dev&key=f`, headers: { ...bearer(user.token), 'idempotency-key': uniqueKeyFor('del') } });
+      const deleteKey = uniqueKey();
+      const remove = () => app.inject({ method: 'DELETE', url: `/api/v1/flags?appId=${created.appId}&env=dev&key=f`, headers: { ...bearer(user.token), 'idempotency-key': deleteKey } });
       assert.equal((await remove()).statusCode, 200);
       assert.equal((await remove()).json().version, 3, 'the retried delete replays instead of answering 404');
     });
