@@ -16,7 +16,7 @@ const ROOT = resolve(import.meta.dirname, '../..');
 test('the OpenFeature web SDK evaluates Ensign flags through OFREP, polling with ETags', async (t) => {
   const ensign = await startEnsign(t);
   const exchanges: { ifNoneMatch: string | null; status: number }[] = [];
-  const fetchImplementation = async (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImplementation = async (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     const res = await fetch(request);
     exchanges.push({ ifNoneMatch: request.headers.get('if-none-match'), status: res.status });

@@ -41,13 +41,13 @@ export async function startEnsign(t: TestContext): Promise<EnsignServer> {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const api = async (method: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
+  const api = async (method: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> => {
     const res = await fetch(`${address}${path}`, {
       method,
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
       body: JSON.stringify(body),
     });
-    const json = await res.json();
+    const json = (await res.json()) as any;
     assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };

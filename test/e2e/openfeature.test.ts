@@ -10,7 +10,7 @@ import { eventually, startEnsign } from './openfeature.fixtures.js';
 test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t) => {
   const ensign = await startEnsign(t);
   const requests: { url: string; headers: Headers }[] = [];
-  const fetchImplementation = (input: RequestInfo | URL, init?: RequestInit) => {
+  const fetchImplementation = (input: string | URL | Request, init?: RequestInit) => {
     const request = new Request(input, init);
     requests.push({ url: request.url, headers: request.headers });
     return fetch(request);
