@@ -42,16 +42,23 @@ export function createChangeNotifier(handle: DbHandle, channelSuffix = ''): Chan
     if (closed) return;
     try {
       const c = await pool.connect();
+      if (closed) {
+        // Closed while connecting: give the connection back, or the pool could never end.
+        c.release();
+        return;
+      }
+      // Held from now on, so a close() during LISTEN still releases it.
+      client = c;
       c.on('notification', (msg) => {
         if (msg.channel === channel && msg.payload !== undefined) emitter.emit('change', msg.payload);
       });
       c.on('error', () => reconnect(c));
       await c.query(`LISTEN ${channel}`);
-      client = c;
       // Anything published while we were disconnected is picked up by the readers' polling fallback.
       emitter.emit('reconnected');
     } catch {
-      scheduleRetry();
+      if (client) reconnect(client);
+      else scheduleRetry();
     }
   }
 
