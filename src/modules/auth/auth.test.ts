@@ -63,7 +63,8 @@ for (const dialect of dialects) {
     test('a cross-origin login is refused with 403 before anything else', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const payload = { flow: 'signUp', email: 'dee@example.com', password: PASSWORD };
-      for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'http://localhost:8081' }]) {
+      const crossOrigin: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'http://localhost:8081' }];
+      for (const headers of crossOrigin) {
         const res = await login(app, payload, headers);
         expectError(res, 403, 'cross_origin_rejected');
         assert.equal(res.headers['cache-control'], 'no-store');

@@ -20,6 +20,21 @@ export interface DiscoveryOptions {
 
 const OpenApiDocument = Type.Object({ openapi: Type.String(), info: Type.Object({}, { additionalProperties: true }) }, { additionalProperties: true });
 
+/** A database that does not answer within this time counts as unreachable. */
+const READY_TIMEOUT_MS = 2000;
+
+async function withinDeadline(check: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([check.catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = async (app, { ready, quotas }) => {
   app.get('/api', {
     schema: { tags: ['discovery'], operationId: 'discoverRoot', summary: 'Discovery links', response: { 200: Links } },
@@ -76,7 +91,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = asyn
       response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
     },
   }, async () => {
-    if (await ready()) return { status: 'ready' as const };
+    if (await withinDeadline(ready(), READY_TIMEOUT_MS)) return { status: 'ready' as const };
     throw new AppError(503, 'service_unavailable', 'The database is not reachable.', {
       resolution: 'Retry shortly; if it persists, check the database the server is configured with.',
       headers: { 'retry-after': '1' },
