@@ -86,7 +86,7 @@ export interface TestAppOptions {
   /** The app's clock (idempotency retention and replay window). */
   now?: () => number;
   /** Registers extra routes before the app is made ready (e.g. a route that throws). */
-  routes?: (app: FastifyInstance) => void;
+  routes?: (app: FastifyInstance, database: TestDatabase) => void;
 }
 
 export async function buildTestApp(t: TestContext, options: TestAppOptions): Promise<TestApp> {
@@ -96,7 +96,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
   stream.on('data', (chunk) => (captured += chunk.toString()));
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
   const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now });
-  options.routes?.(app);
+  options.routes?.(app, database);
   await app.ready();
   t.after(async () => {
     await app.close();
