@@ -1,0 +1,156 @@
+// The foundation over real HTTP: a server started as `npm start` starts it (temporary data directory,
+// port 0), driven with fetch from sign-up to the journal, on SQLite and on PostgreSQL; and the real
+// process, stopped with SIGTERM.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import pg from 'pg';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/main.js';
+import { dialects, POSTGRES_URL, type TestContext } from '../helpers/test-app.js';
+
+/** Environment for a fresh server: its own data directory and, on PostgreSQL, its own schema. */
+async function freshEnvironment(t: TestContext, dialect: string): Promise<Record<string, string>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ensign-e2e-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const env: Record<string, string> = { ENSIGN_DATA_DIR: dataDir, ENSIGN_PORT: '0', ENSIGN_LOG_LEVEL: 'silent' };
+  if (dialect === 'postgres') {
+    const schema = `e2e_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    await admin.end();
+    t.after(async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await c.end();
+    });
+    const url = new URL(POSTGRES_URL!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    env.ENSIGN_DATABASE_URL = url.toString();
+  }
+  return env;
+}
+
+async function http(base: string, method: string, path: string, options: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(base + path, { method, headers, body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body) });
+  const text = await res.text();
+  assert.ok(res.headers.get('x-request-id'), `${method} ${path} carries X-Request-Id`);
+  return { status: res.status, headers: res.headers, text, json: () => JSON.parse(text) };
+}
+
+for (const dialect of dialects) {
+  describe(`foundation over HTTP on ${dialect}`, () => {
+    test('sign up, create an app, list environments and keys, create and revoke a key, read the journal', async (t) => {
+      const env = await freshEnvironment(t, dialect);
+      const config = loadConfig(env);
+      const { app, handle, address } = await startServer(config);
+      t.after(async () => {
+        await app.close();
+        await handle.close();
+      });
+      assert.match(address, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const secretFile = join(env.ENSIGN_DATA_DIR!, 'secret');
+      assert.equal(statSync(secretFile).mode & 0o777, 0o600, 'the generated secret is private');
+      if (dialect === 'sqlite') assert.ok(existsSync(join(env.ENSIGN_DATA_DIR!, 'ensign.db')));
+      const call = (method: string, path: string, options?: Parameters<typeof http>[3]) => http(address, method, path, options);
+
+      for (const path of ['/api', '/api/v1', '/api/v1/contract', '/openapi.json', '/healthz', '/readyz']) assert.equal((await call('GET', path)).status, 200, path);
+
+      const login = await call('POST', '/api/v1/cli-token', { body: { flow: 'signUp', email: 'e2e@example.com', password: 'a long password' } });
+      assert.equal(login.status, 200, login.text);
+      assert.equal(login.headers.get('cache-control'), 'no-store');
+      assert.equal(login.headers.get('set-cookie'), null);
+      const token = login.json().token as string;
+      const cli = { 'x-ensign-source': 'cli' };
+
+      const created = await call('POST', '/api/v1/apps', { token, body: { name: 'Shop', slug: 'shop' }, headers: { ...cli, 'idempotency-key': 'e2e-create-shop' } });
+      assert.equal(created.status, 201, created.text);
+      const appId = created.json().app.id as string;
+      const replay = await call('POST', '/api/v1/apps', { token, body: { name: 'Shop', slug: 'shop' }, headers: { ...cli, 'idempotency-key': 'e2e-create-shop' } });
+      assert.equal(replay.text, created.text);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+
+      const envs = await call('GET', `/api/v1/envs?appId=${appId}`, { token });
+      assert.deepEqual(envs.json().environments.map((e: any) => e.slug), ['dev', 'staging', 'prod']);
+      const apps = await call('GET', '/api/v1/apps', { token });
+      assert.deepEqual(apps.json().apps.map((a: any) => a.id), [appId]);
+      assert.ok(!apps.text.includes('"token"'));
+
+      const keys = await call('GET', `/api/v1/keys?appId=${appId}`, { token });
+      assert.equal(keys.json().keys.length, 4);
+      assert.ok(!keys.text.includes('"token"'));
+
+      const pub = await call('POST', '/api/v1/keys', { token, body: { appId, env: 'production', type: 'pub' }, headers: { 'idempotency-key': 'e2e-create-pub' } });
+      assert.equal(pub.status, 201, pub.text);
+      const pubKey = pub.json().key;
+      assert.equal(pubKey.env, 'prod');
+      const admin = created.json().adminKey.token as string;
+      const revoked = await call('PATCH', '/api/v1/keys', { token: admin, body: { keyId: pubKey.id, action: 'revoke' } });
+      assert.equal(revoked.status, 200, revoked.text);
+      assert.equal(revoked.json().key.status, 'revoked');
+      const listed = (await call('GET', `/api/v1/keys?appId=${appId}&env=prod`, { token })).json().keys;
+      assert.deepEqual(listed.map((k: any) => [k.id, k.status]), [[pubKey.id, 'revoked'], [created.json().keys[2].id, 'active']]);
+
+      const journal = await call('GET', `/api/v1/changes?appId=${appId}`, { token: admin });
+      assert.equal(journal.status, 200, journal.text);
+      assert.deepEqual(journal.json().changes.map((c: any) => [c.operation, c.source, c.authority.type]), [
+        ['key.revoke', 'api', 'admin_key'],
+        ['key.create', 'api', 'user'],
+        ['app.create', 'cli', 'user'],
+      ]);
+      for (const secret of [token, admin, pubKey.token]) assert.ok(!journal.text.includes(secret));
+
+      const unknown = await call('GET', '/no/such/route');
+      assert.equal(unknown.status, 404);
+      assert.equal(unknown.json().error.code, 'not_found');
+      const tooLarge = await call('POST', '/api/v1/apps', { token, body: JSON.stringify({ name: 'x'.repeat(1024 * 1024), slug: 'big' }), headers: { 'idempotency-key': 'e2e-too-large' } });
+      assert.equal(tooLarge.status, 413);
+      assert.equal(tooLarge.json().error.code, 'payload_too_large');
+
+      assert.equal((await call('DELETE', '/api/v1/cli-token', { token })).status, 204);
+      const after = await call('GET', '/api/v1/apps', { token });
+      assert.equal(after.status, 401);
+      assert.equal(after.json().error.code, 'unauthorized');
+    });
+  });
+}
+
+describe('the server process', () => {
+  test('starts with a fresh data directory and stops cleanly on SIGTERM', async (t) => {
+    const env = await freshEnvironment(t, 'sqlite');
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    t.after(() => child.exitCode === null && child.kill('SIGKILL'));
+    let output = '';
+    const address = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no listening line: ${output}`)), 30_000);
+      child.stdout.on('data', (chunk) => {
+        output += chunk.toString();
+        const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      });
+      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
+    });
+    assert.equal((await http(address, 'GET', '/readyz')).status, 200);
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 0, output);
+    assert.match(output, /shutting down/);
+    assert.equal(statSync(join(env.ENSIGN_DATA_DIR!, 'secret')).mode & 0o777, 0o600);
+  });
+});
