@@ -108,6 +108,17 @@ for (const dialect of dialects) {
       expectError(await call(app, 'POST', '/api/v1/apps', { token: user.token, idem: true, payload: { name: 'Fourth', slug: 'fourth' } }), 429, 'app_quota_exceeded');
     });
 
+    test('concurrent creations cannot race past the app quota', async (t) => {
+      const { app } = await buildTestApp(t, { dialect, config: { quotas: { free: { configSyncs: 1, apps: 2, flags: 1 }, pro: { configSyncs: 1, apps: 2, flags: 1 } } } });
+      const user = await signUp(app);
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => call(app, 'POST', '/api/v1/apps', { token: user.token, idem: true, payload: { name: `App ${i}`, slug: `app-${i}` } })),
+      );
+      assert.deepEqual(responses.map((r) => r.statusCode).sort(), [201, 201, 429, 429, 429, 429]);
+      for (const r of responses.filter((x) => x.statusCode === 429)) expectError(r, 429, 'app_quota_exceeded');
+      assert.equal((await call(app, 'GET', '/api/v1/apps', { token: user.token })).json().apps.length, 2);
+    });
+
     test('the list holds strict app and environment records and no secret', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const user = await signUp(app);

@@ -46,6 +46,14 @@ for (const dialect of dialects) {
       assert.equal(wrong.headers['cache-control'], 'no-store');
     });
 
+    test('concurrent signUps of one e-mail make one user', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const responses = await Promise.all(Array.from({ length: 5 }, () => login(app, { flow: 'signUp', email: 'twin@example.com', password: PASSWORD })));
+      for (const r of responses) assert.equal(r.statusCode, 200, r.body);
+      assert.equal(new Set(responses.map((r) => r.json().user.id)).size, 1);
+      assert.equal(new Set(responses.map((r) => r.json().token)).size, 5);
+    });
+
     test('wrong password and unknown e-mail give the same 401 body', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       await signUp(app, 'cy@example.com');

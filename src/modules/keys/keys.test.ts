@@ -148,6 +148,18 @@ for (const dialect of dialects) {
       assert.deepEqual(listed, key);
     });
 
+    test('concurrent revocations answer one revokedAt and journal one key.revoke', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const s = await userWithApp(app);
+      const keyId = s.body.keys[1].id;
+      const responses = await Promise.all(Array.from({ length: 5 }, (_, i) =>
+        i % 2 ? call(app, 'DELETE', `/api/v1/keys?keyId=${keyId}`, { token: s.admin }) : call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId, action: 'revoke' } })));
+      for (const r of responses) assert.equal(r.statusCode, 200, r.body);
+      assert.equal(new Set(responses.map((r) => r.json().key.revokedAt)).size, 1);
+      const journal = await call(app, 'GET', `/api/v1/changes?appId=${s.appId}&operation=key.revoke`, { token: s.user.token });
+      assert.deepEqual(journal.json().changes.map((c: any) => c.resourceId), [keyId]);
+    });
+
     test('the older DELETE ?keyId= form revokes the same way', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const s = await userWithApp(app);
