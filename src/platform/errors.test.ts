@@ -99,6 +99,8 @@ for (const dialect of dialects) {
           expectValidation(res);
         }
       }
+      // Routes without a body accept clients that declare JSON on every request.
+      assert.equal((await call(app, 'DELETE', `/api/v1/keys?keyId=${s.body.keys[0].id}`, { token: s.user.token, headers: json })).statusCode, 200);
       const form = await call(app, 'POST', '/api/v1/apps', { token: s.user.token, idem: true, payload: 'name=Shop&slug=shop', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expectError(form, 415, 'unsupported_media_type');
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: s.user.token })).json().apps.length, 1);

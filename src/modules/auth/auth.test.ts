@@ -144,7 +144,7 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const user = await signUp(app);
       const other = await login(app, { flow: 'signIn', email: user.email, password: user.password });
-      const res = await call(app, 'DELETE', '/api/v1/cli-token', { token: user.token });
+      const res = await call(app, 'DELETE', '/api/v1/cli-token', { token: user.token, headers: { 'content-type': 'application/json' } });
       assert.equal(res.statusCode, 204, res.body);
       assert.equal(res.body, '');
       expectError(await call(app, 'GET', '/api/v1/apps', { token: user.token }), 401, 'unauthorized');
