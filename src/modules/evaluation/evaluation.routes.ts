@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import type { EvaluationSource } from './evaluation-source.js';
+import { hotPathLogLevel } from './hot-path-log-level.js';
 import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
 
@@ -32,6 +33,7 @@ function methodNotAllowed(method: string): AppError {
 export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
   app.post(PATH, {
     bodyLimit: EVALUATE_BODY_LIMIT,
+    logLevel: hotPathLogLevel(app.log.level),
     config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired } },
     schema: {
       tags: ['evaluation'],

@@ -9,9 +9,9 @@ import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { entityTagKeyOf, ifNoneMatchHits, registerPublicCors } from '../delivery/index.js';
 import type { DeliveryService } from '../delivery/index.js';
-import type { EvaluationSource } from '../evaluation/index.js';
+import { hotPathLogLevel, type EvaluationSource } from '../evaluation/index.js';
 import { createEventHub, type EventHubOptions } from './event-streams.js';
-import { bulkEntityTag, bulkJson, eventStreamsJson } from './ofrep-bulk.js';
+import { createBulkAnswers } from './ofrep-bulk.js';
 import { registerOfrepErrors } from './ofrep-errors.js';
 import { contextProblem, flagNotFound, ofrepAnswer } from './ofrep-results.js';
 import {
@@ -48,8 +48,9 @@ const versionOf = (etag: string | undefined) => (etag !== undefined && /^\d{1,15
 
 export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app, deps) => {
   const { source } = deps;
+  const logLevel = hotPathLogLevel(app.log.level);
   const tokens = createStreamTokens(deps.secret);
-  const tagKey = entityTagKeyOf(deps.secret);
+  const bulkAnswers = createBulkAnswers(entityTagKeyOf(deps.secret), tokens);
   const hub = createEventHub({ source, keyRevoked: deps.keyRevoked, heartbeatMs: deps.heartbeatMs, log: app.log });
   // Open event streams would keep the server from closing: end them first.
   app.addHook('preClose', async () => hub.close());
@@ -67,6 +68,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
 
     routes.post('/evaluate/flags/:key', {
       bodyLimit: OFREP_BODY_LIMIT,
+      logLevel,
       config: environmentKeys,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlag', security,
@@ -89,6 +91,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
 
     routes.post('/evaluate/flags', {
       bodyLimit: OFREP_BODY_LIMIT,
+      logLevel,
       config: environmentKeys,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlags', security,
@@ -107,11 +110,10 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
       // An event stream's refetch names the version it announced: never answer from an older one.
       const set = await evaluationSet(principal, versionOf(request.query.flagConfigEtag));
       if (set.flags === null) return send(reply, 500, JSON.stringify({ errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
-      const json = bulkJson(set, audienceOf(principal), context, eventStreamsJson(tokens.issue(principal)));
-      const etag = bulkEntityTag(tagKey, principal.keyId, json);
+      const { body, etag } = bulkAnswers.answer(principal, set, audienceOf(principal), context);
       reply.headers({ etag, 'cache-control': 'private, no-cache' });
       if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return send(reply, 200, json);
+      return reply.type(JSON_TYPE).send(body);
     });
 
     routes.get('/events', {
