@@ -22,9 +22,10 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
-import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
+import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { journalRevocationCheck, ofrepRoutes } from './modules/ofrep/index.js';
+import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -95,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const evaluation = createEvaluationSource(delivery);
   await app.register(evaluationRoutes, { source: evaluation });
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: journalRevocationCheck(journal) });
+  const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
+  await app.register(advancedRoutes, { advanced });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
