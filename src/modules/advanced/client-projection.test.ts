@@ -77,5 +77,24 @@ for (const dialect of dialects) {
       const hidden = (await c.until(c.fx.pub, doc.version + 1)).json();
       assert.deepEqual(hidden.flags, {});
     });
+
+    test('CORS: browsers may read the document with a pub_ key; impact and inspect stay without it', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const c = await advancedClient(app);
+      const origin = 'https://shop.example';
+      const preflight = await app.inject({
+        method: 'OPTIONS', url: '/api/v1/advanced-config',
+        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, if-none-match' },
+      });
+      assert.equal(preflight.statusCode, 204);
+      assert.equal(preflight.headers['access-control-allow-origin'], '*');
+      assert.match(String(preflight.headers['access-control-allow-headers']), /If-None-Match/i);
+      const res = await c.get(c.fx.pub, { headers: { origin } });
+      assert.equal(res.headers['access-control-allow-origin'], '*');
+      assert.match(String(res.headers['access-control-expose-headers']), /ETag/);
+      const impact = await c.impact({});
+      assert.equal(impact.statusCode, 200);
+      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/advanced-config/impact', headers: { origin } })).headers['access-control-allow-origin'], undefined);
+    });
   });
 }
