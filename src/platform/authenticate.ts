@@ -2,7 +2,7 @@
 // request.principal and enforces which credential types a route accepts — in one place.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AppError } from './errors.js';
-import type { CredentialResolver, Principal } from './principal.js';
+import type { CredentialResolution, CredentialResolver, Principal } from './principal.js';
 import { tokenTypeOf, type TokenType } from './tokens.js';
 
 export interface RouteAuth {
@@ -49,31 +49,57 @@ function bearerOf(request: FastifyRequest, auth: RouteAuth): string | null {
   return null;
 }
 
+/** The credential of the request, checked against what the route accepts (throws the 401s). */
+function credentialOf(request: FastifyRequest, auth: RouteAuth): { token: string; type: TokenType } {
+  const token = bearerOf(request, auth);
+  if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
+  const type = tokenTypeOf(token);
+  if (!type) throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
+  if (!auth.allow.includes(type)) {
+    const w = auth.wrongType;
+    if (w) throw credentialError(w.code, w.legacyCode, w.message, w.status);
+    throw credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
+  }
+  return { token, type };
+}
+
+function principalFrom(result: CredentialResolution, auth: RouteAuth): Principal {
+  if (!result.ok) {
+    if (result.reason === 'revoked') throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
+    if (result.reason === 'expired') throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
+    throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
+  }
+  const principal = result.principal;
+  if (auth.unscopedCliOnly && principal.type === 'cli' && principal.scoped) {
+    throw credentialError('unauthorized', 'WRONG_KEY_TYPE', 'A scoped capability token cannot do this; use a login token.');
+  }
+  return principal;
+}
+
 export function registerAuthentication(app: FastifyInstance, resolver: CredentialResolver) {
   app.decorateRequest('principal', null);
-  app.addHook('preHandler', async (request) => {
+  // A callback hook that stays synchronous when the resolver answers from memory: the delivery
+  // routes authenticate every request, and a promise per hook costs them measurable throughput.
+  app.addHook('preHandler', (request, _reply, done) => {
     const auth = request.routeOptions.config?.auth;
-    if (!auth) return;
-    const token = bearerOf(request, auth);
-    if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
-    const type = tokenTypeOf(token);
-    if (!type) throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
-    if (!auth.allow.includes(type)) {
-      const w = auth.wrongType;
-      if (w) throw credentialError(w.code, w.legacyCode, w.message, w.status);
-      throw credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
+    if (!auth) return done();
+    const accept = (result: CredentialResolution) => {
+      try {
+        request.principal = principalFrom(result, auth);
+      } catch (err) {
+        return done(err as Error);
+      }
+      done();
+    };
+    let resolved: CredentialResolution | Promise<CredentialResolution>;
+    try {
+      const { token, type } = credentialOf(request, auth);
+      resolved = resolver.resolve(token, type);
+    } catch (err) {
+      return done(err as Error);
     }
-    const result = await resolver.resolve(token, type);
-    if (!result.ok) {
-      if (result.reason === 'revoked') throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
-      if (result.reason === 'expired') throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
-      throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
-    }
-    const principal = result.principal;
-    if (auth.unscopedCliOnly && principal.type === 'cli' && principal.scoped) {
-      throw credentialError('unauthorized', 'WRONG_KEY_TYPE', 'A scoped capability token cannot do this; use a login token.');
-    }
-    request.principal = principal;
+    if (resolved instanceof Promise) resolved.then(accept, done);
+    else accept(resolved);
   });
 }
 

@@ -35,7 +35,8 @@ export type CredentialResolution =
   | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
 
 export interface CredentialResolver {
-  resolve(token: string, type: TokenType): Promise<CredentialResolution>;
+  /** A value when the answer is in memory (no promise on the hot path), a promise otherwise. */
+  resolve(token: string, type: TokenType): CredentialResolution | Promise<CredentialResolution>;
 }
 
 export function isManagement(p: Principal): p is ManagementPrincipal {

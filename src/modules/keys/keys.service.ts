@@ -33,8 +33,8 @@ export interface KeysService {
   create(trx: Executor, principal: Principal, input: CreateKeyInput, source: JournalSource): Promise<IssuedKey>;
   list(principal: Principal, appId: string, env?: string): Promise<KeyRecord[]>;
   revoke(principal: Principal, keyId: string, source: JournalSource): Promise<KeyRecord>;
-  /** Resolves an admin_, sdk_ or pub_ token to its principal. */
-  resolve(token: string, type: TokenType): Promise<CredentialResolution>;
+  /** Resolves an admin_, sdk_ or pub_ token to its principal: synchronously when it is cached. */
+  resolve(token: string, type: TokenType): CredentialResolution | Promise<CredentialResolution>;
   /** Writes the batched lastUsedAt marks. */
   flushUsage(): Promise<void>;
 }
@@ -75,6 +75,17 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     };
     await repo.insertKey(trx, row);
     return { ...repo.toKeyRecord({ ...row, env_slug: input.envSlug }), token: issued.token };
+  }
+
+  async function resolveStored(token: string, type: TokenType): Promise<CredentialResolution> {
+    const hash = hashToken(token);
+    const row = await repo.findKeyByHash(db, hash);
+    if (!row || row.type !== type) return { ok: false, reason: 'invalid' };
+    const resolution = resolutionOf(row, hash);
+    // Revocation is final, so a revoked key may be remembered as long as an active one.
+    cache.set(token, row.id, resolution);
+    if (resolution.ok) usage.set(row.id, nowIso());
+    return resolution;
   }
 
   function resolutionOf(row: repo.KeyRow, hash: string): CredentialResolution {
@@ -152,17 +163,8 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       cache.forgetKey(keyId);
       return revoked;
     },
-    async resolve(token, type) {
-      const hash = hashToken(token);
-      const cached = cache.get(hash);
-      if (cached) return cached;
-      const row = await repo.findKeyByHash(db, hash);
-      if (!row || row.type !== type) return { ok: false, reason: 'invalid' };
-      const resolution = resolutionOf(row, hash);
-      // Revocation is final, so a revoked key may be remembered as long as an active one.
-      cache.set(hash, row.id, resolution);
-      if (resolution.ok) usage.set(row.id, nowIso());
-      return resolution;
+    resolve(token, type) {
+      return cache.get(token) ?? resolveStored(token, type);
     },
     async flushUsage() {
       if (usage.size === 0) return;
