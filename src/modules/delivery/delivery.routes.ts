@@ -8,6 +8,9 @@ import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js
 import type { DeliveryService } from './delivery.service.js';
 import { ifNoneMatchHits } from './entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
+import type { SyncAdmission } from '../metering/index.js';
+import { quietRequestLogging } from './quiet-request-logger.js';
+import type { Snapshot } from './snapshot.js';
 import { registerPublicCors } from './public-cors.js';
 
 export interface DeliveryRouteDeps {
@@ -20,6 +23,7 @@ function routeOptions(audience: Audience): RouteShorthandOptions {
   const server = audience === 'server';
   return {
     config: { legacyErrors: true, auth: { allow: [server ? 'sdk' : 'pub'] } },
+    childLoggerFactory: quietRequestLogging,
     schema: {
       tags: ['delivery'],
       operationId: server ? 'getConfig' : 'getPublicConfig',
@@ -33,24 +37,32 @@ function routeOptions(audience: Audience): RouteShorthandOptions {
 }
 
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, { delivery }) => {
+  function respond(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, snapshot: Snapshot, quota: SyncAdmission): void {
+    const etag = snapshot.etagFor(principal.keyId);
+    reply.header('etag', etag);
+    reply.header('cache-control', 'private, no-cache');
+    reply.header('x-sync-quota-limit', quota.limit);
+    reply.header('x-sync-quota-remaining', quota.remaining);
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) reply.code(304).send();
+    else reply.header('content-type', JSON_TYPE).send(snapshot.body);
+  }
+
+  // Synchronous whenever the snapshot and the environment's count are in memory (nearly always):
+  // no promise per request. The first sync of an environment waits for its reads.
   const handler = (audience: Audience) =>
-    async function deliver(request: FastifyRequest, reply: FastifyReply) {
+    function deliver(request: FastifyRequest, reply: FastifyReply): Promise<void> | void {
       // The route's auth config admits only this audience's environment key.
       const principal = request.principal as EnvironmentPrincipal;
       const found = delivery.snapshot(principal, audience);
-      const snapshot = found instanceof Promise ? await found : found;
-      const counted = delivery.admit(principal);
-      const quota = counted instanceof Promise ? await counted : counted;
-      const etag = snapshot.etagFor(principal.keyId);
-      reply.headers({
-        etag,
-        'cache-control': 'private, no-cache',
-        'x-sync-quota-limit': quota.limit,
-        'x-sync-quota-remaining': quota.remaining,
-      });
-      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return reply.type(JSON_TYPE).send(snapshot.body);
+      if (found instanceof Promise) return found.then((snapshot) => admitThenRespond(request, reply, principal, snapshot));
+      return admitThenRespond(request, reply, principal, found);
     };
+
+  function admitThenRespond(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, snapshot: Snapshot): Promise<void> | void {
+    const counted = delivery.admit(principal);
+    if (counted instanceof Promise) return counted.then((quota) => respond(request, reply, principal, snapshot, quota));
+    respond(request, reply, principal, snapshot, counted);
+  }
 
   app.get('/api/v1/config', routeOptions('server'), handler('server'));
 
