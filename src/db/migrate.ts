@@ -22,7 +22,30 @@ async function migrationSchemaOf(db: Kysely<any>): Promise<string | undefined> {
   return rows[0]?.schema ?? undefined;
 }
 
+/**
+ * Kysely's check for its bookkeeping tables reads the catalog of every schema; a table dropped in
+ * another schema at that moment (another app, a parallel test cleaning up) fails the read with
+ * "relation (or schema) does not exist" before any migration has run. Such a failure is retried.
+ */
+function isCatalogRace(err: unknown): boolean {
+  const e = err as { code?: string } | null;
+  if (!e) return false;
+  // 42P01 undefined table, 3F000 undefined schema, XX000 "cache lookup failed" (dropped mid-read).
+  return e.code === '42P01' || e.code === '3F000' || (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)));
+}
+
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrateOnce(db);
+    } catch (err) {
+      if (attempt >= 5 || dialectOf(db) !== 'postgres' || !isCatalogRace(err)) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
+}
+
+async function migrateOnce(db: Kysely<any>): Promise<string[]> {
   const migrationTableSchema = await migrationSchemaOf(db);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
   const { error, results } = await migrator.migrateToLatest();

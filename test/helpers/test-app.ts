@@ -39,23 +39,33 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     await admin.end();
     const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5 });
     const handle = open();
-    await migrateToLatest(handle.db);
-    return {
-      url: POSTGRES_URL, handle, pgSchema, open,
-      async drop() {
-        const c = new pg.Client({ connectionString: POSTGRES_URL });
-        await c.connect();
-        await c.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
-        await c.end();
-      },
+    const drop = async () => {
+      const c = new pg.Client({ connectionString: POSTGRES_URL });
+      await c.connect();
+      await c.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
+      await c.end();
     };
+    await migrateOrClean(handle, drop);
+    return { url: POSTGRES_URL, handle, pgSchema, open, drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'ensign-test-'));
   const url = `sqlite://${join(dir, 'ensign.db')}`;
   const open = () => createDb(url);
   const handle = open();
-  await migrateToLatest(handle.db);
-  return { url, handle, open, async drop() { rmSync(dir, { recursive: true, force: true }); } };
+  const drop = async () => rmSync(dir, { recursive: true, force: true });
+  await migrateOrClean(handle, drop);
+  return { url, handle, open, drop };
+}
+
+/** Migrates a new test database; if that fails, closes and drops it, so no pool keeps the test alive. */
+async function migrateOrClean(handle: DbHandle, drop: () => Promise<void>) {
+  try {
+    await migrateToLatest(handle.db);
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await drop().catch(() => undefined);
+    throw err;
+  }
 }
 
 export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig {
