@@ -47,6 +47,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: loggerOptions(deps.config.logLevel, deps.logStream),
     genReqId: requestIdOf,
     bodyLimit: DEFAULT_BODY_LIMIT,
+    // Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters).
+    maxParamLength: 512,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler,

@@ -57,6 +57,9 @@ for (const dialect of dialects) {
       assert.equal((await single(test.app, 'checkout', { context: {} }, { token: fx.sdk })).statusCode, 200);
       const colon = await single(test.app, 'a:b.c_d-e', { context: {} }, { token: fx.sdk });
       expectOfrepError(colon, 404, 'FLAG_NOT_FOUND', 'a:b.c_d-e');
+      // The longest key, percent-encoded as the web provider sends it, still reaches the route.
+      const longest = `a${':'.repeat(127)}`;
+      expectOfrepError(await single(test.app, longest, { context: {} }, { token: fx.sdk }), 404, 'FLAG_NOT_FOUND', longest);
     });
 
     test('400 INVALID_CONTEXT and PARSE_ERROR bodies carry the key', async (t) => {
