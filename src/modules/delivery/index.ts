@@ -5,3 +5,4 @@ export type { Snapshot } from './snapshot.js';
 export type { Audience } from './legacy-envelope.js';
 export { digestOf, entityTag, entityTagKeyOf, ifNoneMatchHits } from './entity-tag.js';
 export { registerPublicCors, PUBLIC_CORS_OPTIONS } from './public-cors.js';
+export { quietRequestLogging } from './quiet-request-logger.js';
