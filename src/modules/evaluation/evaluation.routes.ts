@@ -3,8 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import { quietRequestLogging } from '../delivery/index.js';
 import type { EvaluationSource } from './evaluation-source.js';
-import { hotPathLogLevel } from './hot-path-log-level.js';
+import { andThen } from './maybe-async.js';
 import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
 
@@ -33,7 +34,8 @@ function methodNotAllowed(method: string): AppError {
 export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
   app.post(PATH, {
     bodyLimit: EVALUATE_BODY_LIMIT,
-    logLevel: hotPathLogLevel(app.log.level),
+    // Request lines at debug: at evaluation rates they would cost more than evaluating.
+    childLoggerFactory: quietRequestLogging,
     config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired } },
     schema: {
       tags: ['evaluation'],
@@ -46,11 +48,12 @@ export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = 
       body: EvaluateBody,
       response: evaluateResponses,
     },
-  }, async (request, reply) => {
-    // The route's auth config admits only sdk_ keys: the principal names one environment.
-    const found = source.current(request.principal as EnvironmentPrincipal);
-    const set = found instanceof Promise ? await found : found;
-    return reply.type(JSON_TYPE).send(Buffer.from(evaluateToJson(set, request.body)));
+  }, (request, reply) => {
+    // The route's auth config admits only sdk_ keys: the principal names one environment. A string,
+    // not a Buffer, so Node writes headers and body in one write.
+    return andThen(source.current(request.principal as EnvironmentPrincipal), (set) => {
+      reply.type(JSON_TYPE).send(evaluateToJson(set, request.body));
+    });
   });
 
   // Undocumented on purpose: these exist only to answer 405 (documented on the POST operation).

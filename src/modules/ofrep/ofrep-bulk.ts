@@ -17,19 +17,19 @@ import { INACTIVITY_DELAY_SEC } from './ofrep.schemas.js';
 import type { StreamTokens } from './stream-token.js';
 
 export const EVENTS_PATH = '/api/ofrep/v1/events';
-/** Process-wide budget of cached answers (bytes of answers and keys). */
+/** Process-wide budget of cached answers (their strings and keys, at two bytes a character). */
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** Larger contexts are evaluated every time: they are rare and would crowd the cache. */
 const MAX_CACHED_CONTEXT = 4096;
 
 interface Evaluated {
   /** `{"flags":[…]` — the answer up to its event streams. */
-  readonly bytes: Buffer;
+  readonly json: string;
   readonly digest: string;
 }
 
 export interface BulkAnswer {
-  body: Buffer;
+  body: string;
   etag: string;
 }
 
@@ -54,15 +54,15 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
   const evaluated = new Map<string, Evaluated>();
   let cachedBytes = 0;
   /** Per key: its stream part, reissued once a day (tokens are issued per UTC day). */
-  const streams = new Map<string, { day: number; json: string; bytes: Buffer }>();
+  const streams = new Map<string, { day: number; json: string }>();
 
   function remember(key: string, entry: Evaluated) {
     evaluated.set(key, entry);
-    cachedBytes += entry.bytes.length + key.length * 2;
+    cachedBytes += (entry.json.length + key.length) * 2;
     while (cachedBytes > CACHE_BYTES) {
       const [oldest, old] = evaluated.entries().next().value as [string, Evaluated];
       evaluated.delete(oldest);
-      cachedBytes -= old.bytes.length + oldest.length * 2;
+      cachedBytes -= (old.json.length + oldest.length) * 2;
     }
   }
 
@@ -77,8 +77,8 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
       evaluated.set(key, hit);
       return hit;
     }
-    const bytes = Buffer.from(flagsJson(set, audience, context));
-    const entry = { bytes, digest: createHash('sha256').update(bytes).digest('base64url') };
+    const json = flagsJson(set, audience, context);
+    const entry = { json, digest: createHash('sha256').update(json).digest('base64url') };
     if (cacheable) remember(key, entry);
     return entry;
   }
@@ -87,8 +87,7 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
     const day = Math.floor(Date.now() / 86_400_000);
     let part = streams.get(principal.keyId);
     if (part === undefined || part.day !== day) {
-      const json = eventStreamsJson(tokens.issue(principal));
-      part = { day, json, bytes: Buffer.from(json) };
+      part = { day, json: eventStreamsJson(tokens.issue(principal)) };
       streams.set(principal.keyId, part);
     }
     return part;
@@ -99,7 +98,7 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
       const flags = evaluate(set, audience, principal.envId, context);
       const stream = streamsOf(principal);
       return {
-        body: Buffer.concat([flags.bytes, stream.bytes], flags.bytes.length + stream.bytes.length),
+        body: flags.json + stream.json,
         // The flags part by its digest, the stream part verbatim: together, the answer's bytes.
         etag: entityTag(tagKey, ['ofrep-bulk/v1', principal.keyId, flags.digest, stream.json]),
       };

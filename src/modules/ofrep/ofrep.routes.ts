@@ -3,13 +3,13 @@
 // event stream the bulk answer advertises. Browsers call these routes with pub_ keys, so the scope
 // has the public CORS policy; errors have OFREP's shape (ofrep-errors.ts).
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { EvaluationContext } from '../../engine/index.js';
 import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { entityTagKeyOf, ifNoneMatchHits, registerPublicCors } from '../delivery/index.js';
+import { entityTagKeyOf, ifNoneMatchHits, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
 import type { DeliveryService } from '../delivery/index.js';
-import { hotPathLogLevel, type EvaluationSource } from '../evaluation/index.js';
+import { andThen, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
 import { createEventHub, type EventHubOptions } from './event-streams.js';
 import { createBulkAnswers } from './ofrep-bulk.js';
 import { registerOfrepErrors } from './ofrep-errors.js';
@@ -48,18 +48,30 @@ const versionOf = (etag: string | undefined) => (etag !== undefined && /^\d{1,15
 
 export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app, deps) => {
   const { source } = deps;
-  const logLevel = hotPathLogLevel(app.log.level);
   const tokens = createStreamTokens(deps.secret);
   const bulkAnswers = createBulkAnswers(entityTagKeyOf(deps.secret), tokens);
   const hub = createEventHub({ source, keyRevoked: deps.keyRevoked, heartbeatMs: deps.heartbeatMs, log: app.log });
   // Open event streams would keep the server from closing: end them first.
   app.addHook('preClose', async () => hub.close());
 
-  const evaluationSet = async (principal: Pick<EnvironmentPrincipal, 'appId' | 'envId' | 'env'>, atLeast?: number) => {
-    const found = source.current(principal, atLeast);
-    return found instanceof Promise ? await found : found;
-  };
-  const send = (reply: { code(n: number): any }, status: number, json: string) => reply.code(status).type(JSON_TYPE).send(Buffer.from(json));
+  // Strings, not Buffers: Node then writes headers and body in one write instead of two.
+  const send = (reply: FastifyReply, status: number, json: string) => void reply.code(status).type(JSON_TYPE).send(json);
+
+  function single(reply: FastifyReply, principal: EnvironmentPrincipal, key: string, context: EvaluationContext, set: EvaluationSet) {
+    if (set.flags === null) return send(reply, 500, JSON.stringify({ key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+    const audience = audienceOf(principal);
+    const answer = set.visible(key, audience) ? ofrepAnswer(set, set.flags.evaluate(key, context), audience) : flagNotFound(key);
+    send(reply, answer.status, answer.json);
+  }
+
+  function bulk(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, context: EvaluationContext, set: EvaluationSet) {
+    if (set.flags === null) return send(reply, 500, JSON.stringify({ errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+    const { body, etag } = bulkAnswers.answer(principal, set, audienceOf(principal), context);
+    reply.header('etag', etag);
+    reply.header('cache-control', 'private, no-cache');
+    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) reply.code(304).send();
+    else send(reply, 200, body);
+  }
 
   await app.register(async (scope: FastifyInstance) => {
     await registerPublicCors(scope);
@@ -68,7 +80,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
 
     routes.post('/evaluate/flags/:key', {
       bodyLimit: OFREP_BODY_LIMIT,
-      logLevel,
+      childLoggerFactory: quietRequestLogging,
       config: environmentKeys,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlag', security,
@@ -76,22 +88,19 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
         description: 'pub_ keys see only client-visible (clientEnabled) flags: any other key is FLAG_NOT_FOUND. A flag that splits subjects, evaluated without targetingKey, is TARGETING_KEY_MISSING.',
         params: OfrepKeyParams, body: OfrepEvaluationRequest, response: singleResponses,
       },
-    }, async (request, reply) => {
+    }, (request, reply) => {
+      // Synchronous while the environment's set is in memory: no promise per request.
       const principal = request.principal as EnvironmentPrincipal;
       const { key } = request.params;
       const context = request.body.context as EvaluationContext;
       const problem = contextProblem(context);
       if (problem) return send(reply, 400, JSON.stringify({ key, errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
-      const set = await evaluationSet(principal);
-      if (set.flags === null) return send(reply, 500, JSON.stringify({ key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
-      const audience = audienceOf(principal);
-      const answer = set.visible(key, audience) ? ofrepAnswer(set, set.flags.evaluate(key, context), audience) : flagNotFound(key);
-      return send(reply, answer.status, answer.json);
+      return andThen(source.current(principal), (set) => single(reply, principal, key, context, set));
     });
 
     routes.post('/evaluate/flags', {
       bodyLimit: OFREP_BODY_LIMIT,
-      logLevel,
+      childLoggerFactory: quietRequestLogging,
       config: environmentKeys,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlags', security,
@@ -99,21 +108,18 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
         description: 'Answers every flag the key may see, per-flag failures included, with a strong ETag over the answer for this key and context (If-None-Match → 304). Each 200 and 304 counts one configuration sync against the environment\'s monthly quota (429 with Retry-After in seconds past it).',
         querystring: OfrepBulkQuery, headers: OfrepBulkHeaders, body: OfrepEvaluationRequest, response: bulkResponses,
       },
-    }, async (request, reply) => {
+    }, (request, reply) => {
       const principal = request.principal as EnvironmentPrincipal;
       const context = request.body.context as EvaluationContext;
       const problem = contextProblem(context);
       if (problem) return send(reply, 400, JSON.stringify({ errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
-      const counted = deps.admit(principal);
-      const quota = counted instanceof Promise ? await counted : counted;
-      reply.headers({ 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining });
-      // An event stream's refetch names the version it announced: never answer from an older one.
-      const set = await evaluationSet(principal, versionOf(request.query.flagConfigEtag));
-      if (set.flags === null) return send(reply, 500, JSON.stringify({ errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
-      const { body, etag } = bulkAnswers.answer(principal, set, audienceOf(principal), context);
-      reply.headers({ etag, 'cache-control': 'private, no-cache' });
-      if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
-      return reply.type(JSON_TYPE).send(body);
+      return andThen(deps.admit(principal), (quota) => {
+        reply.header('x-sync-quota-limit', quota.limit);
+        reply.header('x-sync-quota-remaining', quota.remaining);
+        // An event stream's refetch names the version it announced: never answer from an older one.
+        const atLeast = versionOf(request.query.flagConfigEtag);
+        return andThen(source.current(principal, atLeast), (set) => bulk(request, reply, principal, context, set));
+      });
     });
 
     routes.get('/events', {
@@ -131,7 +137,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
           resolution: 'Evaluate the flags again (bulk) and connect to the event stream of the new answer.',
         });
       }
-      const set = await evaluationSet(grant);
+      const set = await source.current(grant);
       const lastEventId = versionOf(request.headers['last-event-id'] as string | undefined);
       reply.hijack();
       hub.open(grant, reply.raw, reply.getHeaders(), set.version, lastEventId);
