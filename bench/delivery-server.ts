@@ -1,0 +1,21 @@
+// A benchmark server process: Ensign built in-process (buildApp) on the benchmark's SQLite database,
+// listening on a free port. Talks to the parent over IPC: reports its port, answers memory probes.
+import { buildApp } from '../src/app.js';
+import { createDb } from '../src/db/create-db.js';
+import { benchConfig } from './delivery-fixture.js';
+
+const url = process.argv[2];
+if (!url) throw new Error('usage: delivery-server.ts <database url>');
+const handle = createDb(url);
+const app = await buildApp({ db: handle.db, dbHandle: handle, config: benchConfig() });
+const address = await app.listen({ host: '127.0.0.1', port: 0 });
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'memory') {
+    (globalThis as { gc?: () => void }).gc?.();
+    process.send!({ type: 'memory', ...process.memoryUsage() });
+  }
+  if (message.type === 'cpu') process.send!({ type: 'cpu', ...process.cpuUsage() });
+  if (message.type === 'stop') void app.close().then(() => handle.close()).then(() => process.exit(0));
+});
+process.send!({ type: 'listening', port: Number(new URL(address).port) });

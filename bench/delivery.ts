@@ -1,0 +1,170 @@
+// npm run bench:delivery — GET /api/v1/config (200s, then 304s with If-None-Match) at 64 connections
+// against Ensign, and against a bare node:http server answering the same bytes and ETag, in one
+// run. Each server runs in a process of its own (autocannon would otherwise share its event loop).
+// Prints requests per second, p99 latency, the ratios, and the RSS of a server holding 100
+// environments of 200 flags. BENCH_DURATION sets the seconds per measurement (default 10).
+// Both servers run compiled, as `npm start` runs Ensign: under tsx a loader thread and the
+// transpiler would add to the memory measured.
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { existsSync, openSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import { createBenchDatabase, FLAGS_PER_ENVIRONMENT } from './delivery-fixture.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const WARMUP = Math.min(3, DURATION);
+const ROUNDS = 2;
+const CONNECTIONS = 64;
+const ENVIRONMENTS = 100;
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Inside node_modules, so the compiled files resolve their dependencies from the project's. */
+const compiled = join(root, 'node_modules', '.cache', 'ensign-bench');
+
+/** Compiles the two server entry points and what they import (type errors elsewhere do not stop it). */
+function compileServers() {
+  const entries = ['bench/delivery-server.ts', 'bench/bare-server.ts'];
+  const options = ['--outDir', compiled, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--esModuleInterop', '--types', 'node'];
+  try {
+    execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [...entries.map((e) => join(root, e)), ...options], { stdio: 'pipe' });
+  } catch {
+    /* emitted anyway; checked below */
+  }
+  for (const entry of entries) if (!existsSync(join(compiled, entry.replace(/\.ts$/, '.js')))) throw new Error(`could not compile ${entry}`);
+}
+
+interface Child {
+  process: ChildProcess;
+  base: string;
+  request(message: object, reply: string): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+async function start(script: string, args: string[], logFile?: string): Promise<Child> {
+  const out = logFile ? openSync(logFile, 'a') : 'ignore';
+  const child = fork(join(compiled, 'bench', script), args, { execArgv: ['--expose-gc'], stdio: ['ignore', out, 'inherit', 'ipc'] });
+  const next = (type: string) => new Promise<Record<string, number>>((resolve, reject) => {
+    const onMessage = (m: { type: string }) => {
+      if (m.type !== type) return;
+      child.off('message', onMessage);
+      resolve(m as unknown as Record<string, number>);
+    };
+    child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+  });
+  const { port } = await next('listening');
+  return {
+    process: child,
+    base: `http://127.0.0.1:${port}`,
+    request(message, reply) {
+      const answer = next(reply);
+      child.send(message);
+      return answer;
+    },
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.send({ type: 'stop' });
+      await exited;
+    },
+  };
+}
+
+interface Target {
+  server: Child;
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface Figures {
+  rps: number;
+  p99: number;
+  /** Server CPU time per request: steadier than req/s on a machine shared with other work. */
+  cpuUs: number;
+}
+
+type Round = Result & { cpuUs: number };
+
+async function cpuOf(server: Child): Promise<number> {
+  const usage = await server.request({ type: 'cpu' }, 'cpu');
+  return usage.user! + usage.system!;
+}
+
+async function load(target: Target, expected: number, duration: number): Promise<Round> {
+  const cpuBefore = await cpuOf(target.server);
+  const result = await autocannon({ url: target.url, connections: CONNECTIONS, duration, headers: target.headers });
+  const cpuUs = await cpuOf(target.server) - cpuBefore;
+  const unexpected = Object.entries(result.statusCodeStats).filter(([code]) => Number(code) !== expected);
+  if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected answers from ${target.url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
+  return { ...result, cpuUs };
+}
+
+/**
+ * Warms both up, then measures them in alternating rounds (half the duration each, twice), so a
+ * change in the machine's background load during the run affects both alike. Requests per second
+ * over all rounds; p99 is the worse round's.
+ */
+async function compare(bare: Target, ensign: Target, expected: number): Promise<{ bare: Figures; ensign: Figures }> {
+  for (const target of [bare, ensign]) await load(target, expected, WARMUP);
+  const rounds: { bare: Round[]; ensign: Round[] } = { bare: [], ensign: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    rounds.bare.push(await load(bare, expected, DURATION / ROUNDS));
+    rounds.ensign.push(await load(ensign, expected, DURATION / ROUNDS));
+  }
+  const sum = (results: Round[], of: (r: Round) => number) => results.reduce((n, r) => n + of(r), 0);
+  const figures = (results: Round[]): Figures => ({
+    rps: sum(results, (r) => r.requests.total) / sum(results, (r) => r.duration),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    cpuUs: sum(results, (r) => r.cpuUs) / sum(results, (r) => r.requests.total),
+  });
+  return { bare: figures(rounds.bare), ensign: figures(rounds.ensign) };
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+
+async function main() {
+  console.log('Compiling the servers…');
+  compileServers();
+  console.log(`Seeding ${ENVIRONMENTS} environments of ${FLAGS_PER_ENVIRONMENT} flags on SQLite…`);
+  const { url, environments } = await createBenchDatabase(ENVIRONMENTS);
+  const logFile = join(dirname(url.replace('sqlite://', '')), 'server.log');
+  const ensign = await start('delivery-server.js', [url], logFile);
+  const auth = { authorization: `Bearer ${environments[0]!.sdk}` };
+  const first = await fetch(`${ensign.base}/api/v1/config`, { headers: auth });
+  const body = Buffer.from(await first.arrayBuffer());
+  const etag = first.headers.get('etag')!;
+  const bodyFile = join(dirname(logFile), 'body.json');
+  writeFileSync(bodyFile, body);
+  const bare = await start('bare-server.js', [bodyFile, etag]);
+  console.log(`Document: ${body.length} bytes, ETag ${etag}; ${CONNECTIONS} connections, ${DURATION} s per measurement (${ROUNDS} alternating rounds) after ${WARMUP} s of warm-up.\n`);
+
+  const rows: { name: string; bar: number; bare: Figures; ensign: Figures }[] = [];
+  for (const [name, headers, status, bar] of [['200 (full document)', {}, 200, 0.6], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.65]] as const) {
+    const figures = await compare({ server: bare, url: `${bare.base}/api/v1/config`, headers }, { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } }, status);
+    rows.push({ name, bar, ...figures });
+  }
+  await bare.stop();
+
+  // Every environment's document in memory, then the server's resident memory after a full GC.
+  for (const env of environments) {
+    const res = await fetch(`${ensign.base}/api/v1/config`, { headers: { authorization: `Bearer ${env.sdk}` } });
+    if (res.status !== 200) throw new Error(`environment ${env.target.envId}: ${res.status}`);
+    await res.arrayBuffer();
+  }
+  const memory = await ensign.request({ type: 'memory' }, 'memory');
+  await ensign.stop();
+
+  console.log('| Measurement | Ensign req/s | bare req/s | ratio (bar) | Ensign p99 | bare p99 | CPU µs/request Ensign / bare |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const ratio = r.ensign.rps / r.bare.rps;
+    console.log(`| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.bare.rps)} | ${ratio.toFixed(2)} (≥ ${r.bar}: ${mark(ratio >= r.bar)}) | ${r.ensign.p99} ms (< 25: ${mark(r.ensign.p99 < 25)}) | ${r.bare.p99} ms | ${r.ensign.cpuUs.toFixed(1)} / ${r.bare.cpuUs.toFixed(1)} |`);
+  }
+  console.log(`\nServer RSS with ${ENVIRONMENTS} environments × ${FLAGS_PER_ENVIRONMENT} flags loaded, after the load runs: ${mb(memory.rss!)} (< 200 MB: ${mark(memory.rss! < 200 * 1024 * 1024)}); heap used ${mb(memory.heapUsed!)}.`);
+  console.log(`Server log: ${logFile}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
