@@ -22,8 +22,8 @@ export interface DeliveryDeps {
   planOf: (userId: string) => Promise<Plan>;
   quotas: Record<Plan, QuotaSet>;
   secret: string;
-  log: { warn(obj: object, msg: string): void };
-  /** Tests shorten these; defaults poll for config changes every 500 ms and write counts every 500 ms. */
+  log: { warn(obj: object, msg: string): void; info(msg: string): void };
+  /** Defaults: poll for config changes every 500 ms, write sync counts every 500 ms. */
   pollIntervalMs?: number;
   flushIntervalMs?: number;
 }
@@ -54,6 +54,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
     },
     flushIntervalMs: deps.flushIntervalMs,
     onFlushError: (err) => deps.log.warn({ err }, 'could not record configuration syncs; refusing syncs until it works'),
+    onRecovered: () => deps.log.info('configuration syncs are recorded again; serving syncs'),
   });
 
   return {

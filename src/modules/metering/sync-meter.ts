@@ -26,7 +26,10 @@ export interface SyncMeterOptions<S extends MeterSubject> {
   flushIntervalMs?: number;
   quotaTtlMs?: number;
   now?: () => number;
+  /** Called when writing starts failing (not again while it keeps failing). */
   onFlushError?: (err: unknown) => void;
+  /** Called when writing works again after failing. */
+  onRecovered?: () => void;
 }
 
 export interface SyncMeter<S extends MeterSubject> {
@@ -176,6 +179,7 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
     if (batch.length === 0) return;
     try {
       const totals = await addSyncCounts(db, batch, new Date(now()).toISOString());
+      if (failing) options.onRecovered?.();
       failing = false;
       for (const t of totals) {
         const c = t.month === month ? counts.get(t.envId) : undefined;
@@ -183,8 +187,8 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
       }
     } catch (err) {
       restore(batch);
+      if (!failing) options.onFlushError?.(err);
       failing = true;
-      options.onFlushError?.(err);
     }
   }
 
