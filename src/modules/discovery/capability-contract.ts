@@ -5,18 +5,11 @@ export const CAPABILITY_CONTRACT = {
   apiVersion: 1,
   openapiVersion: '3.1.0',
   documentVersion: '1.0.0',
-  capabilities: [
-    { name: 'discovery', routes: ['GET /api', 'GET /api/v1', 'GET /api/v1/contract', 'GET /api/v1/openapi', 'GET /openapi.json'] },
-    { name: 'login', routes: ['POST /api/v1/cli-token', 'DELETE /api/v1/cli-token'] },
-    { name: 'apps', routes: ['GET /api/v1/apps', 'POST /api/v1/apps', 'GET /api/v1/envs'] },
-    { name: 'keys', routes: ['GET /api/v1/keys', 'POST /api/v1/keys', 'PATCH /api/v1/keys', 'DELETE /api/v1/keys'] },
-    { name: 'journal', routes: ['GET /api/v1/changes'] },
-  ],
   credentials: [
     { type: 'cli', prefix: 'cli_', scope: 'user', obtainedFrom: 'POST /api/v1/cli-token', lifetimeDays: 90, uses: ['app list and creation (unscoped only)', 'all management routes of owned apps'] },
     { type: 'admin', prefix: 'admin_', scope: 'app', uses: ['management of resources in its app'], cannot: ['list apps', 'create apps'] },
-    { type: 'sdk', prefix: 'sdk_', scope: 'environment', side: 'server', uses: ['GET /api/v1/config', 'POST /api/v1/evaluate', 'POST /api/v1/events/batch', 'GET /api/v1/advanced-config', 'OFREP'] },
-    { type: 'pub', prefix: 'pub_', scope: 'environment', side: 'client', uses: ['GET /api/v1/public-config', 'client-visible GET /api/v1/advanced-config', 'POST /api/v1/events/batch', 'OFREP (client-visible flags)'], managementAuthority: false },
+    { type: 'sdk', prefix: 'sdk_', scope: 'environment', side: 'server', uses: ['GET /api/v1/config', 'POST /api/v1/evaluate', 'GET /api/v1/advanced-config', 'OFREP'] },
+    { type: 'pub', prefix: 'pub_', scope: 'environment', side: 'client', uses: ['GET /api/v1/public-config', 'client-visible GET /api/v1/advanced-config', 'OFREP (client-visible flags)'], managementAuthority: false },
   ],
   authentication: { scheme: 'bearer', header: 'Authorization', apiKeyHeader: 'X-API-Key (OFREP routes only)' },
   idempotency: { header: 'Idempotency-Key', minLength: 8, maxLength: 128, retentionHours: 24, secretReplayWindowMinutes: 15 },
@@ -47,3 +40,31 @@ export const CAPABILITY_CONTRACT = {
   environments: { defaults: ['dev', 'staging', 'prod'], aliases: { development: 'dev', production: 'prod' } },
   versions: { advancedConfigSchema: 'core/v1', telemetryEvents: 1, loginApiVersion: 1, analysisEngine: 'descriptive-v1' },
 };
+
+/** OpenAPI tags whose capability goes by another name in the contract. */
+const CAPABILITY_OF_TAG: Record<string, string> = { auth: 'login' };
+
+interface OpenApiLike {
+  paths?: Record<string, Record<string, { tags?: string[] } | undefined>>;
+}
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+/**
+ * The capabilities the service offers, derived from its OpenAPI document so the list can never
+ * drift from the routes actually served: one entry per tag with its routes as "METHOD path".
+ */
+export function capabilitiesOf(doc: OpenApiLike): { name: string; routes: string[] }[] {
+  const byTag = new Map<string, string[]>();
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item?.[method];
+      if (!op) continue;
+      const tag = op.tags?.[0] ?? 'other';
+      const name = CAPABILITY_OF_TAG[tag] ?? tag;
+      const route = `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, '{$1}')}`;
+      byTag.set(name, [...(byTag.get(name) ?? []), route]);
+    }
+  }
+  return [...byTag.entries()].map(([name, routes]) => ({ name, routes: routes.sort() }));
+}

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Plan, QuotaSet } from '../../config.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { AppError } from '../../platform/errors.js';
-import { CAPABILITY_CONTRACT } from './capability-contract.js';
+import { CAPABILITY_CONTRACT, capabilitiesOf } from './capability-contract.js';
 
 const Links = Type.Object({
   name: Type.String(),
@@ -58,6 +58,15 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = asyn
       environments: 'GET /api/v1/envs',
       keys: 'GET /api/v1/keys',
       changes: 'GET /api/v1/changes',
+      flags: 'GET /api/v1/flags',
+      bulkApply: 'PATCH /api/v1/flags/bulk',
+      configVersions: 'GET /api/v1/config-versions',
+      config: 'GET /api/v1/config',
+      publicConfig: 'GET /api/v1/public-config',
+      advancedConfig: 'GET /api/v1/advanced-config',
+      evaluate: 'POST /api/v1/evaluate',
+      ofrepBulk: 'POST /api/ofrep/v1/evaluate/flags',
+      ofrepFlag: 'POST /api/ofrep/v1/evaluate/flags/{key}',
     },
   }));
 
@@ -65,6 +74,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = asyn
     schema: { tags: ['discovery'], operationId: 'capabilityContract', summary: 'Capability contract', response: { 200: Type.Object({}, { additionalProperties: true }) } },
   }, async () => ({
     ...CAPABILITY_CONTRACT,
+    capabilities: capabilitiesOf(app.swagger() as never),
     limits: { ...CAPABILITY_CONTRACT.limits, configSyncsPerMonthPerEnvironment: { free: quotas.free.configSyncs, pro: quotas.pro.configSyncs } },
     plans: {
       free: { appsPerUser: quotas.free.apps, flagsPerEnvironment: quotas.free.flags, configSyncsPerMonthPerEnvironment: quotas.free.configSyncs },
