@@ -48,7 +48,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: requestIdOf,
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters).
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler,

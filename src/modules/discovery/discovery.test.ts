@@ -73,7 +73,7 @@ for (const dialect of dialects) {
           const res = await app.inject({ method: 'GET', url: link.split('#')[0]! });
           assert.equal(res.statusCode, 200, `${url} → ${link}: ${res.statusCode}`);
         }
-        for (const route of Object.values(body.routes ?? {}) as string[]) assert.match(route, /^(GET|POST|PATCH|DELETE) \/api\/v1\//);
+        for (const route of Object.values(body.routes ?? {}) as string[]) assert.match(route, /^(GET|POST|PATCH|DELETE) \/api\/(v1|ofrep\/v1)\//);
       }
       const root = (await app.inject({ method: 'GET', url: '/api' })).json();
       for (const name of ['docs', 'openapi', 'contract', 'cli']) assert.ok(root.links[name], `/api links ${name}`);
