@@ -70,7 +70,8 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
     reply.header('etag', etag);
     reply.header('cache-control', 'private, no-cache');
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) reply.code(304).send();
-    else send(reply, 200, body);
+    // Kilobytes of cached bytes: sent as they are (a string would be encoded on every request).
+    else reply.type(JSON_TYPE).send(body);
   }
 
   await app.register(async (scope: FastifyInstance) => {
