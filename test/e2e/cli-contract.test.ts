@@ -1,15 +1,13 @@
 // The CLI's requests for routes other engineers are still building, checked against a stub server that
 // speaks CONTRACT.md sections 4 and 5 (and the legacy error shape of the environment-key routes).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { runCli } from '../helpers/cli-runner.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/cli/main.ts');
 
 interface Seen {
   method: string;
@@ -18,18 +16,6 @@ interface Seen {
   body: any;
 }
 
-function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end();
-  });
-}
 
 const flag = { key: 'checkout', type: 'bool', value: false, clientEnabled: false, description: '', rollout: null, variants: null, rules: [], overrides: {}, metadata: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
 const envelope = { appId: 'app_1', env: 'prod', version: 7, doc: { flags: { checkout: { type: 'bool', value: false } }, overrides: {}, rules: {} }, ttlSeconds: 60 };

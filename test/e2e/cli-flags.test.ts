@@ -1,38 +1,16 @@
 // End to end against a real server: flags, bulk, versions, delivery, evaluation and advanced commands.
 // Routes still being built are probed first and their steps skipped until the route is served.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer } from '../../src/main.js';
-import { testConfig } from '../helpers/test-app.js';
+import { runCli } from '../helpers/cli-runner.js';
+import { startTestServer } from '../helpers/e2e-server.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/cli/main.ts');
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 test('ensign flag, version and delivery commands against a real server', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ensign-cli-flags-'));
-  const { app, handle, address } = await startServer(testConfig({ dataDir: join(dir, 'data'), databaseUrl: `sqlite://${join(dir, 'data', 'ensign.db')}`, port: 0 }));
-  t.after(async () => {
-    await app.close();
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { address, dir } = await startTestServer(t, 'cli-flags');
   /** True when the server has the route (an unknown route answers 404 "No route …"). */
   const served = async (method: string, path: string) => {
     const res = await fetch(`${address}${path}`, { method });

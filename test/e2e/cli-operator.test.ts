@@ -4,26 +4,14 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import { ROOT, runCli } from '../helpers/cli-runner.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'src/cli/main.ts');
 
 const start = (args: string[], env: NodeJS.ProcessEnv) => spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
 
-function runCli(args: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done, fail) => {
-    const child = start(args, env);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (d) => (stdout += d));
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin!.end(stdin);
-  });
-}
 
 /** Waits for the "Ensign listening on <address>" log line of `ensign serve`. */
 function listeningAddress(child: ChildProcess): Promise<string> {

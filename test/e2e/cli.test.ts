@@ -1,36 +1,15 @@
 // End to end: a real server in this process (SQLite in a temp dir, random port), the `ensign` CLI as a
 // child process against it, with HOME and XDG_CONFIG_HOME in a temp dir.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { startServer } from '../../src/main.js';
-import { testConfig } from '../helpers/test-app.js';
+import { runCli } from '../helpers/cli-runner.js';
+import { startTestServer } from '../helpers/e2e-server.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/cli/main.ts');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
-function runCli(args: string[], env: Record<string, string | undefined>, stdin = ''): Promise<Run> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
 
 async function closedPort(): Promise<number> {
   const server = createServer();
@@ -41,13 +20,7 @@ async function closedPort(): Promise<number> {
 }
 
 test('ensign CLI against a real server', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'ensign-cli-'));
-  const { app, handle, address } = await startServer(testConfig({ dataDir: join(dir, 'data'), databaseUrl: `sqlite://${join(dir, 'data', 'ensign.db')}`, port: 0 }));
-  t.after(async () => {
-    await app.close();
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { address, dir } = await startTestServer(t, 'cli');
   const home = join(dir, 'home');
   const baseEnv: Record<string, string | undefined> = { ...process.env, ENSIGN_URL: address, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), ENSIGN_TOKEN: undefined };
   delete baseEnv.ENSIGN_TOKEN;

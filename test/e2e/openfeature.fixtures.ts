@@ -1,11 +1,8 @@
 // A started Ensign server (SQLite in a temp dir, random port) with one app whose flags are created
 // through the HTTP API, for the OpenFeature SDK end-to-end tests.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startServer } from '../../src/main.js';
-import { testConfig, type TestContext } from '../helpers/test-app.js';
+import { startTestServer } from '../helpers/e2e-server.js';
+import type { TestContext } from '../helpers/test-app.js';
 
 export interface EnsignServer {
   address: string;
@@ -33,13 +30,7 @@ export const FLAGS: Record<string, unknown>[] = [
 ];
 
 export async function startEnsign(t: TestContext): Promise<EnsignServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'ensign-openfeature-'));
-  const { app, handle, address } = await startServer(testConfig({ dataDir: join(dir, 'data'), databaseUrl: `sqlite://${join(dir, 'data', 'ensign.db')}`, port: 0 }));
-  t.after(async () => {
-    await app.close();
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const { address } = await startTestServer(t, 'openfeature');
 
   const api = async (method: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> => {
     const res = await fetch(`${address}${path}`, {
