@@ -26,6 +26,26 @@ describe('calendar months (UTC)', () => {
 
 for (const dialect of dialects) {
   describe(`sync meter on ${dialect}`, () => {
+    test('syncs counted while a batch is being written still count against the quota', async (t) => {
+      const database = await createTestDatabase(dialect);
+      t.after(async () => {
+        await database.handle.close();
+        await database.drop();
+      });
+      const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 3, flushIntervalMs: 60_000 });
+      t.after(() => meter.close());
+      await meter.admit(subject);
+      meter.admit(subject);
+      const writing = meter.flush();
+      assert.deepEqual(meter.admit(subject), { limit: 3, remaining: 0 }, 'the batch in flight is part of the total');
+      assert.equal(rejection(() => meter.admit(subject)).statusCode, 429);
+      await writing;
+      assert.equal(rejection(() => meter.admit(subject)).statusCode, 429, 'and stays counted once written');
+      await meter.flush();
+      const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', subject.envId).executeTakeFirstOrThrow();
+      assert.equal(Number(row.count), 3);
+    });
+
     test('counts into the month it happened in; a new month starts from zero; Retry-After points at the boundary', async (t) => {
       const database = await createTestDatabase(dialect);
       t.after(async () => {

@@ -49,6 +49,8 @@ interface EnvCount {
   stored: number;
   /** Counted here, not yet written. */
   pending: number;
+  /** Counted here and being written right now: still part of the total until the write answers. */
+  inFlight: number;
   limit: number;
   quotaReadAt: number;
   quotaReading: boolean;
@@ -99,6 +101,7 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
     for (const c of dirty) carried.push({ envId: c.envId, appId: c.appId, month, count: c.pending });
     for (const c of counts.values()) {
       c.pending = 0;
+      c.inFlight = 0;
       c.stored = 0;
     }
     dirty = [];
@@ -107,7 +110,7 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
   }
 
   function count(c: EnvCount, at: number): SyncAdmission {
-    const used = c.stored + c.pending;
+    const used = c.stored + c.inFlight + c.pending;
     if (used >= c.limit) throw quotaExceeded(c.limit, Math.max(1, Math.ceil((monthEndsAt - at) / 1000)));
     if (c.pending++ === 0) dirty.push(c);
     return { limit: c.limit, remaining: c.limit - used - 1 };
@@ -130,7 +133,7 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
       const forMonth = month;
       pending = Promise.all([quotaOf(subject), readSyncCount(db, key, forMonth)])
         .then(([limit, stored]) => {
-          const c: EnvCount = { envId: key, appId: subject.appId, stored: forMonth === month ? stored : 0, pending: 0, limit, quotaReadAt: now(), quotaReading: false };
+          const c: EnvCount = { envId: key, appId: subject.appId, stored: forMonth === month ? stored : 0, pending: 0, inFlight: 0, limit, quotaReadAt: now(), quotaReading: false };
           counts.set(key, c);
           return c;
         })
@@ -155,7 +158,10 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
     };
     carried.forEach(add);
     for (const c of dirty) add({ envId: c.envId, appId: c.appId, month, count: c.pending });
-    for (const c of dirty) c.pending = 0;
+    for (const c of dirty) {
+      c.inFlight += c.pending;
+      c.pending = 0;
+    }
     carried = [];
     dirty = [];
     return [...merged.values()];
@@ -169,6 +175,7 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
         carried.push(inc);
         continue;
       }
+      c.inFlight = Math.max(0, c.inFlight - inc.count);
       if (c.pending === 0) dirty.push(c);
       c.pending += inc.count;
     }
@@ -181,6 +188,10 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
       const totals = await addSyncCounts(db, batch, new Date(now()).toISOString());
       if (failing) options.onRecovered?.();
       failing = false;
+      for (const inc of batch) {
+        const c = inc.month === month ? counts.get(inc.envId) : undefined;
+        if (c) c.inFlight = Math.max(0, c.inFlight - inc.count);
+      }
       for (const t of totals) {
         const c = t.month === month ? counts.get(t.envId) : undefined;
         if (c) c.stored = t.count;
