@@ -5,6 +5,7 @@ import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { quietRequestLogging } from '../delivery/index.js';
 import type { EvaluationSource } from './evaluation-source.js';
+import { useContextJsonParser } from './context-json-parser.js';
 import { andThen } from './maybe-async.js';
 import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
@@ -32,6 +33,8 @@ function methodNotAllowed(method: string): AppError {
 }
 
 export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
+  // This plugin is a scope of its own: the parser applies to its routes only.
+  useContextJsonParser(app);
   app.post(PATH, {
     bodyLimit: EVALUATE_BODY_LIMIT,
     // Request lines at debug: at evaluation rates they would cost more than evaluating.

@@ -3,3 +3,4 @@ export { createEvaluationSource, type EvaluationSource, type SnapshotProvider } 
 export type { EvaluationAudience, EvaluationSet, FlatMetadata } from './evaluation-set.js';
 export { EVALUATE_BODY_LIMIT } from './evaluation.schemas.js';
 export { andThen } from './maybe-async.js';
+export { useContextJsonParser } from './context-json-parser.js';

@@ -9,7 +9,7 @@ import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { entityTagKeyOf, ifNoneMatchHits, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
 import type { DeliveryService } from '../delivery/index.js';
-import { andThen, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
+import { andThen, useContextJsonParser, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
 import { createEventHub, type EventHubOptions } from './event-streams.js';
 import { createBulkAnswers } from './ofrep-bulk.js';
 import { registerOfrepErrors } from './ofrep-errors.js';
@@ -77,6 +77,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   await app.register(async (scope: FastifyInstance) => {
     await registerPublicCors(scope);
     registerOfrepErrors(scope);
+    useContextJsonParser(scope);
     const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
 
     routes.post('/evaluate/flags/:key', {
