@@ -80,6 +80,16 @@ for (const dialect of dialects) {
       assert.deepEqual(pick(invalid), { value: 1, reason: 'ERROR', errorCode: 'INVALID_CONTEXT', fallbackClass: 'invalid_context' });
     });
 
+    test('a __proto__ key in a context is an ordinary attribute: nothing is inherited from it', async (t) => {
+      const test = await buildTestApp(t, { dialect });
+      const fx = await flagsFixture(test);
+      const payload = '{"flagKey":"checkout","context":{"targetingKey":"u","country":"NO","__proto__":{"plan":"beta"}}}';
+      const res = await test.app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(fx.sdk), 'content-type': 'application/json' }, payload });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(pick(res.json()), { value: 'classic', reason: 'DEFAULT', fallbackClass: 'none' });
+      assert.equal(({} as Record<string, unknown>).plan, undefined);
+    });
+
     test('a change is answered from the next version on', async (t) => {
       const test = await buildTestApp(t, { dialect });
       const fx = await flagsFixture(test);
