@@ -1,0 +1,183 @@
+// npm run bench:evaluate — evaluation throughput, in one run:
+//  1. in process: Ensign's engine vs @openfeature/flagd-core on the same 200 flags (bar: ≥ 2×);
+//  2. over HTTP at 64 connections: POST /api/v1/evaluate and OFREP bulk evaluation against a bare
+//     node:http server answering the same bytes (bar: ≥ 0.5 of its requests per second).
+// Ensign runs as `npm start` would (src/main.ts, default log level, SQLite), each server in a process
+// of its own so autocannon does not share its event loop. BENCH_DURATION sets the seconds per HTTP
+// measurement (default 10), BENCH_ROUNDS the alternating rounds (default 3), BENCH_ENGINE_SECONDS
+// the seconds per engine (default 3).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon, { type Result } from 'autocannon';
+import { benchContexts, benchFlags, compareEngines } from './evaluate-engine.js';
+
+declare module 'autocannon' {
+  interface Options {
+    method?: string;
+    requests?: { body: string }[];
+  }
+}
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WARMUP = 3;
+const ENGINE_SECONDS = Number(process.env.BENCH_ENGINE_SECONDS ?? 3);
+const CONNECTIONS = 64;
+const ROOT = resolve(import.meta.dirname, '..');
+const dir = mkdtempSync(join(tmpdir(), 'ensign-bench-evaluate-'));
+
+/** Starts a Node process and resolves with the base URL it prints (`listening <url>`, or the
+ * server's own log line with its address); everything it writes goes to `log`. */
+function startProcess(args: string[], env: Record<string, string>, log: string): Promise<{ base: string; child: ChildProcess }> {
+  const logFd = openSync(log, 'a');
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', logFd] });
+  return new Promise((done, fail) => {
+    let seen = '';
+    let found = false;
+    child.stdout!.on('data', (chunk: Buffer) => {
+      writeSync(logFd, chunk);
+      if (found) return;
+      seen += chunk.toString();
+      const match = /listening (http:\/\/[\d.:]+)/.exec(seen) ?? /"address":"(http:\/\/[\d.:]+)"/.exec(seen);
+      if (match) {
+        found = true;
+        done({ base: match[1]!, child });
+      }
+    });
+    child.once('exit', (code) => fail(new Error(`${args.join(' ')} exited (${code}); see ${log}`)));
+  });
+}
+
+// The baseline: precomputed bytes, the same content type, nothing else.
+const BARE_SERVER = `
+import { createServer } from 'node:http';
+const body = Buffer.from(process.env.BARE_BODY, 'base64');
+createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length });
+    res.end(body);
+  });
+}).listen(0, '127.0.0.1', function () { console.log('listening http://127.0.0.1:' + this.address().port); });
+`;
+
+async function api(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** An app with 200 flags created through the API; returns its sdk_ key. */
+async function seed(base: string): Promise<string> {
+  const login = JSON.parse((await api(base, 'POST', '/api/v1/cli-token', { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' })).bytes.toString());
+  const auth = { authorization: `Bearer ${login.token}` };
+  const app = JSON.parse((await api(base, 'POST', '/api/v1/apps', { name: 'Bench', slug: 'bench' }, { ...auth, 'idempotency-key': 'bench-app-1' })).bytes.toString());
+  const admin = { authorization: `Bearer ${app.adminKey.token}` };
+  for (const flag of benchFlags()) await api(base, 'PATCH', '/api/v1/flags', { appId: app.app.id, env: 'prod', ...flag }, admin);
+  return app.keys.find((k: { env: string }) => k.env === 'prod').token;
+}
+
+/** CPU time (user + system) a process has used, in µs, from /proc (Linux; null elsewhere). */
+function cpuUsOf(pid: number | undefined): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
+  } catch {
+    return null;
+  }
+}
+
+type Measured = Result & { cpuUsPerRequest: number | null };
+
+async function measure(server: ChildProcess, url: string, headers: Record<string, string>, bodies: string[], seconds: number): Promise<Measured> {
+  const options = { url, method: 'POST', connections: CONNECTIONS, headers: { 'content-type': 'application/json', ...headers }, requests: bodies.map((body) => ({ body })) };
+  const cpuBefore = cpuUsOf(server.pid);
+  const result = await autocannon({ ...options, duration: seconds });
+  const cpuAfter = cpuUsOf(server.pid);
+  const unexpected = Object.keys(result.statusCodeStats).filter((code) => code !== '200');
+  if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected answers from ${url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
+  const cpuUsPerRequest = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total;
+  return { ...result, cpuUsPerRequest };
+}
+
+const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+interface Scenario {
+  name: string;
+  path: string;
+  bodies: string[];
+  bytes: number;
+  bare: { base: string; child: ChildProcess };
+  ratios: number[];
+  ensign: Measured[];
+  bareResults: Measured[];
+}
+
+async function main() {
+  console.log(`Engine: ${benchFlags().length} flags (a rule of 3 conditions each, half split across variants), ${ENGINE_SECONDS} s each…`);
+  const engines = compareEngines(ENGINE_SECONDS);
+  const engineRatio = engines.ensign / engines.flagd;
+
+  const log = join(dir, 'server.log');
+  const ensign = await startProcess(['--import', 'tsx', 'src/main.ts'], {
+    ENSIGN_PORT: '0', ENSIGN_DATA_DIR: dir, ENSIGN_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+    ENSIGN_QUOTA_FREE_CONFIG_SYNCS: '1000000000', ENSIGN_QUOTA_FREE_FLAGS: '1000',
+  }, log);
+  const sdk = await seed(ensign.base);
+  const auth = { authorization: `Bearer ${sdk}` };
+  const contexts = benchContexts(64);
+  const scenarios: Scenario[] = [];
+  for (const [name, path, body] of [
+    ['POST /api/v1/evaluate (one flag)', '/api/v1/evaluate', (context: object) => ({ flagKey: 'flag-001', context })],
+    ['OFREP bulk (200 flags)', '/api/ofrep/v1/evaluate/flags', (context: object) => ({ context })],
+  ] as const) {
+    const bodies = contexts.map((context) => JSON.stringify(body(context)));
+    const sample = await api(ensign.base, 'POST', path, JSON.parse(bodies[0]!), auth);
+    const bare = await startProcess(['--input-type=module', '-e', BARE_SERVER], { BARE_BODY: sample.bytes.toString('base64') }, join(dir, 'bare.log'));
+    scenarios.push({ name, path, bodies, bytes: sample.bytes.length, bare, ratios: [], ensign: [], bareResults: [] });
+  }
+  console.log(`HTTP: ${CONNECTIONS} connections; ${ROUNDS} rounds of ${DURATION} s on each server, alternating, after ${WARMUP} s of warm-up each; ${contexts.length} contexts in rotation.\n`);
+
+  // Alternating rounds: a machine whose load changes during the run changes both sides alike, and
+  // the median ratio of the rounds is what is reported.
+  for (const scenario of scenarios) {
+    await measure(scenario.bare.child, scenario.bare.base + scenario.path, {}, scenario.bodies, WARMUP);
+    await measure(ensign.child, ensign.base + scenario.path, auth, scenario.bodies, WARMUP);
+  }
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const scenario of scenarios) {
+      const bare = await measure(scenario.bare.child, scenario.bare.base + scenario.path, {}, scenario.bodies, DURATION);
+      const ours = await measure(ensign.child, ensign.base + scenario.path, auth, scenario.bodies, DURATION);
+      scenario.bareResults.push(bare);
+      scenario.ensign.push(ours);
+      scenario.ratios.push(ours.requests.average / bare.requests.average);
+    }
+  }
+  for (const scenario of scenarios) scenario.bare.child.kill();
+  ensign.child.kill('SIGTERM');
+  await new Promise((resolve) => ensign.child.once('exit', resolve));
+
+  console.log('| Measurement | Ensign | flagd-core | ratio (bar) |');
+  console.log('|---|---:|---:|---:|');
+  console.log(`| In-process evaluations/s (${engines.checked} answers compared first) | ${Math.round(engines.ensign).toLocaleString('en')} | ${Math.round(engines.flagd).toLocaleString('en')} | ${engineRatio.toFixed(2)}× (≥ 2: ${mark(engineRatio >= 2)}) |`);
+  console.log('\n| HTTP measurement | body | Ensign req/s | bare req/s | ratio, median of rounds (bar) | rounds | Ensign p99 | bare p99 | CPU µs/req Ensign / bare |');
+  console.log('|---|---:|---:|---:|---:|---|---:|---:|---|');
+  for (const s of scenarios) {
+    const ratio = median(s.ratios);
+    const rps = (results: Result[]) => Math.round(median(results.map((r) => r.requests.average)));
+    const p99 = (results: Result[]) => median(results.map((r) => r.latency.p99));
+    // Server CPU per request moves much less than req/s on a machine shared with other work.
+    const cpu = (results: Measured[]) => (results.every((r) => r.cpuUsPerRequest !== null) ? median(results.map((r) => r.cpuUsPerRequest!)).toFixed(1) : '?');
+    console.log(`| ${s.name} | ${s.bytes} B | ${rps(s.ensign)} | ${rps(s.bareResults)} | ${ratio.toFixed(2)} (≥ 0.5: ${mark(ratio >= 0.5)}) | ${s.ratios.map((r) => r.toFixed(2)).join(', ')} | ${p99(s.ensign)} ms | ${p99(s.bareResults)} ms | ${cpu(s.ensign)} / ${cpu(s.bareResults)} |`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
