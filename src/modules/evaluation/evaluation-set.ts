@@ -33,11 +33,13 @@ export interface EvaluationSet {
   metadataOf(key: string): Readonly<Record<string, unknown>>;
   flatMetadataOf(key: string, audience: EvaluationAudience): FlatMetadata | undefined;
   /**
-   * A per-set memo for serialised fragments of results. Results are frozen, shared objects built
-   * at compile time, so a fragment computed once per result serves every later request of this
-   * version; the memo dies with the set when the version changes.
+   * A per-set store for serialised fragments of results, one per `space` (a module's own token).
+   * Results are frozen, shared objects built at compile time, so a fragment computed once per
+   * result serves every later request of this version, and the store dies with the set when the
+   * version changes. Key it only by results of this set's flags: a missing flag's result is a new
+   * object each time and would make the store grow.
    */
-  memo<V>(space: object, result: object, build: () => V): V;
+  fragments<V>(space: object): Map<object, V>;
 }
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
@@ -84,7 +86,9 @@ export function buildEvaluationSet(current: CurrentConfig): EvaluationSet {
     if (!(error instanceof ConfigInvalidError)) throw error;
     invalid = error;
   }
-  const memos = new WeakMap<object, WeakMap<object, unknown>>();
+  // Maps, not WeakMaps: their keys live as long as the set anyway, and Map lookups are cheaper on
+  // the hot path (a bulk answer makes one per flag).
+  const stores = new Map<object, Map<object, unknown>>();
 
   return {
     version: current.version,
@@ -98,18 +102,13 @@ export function buildEvaluationSet(current: CurrentConfig): EvaluationSet {
     typeOf: (key) => facts.get(key)?.type,
     metadataOf: (key) => facts.get(key)?.metadata ?? EMPTY,
     flatMetadataOf: (key, audience) => facts.get(key)?.flat[audience],
-    memo<V>(space: object, result: object, build: () => V): V {
-      let memo = memos.get(space);
-      if (memo === undefined) {
-        memo = new WeakMap();
-        memos.set(space, memo);
+    fragments<V>(space: object): Map<object, V> {
+      let store = stores.get(space);
+      if (store === undefined) {
+        store = new Map();
+        stores.set(space, store);
       }
-      let value = memo.get(result) as V | undefined;
-      if (value === undefined) {
-        value = build();
-        memo.set(result, value);
-      }
-      return value;
+      return store as Map<object, V>;
     },
   };
 }

@@ -6,7 +6,7 @@ import { AppError, validationError } from '../../platform/errors.js';
 import type { EvaluationSet } from './evaluation-set.js';
 import type { EvaluateBodyType } from './evaluation.schemas.js';
 
-/** The memo space of serialised details (see EvaluationSet.memo). */
+/** The store of serialised details (see EvaluationSet.fragments). */
 const DETAIL_JSON = {};
 
 /** The flag type a defaultValue stands for: what the caller expects to get back. */
@@ -44,8 +44,17 @@ function detailOf(set: EvaluationSet, result: EvaluationResult, fallback: { valu
 }
 
 function detailJson(set: EvaluationSet, result: EvaluationResult, fallback: { value: unknown } | undefined): string {
-  if (fallback !== undefined && result.reason === 'ERROR') return JSON.stringify(detailOf(set, result, fallback));
-  return set.memo(DETAIL_JSON, result, () => JSON.stringify(detailOf(set, result, undefined)));
+  // A missing flag's result is new each time: serialised each time, never stored.
+  if ((fallback !== undefined && result.reason === 'ERROR') || result.errorCode === 'FLAG_NOT_FOUND') {
+    return JSON.stringify(detailOf(set, result, fallback));
+  }
+  const store = set.fragments<string>(DETAIL_JSON);
+  let json = store.get(result);
+  if (json === undefined) {
+    json = JSON.stringify(detailOf(set, result, undefined));
+    store.set(result, json);
+  }
+  return json;
 }
 
 /**

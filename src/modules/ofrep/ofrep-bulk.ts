@@ -6,12 +6,15 @@
 // Answers are kept in a bounded, process-wide cache keyed by environment, version, audience, key,
 // day (of its stream token) and context: web clients poll with the same context, and a change makes
 // every connected client refetch at once, so most bulk requests repeat one answered moments ago. A
-// hit is a lookup: no evaluation, no digest, and the bytes go out as they are.
+// hit is a lookup: no evaluation, no digest, and the bytes go out as they are. An answer is kept
+// from the second time its question is asked: a question asked once (a new subject) would only
+// push a reusable answer out and leave the garbage collector kilobytes to trace.
+import { createHmac } from 'node:crypto';
+import murmurhash from 'murmurhash';
 import type { EvaluationContext } from '../../engine/index.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { digestOf, entityTag } from '../delivery/index.js';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
-import { ofrepAnswer } from './ofrep-results.js';
+import { ofrepAnswers } from './ofrep-results.js';
 import { INACTIVITY_DELAY_SEC } from './ofrep.schemas.js';
 import type { StreamTokens } from './stream-token.js';
 
@@ -20,6 +23,9 @@ export const EVENTS_PATH = '/api/ofrep/v1/events';
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** Larger contexts are evaluated every time: they are rare and would crowd the cache. */
 const MAX_CACHED_CONTEXT = 4096;
+/** Questions remembered (by a 32-bit hash: a collision only caches an answer early) as asked
+ * once; forgotten all at once when this many have gathered. */
+const SEEN_ONCE = 20_000;
 const DAY_MS = 86_400_000;
 
 export interface BulkAnswer {
@@ -31,11 +37,10 @@ export interface BulkAnswer {
 export function flagsJson(set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): string {
   const flags = set.flags!;
   const keys = set.keysFor(audience);
-  let items = '';
-  for (let i = 0; i < keys.length; i++) {
-    items += (i === 0 ? '' : ',') + ofrepAnswer(set, flags.evaluate(keys[i]!, context), audience).json;
-  }
-  return `{"flags":[${items}]`;
+  const answerOf = ofrepAnswers(set, audience);
+  const items = new Array<string>(keys.length);
+  for (let i = 0; i < keys.length; i++) items[i] = answerOf(flags.evaluate(keys[i]!, context)).json;
+  return `{"flags":[${items.join(',')}]`;
 }
 
 /** `,"eventStreams":[…]}` with a stream token of the key. */
@@ -59,9 +64,13 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
     }
   }
 
+  const seenOnce = new Set<number>();
+
   function build(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
     const body = Buffer.from(flagsJson(set, audience, context) + eventStreamsJson(tokens.issue(principal)));
-    return { body, etag: entityTag(tagKey, ['ofrep-bulk/v1', principal.keyId, digestOf(body)]) };
+    // One keyed pass over the bytes: strong, opaque, bound to the key.
+    const tag = createHmac('sha256', tagKey).update(`ofrep-bulk/v1\n${principal.keyId}\n`).update(body).digest('base64url');
+    return { body, etag: `"${tag.slice(0, 27)}"` };
   }
 
   return {
@@ -75,7 +84,12 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
       const hit = answers.get(key);
       if (hit !== undefined) return hit;
       const built = build(principal, set, audience, context);
-      remember(key, built);
+      const asked = murmurhash.v3(key);
+      if (seenOnce.delete(asked)) remember(key, built);
+      else {
+        if (seenOnce.size >= SEEN_ONCE) seenOnce.clear();
+        seenOnce.add(asked);
+      }
       return built;
     },
   };

@@ -1,7 +1,7 @@
 // Engine results in OFREP's terms (OFREP 0.3.0): a success carries key, value, reason, variant and
 // flat metadata; a failure carries key, errorCode and errorDetails and the HTTP status the single
 // flag route answers with. Each result's OFREP form is built once per config version and audience
-// and reused: results are shared objects, so the memo is keyed by the result itself.
+// and reused: results are shared objects, so the store is keyed by the result itself.
 import type { EvaluationResult, Reason } from '../../engine/index.js';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
 
@@ -35,7 +35,6 @@ function failure(status: OfrepAnswer['status'], key: string, errorCode: string, 
 
 function answerOf(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience): OfrepAnswer {
   const { key } = result;
-  if (result.errorCode === 'FLAG_NOT_FOUND') return flagNotFound(key);
   const metadata = set.flatMetadataOf(key, audience);
   if (result.reason === 'ERROR') {
     // INVALID_CONTEXT and GENERAL (a context that could not be read) are the caller's to fix.
@@ -56,9 +55,19 @@ function answerOf(set: EvaluationSet, result: EvaluationResult, audience: Evalua
   };
 }
 
-/** The OFREP answer for one evaluated result (memoised per config version and audience). */
-export function ofrepAnswer(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience): OfrepAnswer {
-  return set.memo(MEMO_SPACE[audience], result, () => answerOf(set, result, audience));
+/** OFREP answers of one set and audience: each result's answer built once and stored with the set. */
+export function ofrepAnswers(set: EvaluationSet, audience: EvaluationAudience): (result: EvaluationResult) => OfrepAnswer {
+  const store = set.fragments<OfrepAnswer>(MEMO_SPACE[audience]);
+  return (result) => {
+    // A missing flag's result is new each time: never stored (the routes answer it before this).
+    if (result.errorCode === 'FLAG_NOT_FOUND') return flagNotFound(result.key);
+    let answer = store.get(result);
+    if (answer === undefined) {
+      answer = answerOf(set, result, audience);
+      store.set(result, answer);
+    }
+    return answer;
+  };
 }
 
 /** Whether a context can be evaluated at all: OFREP wants a string targetingKey when there is one. */

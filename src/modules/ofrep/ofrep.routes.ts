@@ -13,7 +13,7 @@ import { andThen, useContextJsonParser, type EvaluationSet, type EvaluationSourc
 import { createEventHub, type EventHubOptions } from './event-streams.js';
 import { createBulkAnswers } from './ofrep-bulk.js';
 import { registerOfrepErrors } from './ofrep-errors.js';
-import { contextProblem, flagNotFound, ofrepAnswer } from './ofrep-results.js';
+import { contextProblem, flagNotFound, ofrepAnswers } from './ofrep-results.js';
 import {
   bulkResponses, eventResponses, OFREP_BODY_LIMIT, OfrepBulkHeaders, OfrepBulkQuery, OfrepEvaluationRequest,
   OfrepEventsQuery, OfrepKeyParams, singleResponses,
@@ -60,7 +60,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   function single(reply: FastifyReply, principal: EnvironmentPrincipal, key: string, context: EvaluationContext, set: EvaluationSet) {
     if (set.flags === null) return send(reply, 500, JSON.stringify({ key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
     const audience = audienceOf(principal);
-    const answer = set.visible(key, audience) ? ofrepAnswer(set, set.flags.evaluate(key, context), audience) : flagNotFound(key);
+    const answer = set.visible(key, audience) ? ofrepAnswers(set, audience)(set.flags.evaluate(key, context)) : flagNotFound(key);
     send(reply, answer.status, answer.json);
   }
 
