@@ -9,7 +9,7 @@
 // hit is a lookup: no evaluation, no digest, and the bytes go out as they are. An answer is kept
 // from the second time its question is asked: a question asked once (a new subject) would only
 // push a reusable answer out and leave the garbage collector kilobytes to trace.
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import murmurhash from 'murmurhash';
 import type { EvaluationContext } from '../../engine/index.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
@@ -65,25 +65,39 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
   }
 
   const seenOnce = new Set<number>();
+  /** Per key, its stream part of the day (tokens are issued per UTC day). */
+  const streams = new Map<string, { day: number; json: string }>();
+  /** The tag is a hash of a secret, the key id and the bytes: opaque, strong, bound to the key, and
+   * one pass over the bytes (an HMAC object per answer would set its key up each time). */
+  const tagSecret = createHmac('sha256', tagKey).update('ofrep-bulk/v1').digest();
 
-  function build(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
-    const body = Buffer.from(flagsJson(set, audience, context) + eventStreamsJson(tokens.issue(principal)));
-    // One keyed pass over the bytes: strong, opaque, bound to the key.
-    const tag = createHmac('sha256', tagKey).update(`ofrep-bulk/v1\n${principal.keyId}\n`).update(body).digest('base64url');
+  function streamsOf(principal: EnvironmentPrincipal, day: number): string {
+    let part = streams.get(principal.keyId);
+    if (part === undefined || part.day !== day) {
+      part = { day, json: eventStreamsJson(tokens.issue(principal)) };
+      streams.set(principal.keyId, part);
+    }
+    return part.json;
+  }
+
+  function build(principal: EnvironmentPrincipal, day: number, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
+    const body = Buffer.from(flagsJson(set, audience, context) + streamsOf(principal, day));
+    const tag = createHash('sha256').update(tagSecret).update(principal.keyId).update('\n').update(body).digest('base64url');
     return { body, etag: `"${tag.slice(0, 27)}"` };
   }
 
   return {
     answer(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
       const contextJson = JSON.stringify(context);
-      if (contextJson.length > MAX_CACHED_CONTEXT) return build(principal, set, audience, context);
+      const day = Math.floor(Date.now() / DAY_MS);
+      if (contextJson.length > MAX_CACHED_CONTEXT) return build(principal, day, set, audience, context);
       // The day names the stream token in the answer (tokens are issued per UTC day).
-      const key = `${principal.envId}\n${set.version}\n${audience}\n${principal.keyId}\n${Math.floor(Date.now() / DAY_MS)}\n${contextJson}`;
+      const key = `${principal.envId}\n${set.version}\n${audience}\n${principal.keyId}\n${day}\n${contextJson}`;
       // Oldest first out (insertion order): answers of past versions are never asked for again, and
       // an answer still in use that was evicted is simply built once more.
       const hit = answers.get(key);
       if (hit !== undefined) return hit;
-      const built = build(principal, set, audience, context);
+      const built = build(principal, day, set, audience, context);
       const asked = murmurhash.v3(key);
       if (seenOnce.delete(asked)) remember(key, built);
       else {
