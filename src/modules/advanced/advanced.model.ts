@@ -1,6 +1,6 @@
 // Core schema v1: the composed advanced configuration document served by GET /api/v1/advanced-config,
 // as the domain sees it. Pure types; the schemas that document them are advanced.schemas.ts.
-import type { Dependency, FlagType, Rollout, Rule, Variant } from '../../engine/index.js';
+import type { FlagDefinition } from '../../engine/index.js';
 import type { PrivacySettings } from '../versions/index.js';
 
 export const CORE_SCHEMA_VERSION = 'core/v1';
@@ -9,18 +9,12 @@ export const CORE_SCHEMA_VERSION = 'core/v1';
  * client projection (see client-projection.ts). */
 export type CoreAudience = 'server' | 'client';
 
-export interface CoreFlag {
-  type: FlagType;
-  value: unknown;
+/** A flag as core/v1 shows it: the definition without its key (the map key) and description, with
+ * `clientEnabled` named `clientVisible`. */
+export interface CoreFlag extends Omit<FlagDefinition, 'key' | 'description' | 'clientEnabled'> {
   /** The flag's clientEnabled setting. In a client projection a flag present only because a
    * client-visible flag depends on it keeps `false` here. */
   clientVisible: boolean;
-  rollout: Rollout | null;
-  variants: Variant[] | null;
-  rules: Rule[];
-  overrides: Record<string, unknown>;
-  dependencies: Dependency[];
-  metadata: Record<string, unknown>;
 }
 
 export interface CoreDelivery {
