@@ -63,17 +63,25 @@ export async function insertEntry(db: Executor, entry: NewJournalEntry): Promise
   return toEntry(row);
 }
 
+/** Equality filters: the query field and the column it matches. */
+const EQUALITY_FILTERS = [
+  ['id', 'id'],
+  ['env', 'env'],
+  ['operation', 'operation'],
+  ['source', 'source'],
+  ['resourceType', 'resource_type'],
+  ['resourceId', 'resource_id'],
+  ['authorityType', 'authority_type'],
+  ['userId', 'user_id'],
+  ['keyFingerprint', 'key_fingerprint'],
+] as const satisfies readonly (readonly [keyof JournalFilter, keyof ChangesTable])[];
+
 export async function listEntries(db: Executor, f: JournalFilter): Promise<JournalEntry[]> {
   let q = db.selectFrom('changes').selectAll().where('app_id', '=', f.appId);
-  if (f.id) q = q.where('id', '=', f.id);
-  if (f.env) q = q.where('env', '=', f.env);
-  if (f.operation) q = q.where('operation', '=', f.operation);
-  if (f.source) q = q.where('source', '=', f.source);
-  if (f.resourceType) q = q.where('resource_type', '=', f.resourceType);
-  if (f.resourceId) q = q.where('resource_id', '=', f.resourceId);
-  if (f.authorityType) q = q.where('authority_type', '=', f.authorityType);
-  if (f.userId) q = q.where('user_id', '=', f.userId);
-  if (f.keyFingerprint) q = q.where('key_fingerprint', '=', f.keyFingerprint);
+  for (const [field, column] of EQUALITY_FILTERS) {
+    const value = f[field];
+    if (value) q = q.where(column, '=', value);
+  }
   if (f.from) q = q.where('created_at', '>=', f.from);
   if (f.to) q = q.where('created_at', '<=', f.to);
   if (f.beforeId) q = q.where('id', '<', f.beforeId);
