@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
+import { createFastLane, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
@@ -14,7 +15,7 @@ import { loggerOptions } from './platform/logging.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
-import { registerValidation } from './platform/validation.js';
+import { createValidatorCompiler, registerValidation } from './platform/validation.js';
 import { appsRoutes, createAppsService } from './modules/apps/index.js';
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/auth/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
@@ -41,21 +42,32 @@ export interface AppDeps {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters). */
+const MAX_PARAM_LENGTH = 512;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the fast lane (platform/fast-lane.ts) has answered and replayed. */
+    fastLane: FastLaneStats;
+  }
+}
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH });
   const app = Fastify({
     logger: loggerOptions(deps.config.logLevel, deps.logStream),
     genReqId: requestIdOf,
     bodyLimit: DEFAULT_BODY_LIMIT,
-    // Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters).
-    routerOptions: { maxParamLength: 512 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);
-  registerValidation(app);
+  const compile = createValidatorCompiler();
+  registerValidation(app, compile);
   registerErrorHandling(app);
   app.addSchema(ErrorBody);
   app.addSchema(LegacyErrorBody);
@@ -70,7 +82,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
   keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
-  registerAuthentication(app, createCredentialResolver(db, keys));
+  const resolver = createCredentialResolver(db, keys);
+  registerAuthentication(app, resolver);
+  lane.attach(app, { resolver, compile });
+  app.decorate('fastLane', lane.stats);
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });

@@ -12,6 +12,13 @@ export const PUBLIC_CORS_OPTIONS = {
   maxAge: 600,
 };
 
+/** What the policy adds to every actual (non-preflight) answer, whatever the Origin: the wildcard
+ * origin and the exposed headers. The fast lane adds these itself. */
+export const PUBLIC_CORS_RESPONSE_HEADERS: Record<string, string> = {
+  'access-control-allow-origin': PUBLIC_CORS_OPTIONS.origin,
+  'access-control-expose-headers': PUBLIC_CORS_OPTIONS.exposedHeaders.join(', '),
+};
+
 /**
  * Enables CORS on every route of `scope`. Register the scope with the routes' common prefix: the
  * plugin answers preflights with a wildcard OPTIONS route under that prefix, so without one it would

@@ -2,19 +2,19 @@
 // shape of the environment-key routes. Other methods on the path answer 405 with Allow: POST.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
+import { answerWith, type FastLaneHandler } from '../../platform/fast-lane.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { quietRequestLogging } from '../delivery/index.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';
 import { andThen } from './maybe-async.js';
-import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses } from './evaluation.schemas.js';
+import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses, type EvaluateBodyType } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
 
 export interface EvaluationRouteDeps {
   source: EvaluationSource;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const PATH = '/api/v1/evaluate';
 
 const serverKeyRequired = {
@@ -35,11 +35,15 @@ function methodNotAllowed(method: string): AppError {
 export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
   // This plugin is a scope of its own: the parser applies to its routes only.
   useContextJsonParser(app);
+  // The route's auth config admits only sdk_ keys: the principal names one environment.
+  const evaluate: FastLaneHandler<EvaluateBodyType> = ({ principal, body }) =>
+    andThen(source.current(principal as EnvironmentPrincipal), (set) => ({ status: 200, body: evaluateToJson(set, body) }));
+
   app.post(PATH, {
     bodyLimit: EVALUATE_BODY_LIMIT,
     // Request lines at debug: at evaluation rates they would cost more than evaluating.
     childLoggerFactory: quietRequestLogging,
-    config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired } },
+    config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired }, fastLane: { handler: evaluate } },
     schema: {
       tags: ['evaluation'],
       operationId: 'evaluate',
@@ -51,13 +55,7 @@ export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = 
       body: EvaluateBody,
       response: evaluateResponses,
     },
-  }, (request, reply) => {
-    // The route's auth config admits only sdk_ keys: the principal names one environment. A string,
-    // not a Buffer, so Node writes headers and body in one write.
-    return andThen(source.current(request.principal as EnvironmentPrincipal), (set) => {
-      reply.type(JSON_TYPE).send(evaluateToJson(set, request.body));
-    });
-  });
+  }, answerWith(evaluate));
 
   // Undocumented on purpose: these exist only to answer 405 (documented on the POST operation).
   app.route({

@@ -3,12 +3,14 @@
 // event stream the bulk answer advertises. Browsers call these routes with pub_ keys, so the scope
 // has the public CORS policy; errors have OFREP's shape (ofrep-errors.ts).
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { EvaluationContext } from '../../engine/index.js';
 import { AppError } from '../../platform/errors.js';
+import { answerWith, type FastLaneAnswer, type FastLaneHandler } from '../../platform/fast-lane.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { entityTagKeyOf, ifNoneMatchHits, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
+import { entityTagKeyOf, ifNoneMatchHits, PUBLIC_CORS_RESPONSE_HEADERS, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
 import type { DeliveryService } from '../delivery/index.js';
+import type { SyncAdmission } from '../metering/index.js';
 import { andThen, useContextJsonParser, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
 import { createEventHub, type EventHubOptions } from './event-streams.js';
 import { createBulkAnswers } from './ofrep-bulk.js';
@@ -16,7 +18,7 @@ import { registerOfrepErrors } from './ofrep-errors.js';
 import { contextProblem, flagNotFound, ofrepAnswers } from './ofrep-results.js';
 import {
   bulkResponses, eventResponses, OFREP_BODY_LIMIT, OfrepBulkHeaders, OfrepBulkQuery, OfrepEvaluationRequest,
-  OfrepEventsQuery, OfrepKeyParams, singleResponses,
+  OfrepEventsQuery, OfrepKeyParams, singleResponses, type OfrepEvaluationRequestType,
 } from './ofrep.schemas.js';
 import { createStreamTokens } from './stream-token.js';
 
@@ -30,8 +32,6 @@ export interface OfrepRouteDeps {
   /** Tests shorten the heartbeat of event streams (default 15 s). */
   heartbeatMs?: number;
 }
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 const environmentKeys = {
   auth: {
@@ -55,24 +55,46 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   app.addHook('preClose', async () => hub.close());
 
   // Strings, not Buffers: Node then writes headers and body in one write instead of two.
-  const send = (reply: FastifyReply, status: number, json: string) => void reply.code(status).type(JSON_TYPE).send(json);
+  const json = (status: number, body: object): FastLaneAnswer => ({ status, body: JSON.stringify(body) });
 
-  function single(reply: FastifyReply, principal: EnvironmentPrincipal, key: string, context: EvaluationContext, set: EvaluationSet) {
-    if (set.flags === null) return send(reply, 500, JSON.stringify({ key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+  function single(principal: EnvironmentPrincipal, key: string, context: EvaluationContext, set: EvaluationSet): FastLaneAnswer {
+    if (set.flags === null) return json(500, { key, errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message });
     const audience = audienceOf(principal);
     const answer = set.visible(key, audience) ? ofrepAnswers(set, audience)(set.flags.evaluate(key, context)) : flagNotFound(key);
-    send(reply, answer.status, answer.json);
+    return { status: answer.status, body: answer.json };
   }
 
-  function bulk(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, context: EvaluationContext, set: EvaluationSet) {
-    if (set.flags === null) return send(reply, 500, JSON.stringify({ errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }));
+  function bulk(principal: EnvironmentPrincipal, context: EvaluationContext, set: EvaluationSet, quota: SyncAdmission, ifNoneMatch: string | undefined): FastLaneAnswer {
+    const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
+    if (set.flags === null) return { ...json(500, { errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }), headers };
     const { body, etag } = bulkAnswers.answer(principal, set, audienceOf(principal), context);
-    reply.header('etag', etag);
-    reply.header('cache-control', 'private, no-cache');
-    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) reply.code(304).send();
+    const cached = { ...headers, etag, 'cache-control': 'private, no-cache' };
     // Kilobytes of cached bytes: sent as they are (a string would be encoded on every request).
-    else reply.type(JSON_TYPE).send(body);
+    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headers: cached } : { status: 200, headers: cached, body };
   }
+
+  // Both answer synchronously while the environment's set (and its sync count) are in memory.
+  const evaluateFlag: FastLaneHandler<OfrepEvaluationRequestType, { key: string }> = ({ principal, params: { key }, body }) => {
+    const context = body.context as EvaluationContext;
+    const problem = contextProblem(context);
+    if (problem) return json(400, { key, errorCode: 'INVALID_CONTEXT', errorDetails: problem });
+    const target = principal as EnvironmentPrincipal;
+    return andThen(source.current(target), (set) => single(target, key, context, set));
+  };
+
+  const evaluateFlags: FastLaneHandler<OfrepEvaluationRequestType> = ({ principal, body, query, headers }) => {
+    const context = body.context as EvaluationContext;
+    const problem = contextProblem(context);
+    if (problem) return json(400, { errorCode: 'INVALID_CONTEXT', errorDetails: problem });
+    const target = principal as EnvironmentPrincipal;
+    // An event stream's refetch names the version it announced: never answer from an older one.
+    const atLeast = versionOf(query.flagConfigEtag as string | undefined);
+    // The set first: a sync is counted only once there is an answer to give.
+    return andThen(source.current(target, atLeast), (set) =>
+      andThen(deps.admit(target), (quota) => bulk(target, context, set, quota, headers['if-none-match'])));
+  };
+
+  const lane = (handler: FastLaneHandler<never, never>) => ({ ...environmentKeys, fastLane: { handler, headers: PUBLIC_CORS_RESPONSE_HEADERS } });
 
   await app.register(async (scope: FastifyInstance) => {
     await registerPublicCors(scope);
@@ -83,46 +105,26 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
     routes.post('/evaluate/flags/:key', {
       bodyLimit: OFREP_BODY_LIMIT,
       childLoggerFactory: quietRequestLogging,
-      config: environmentKeys,
+      config: lane(evaluateFlag),
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlag', security,
         summary: 'OFREP: evaluate one flag for a context',
         description: 'pub_ keys see only client-visible (clientEnabled) flags: any other key is FLAG_NOT_FOUND. A flag that splits subjects, evaluated without targetingKey, is TARGETING_KEY_MISSING.',
         params: OfrepKeyParams, body: OfrepEvaluationRequest, response: singleResponses,
       },
-    }, (request, reply) => {
-      // Synchronous while the environment's set is in memory: no promise per request.
-      const principal = request.principal as EnvironmentPrincipal;
-      const { key } = request.params;
-      const context = request.body.context as EvaluationContext;
-      const problem = contextProblem(context);
-      if (problem) return send(reply, 400, JSON.stringify({ key, errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
-      return andThen(source.current(principal), (set) => single(reply, principal, key, context, set));
-    });
+    }, answerWith(evaluateFlag));
 
     routes.post('/evaluate/flags', {
       bodyLimit: OFREP_BODY_LIMIT,
       childLoggerFactory: quietRequestLogging,
-      config: environmentKeys,
+      config: lane(evaluateFlags),
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlags', security,
         summary: 'OFREP: evaluate every flag for a context (ETag, 304, event stream)',
         description: 'Answers every flag the key may see, per-flag failures included, with a strong ETag over the answer for this key and context (If-None-Match → 304). Each 200 and 304 counts one configuration sync against the environment\'s monthly quota (429 with Retry-After in seconds past it).',
         querystring: OfrepBulkQuery, headers: OfrepBulkHeaders, body: OfrepEvaluationRequest, response: bulkResponses,
       },
-    }, (request, reply) => {
-      const principal = request.principal as EnvironmentPrincipal;
-      const context = request.body.context as EvaluationContext;
-      const problem = contextProblem(context);
-      if (problem) return send(reply, 400, JSON.stringify({ errorCode: 'INVALID_CONTEXT', errorDetails: problem }));
-      return andThen(deps.admit(principal), (quota) => {
-        reply.header('x-sync-quota-limit', quota.limit);
-        reply.header('x-sync-quota-remaining', quota.remaining);
-        // An event stream's refetch names the version it announced: never answer from an older one.
-        const atLeast = versionOf(request.query.flagConfigEtag);
-        return andThen(source.current(principal, atLeast), (set) => bulk(request, reply, principal, context, set));
-      });
-    });
+    }, answerWith(evaluateFlags));
 
     routes.get('/events', {
       schema: {

@@ -1,0 +1,234 @@
+// The fast lane: the routes that carry most of the traffic (remote evaluation and OFREP) answer an
+// ordinary request straight from node:http, without Fastify's per-request objects, hooks and reply
+// pipeline, which cost more than evaluating (docs/decisions/0002-fast-lane.md has the measurements).
+//
+// A route joins by naming a handler in its `config.fastLane`; the same handler answers through
+// Fastify (`answerWith`), so both ways run one piece of route code. The lane takes a request only
+// when it can answer it exactly as Fastify would: the route's method and path, a JSON body of a
+// declared length within the route's limit, no query string, the route's params and headers
+// schemas satisfied, and a credential the route accepts that is known from memory. Everything
+// else goes to Fastify untouched. A request the lane has read but cannot answer (invalid JSON, a
+// body its schema refuses, an error thrown by the handler) is replayed through Fastify
+// (`app.inject`) with the same body, so every error is rendered by the one error pipeline.
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import FindMyWay from 'find-my-way';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { principalInMemory, type RouteAuth } from './authenticate.js';
+import type { CredentialResolver, Principal } from './principal.js';
+import { requestIdOf } from './request-id.js';
+import type { ValidatorCompiler } from './validation.js';
+
+export interface FastLaneInput<Body = unknown, Params = Record<string, string>> {
+  principal: Principal;
+  body: Body;
+  params: Params;
+  /** Always empty in the lane (it leaves requests with a query string to Fastify). */
+  query: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+}
+
+/** A JSON answer (or none, for 304). */
+export interface FastLaneAnswer {
+  status: number;
+  headers?: Record<string, string | number>;
+  /** JSON text. A string goes out in the same write as the headers; large cached answers are Buffers. */
+  body?: string | Buffer;
+}
+
+export type FastLaneHandler<Body = unknown, Params = Record<string, string>> =
+  (input: FastLaneInput<Body, Params>) => FastLaneAnswer | Promise<FastLaneAnswer>;
+
+export interface FastLaneRoute {
+  /** Must parse its body with JSON.parse (as the evaluation routes' parser does): the lane does. */
+  handler: FastLaneHandler<never, never>;
+  /** Headers the route's scope adds to every answer through hooks (its CORS policy). */
+  headers?: Record<string, string>;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    fastLane?: FastLaneRoute;
+  }
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+/** Answers replayed through Fastify keep their headers, except those of the replay's connection. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
+
+/** Sends a handler's answer through Fastify. */
+export function sendAnswer(reply: FastifyReply, answer: FastLaneAnswer): void {
+  reply.code(answer.status);
+  if (answer.headers) reply.headers(answer.headers);
+  if (answer.body === undefined) reply.send();
+  else reply.type(JSON_TYPE).send(answer.body);
+}
+
+/** The Fastify handler of a route whose `config.fastLane` names `handler`. */
+export function answerWith<Body, Params>(handler: FastLaneHandler<Body, Params>) {
+  return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
+    const answer = handler({
+      principal: request.principal!,
+      body: request.body as Body,
+      params: request.params as Params,
+      query: request.query as Record<string, unknown>,
+      headers: request.headers,
+    });
+    if (answer instanceof Promise) return answer.then((settled) => sendAnswer(reply, settled));
+    sendAnswer(reply, answer);
+  };
+}
+
+interface LaneEntry {
+  route: FastLaneRoute;
+  auth: RouteAuth;
+  bodyLimit: number;
+  validateBody: ((value: unknown) => boolean) | null;
+  validateParams: ((value: unknown) => boolean) | null;
+  validateHeaders: ((value: unknown) => boolean) | null;
+}
+
+export interface FastLaneStats {
+  /** Requests the lane answered. */
+  served: number;
+  /** Requests the lane read and handed to Fastify with their body. */
+  replayed: number;
+}
+
+export interface FastLaneOptions {
+  /** As the app's router: a path parameter longer than this is Fastify's 414. */
+  maxParamLength: number;
+}
+
+export interface FastLaneAttachment {
+  resolver: CredentialResolver;
+  compile: ValidatorCompiler;
+}
+
+export function createFastLane(options: FastLaneOptions) {
+  const router = FindMyWay({ maxParamLength: options.maxParamLength });
+  const stats: FastLaneStats = { served: 0, replayed: 0 };
+  let app: FastifyInstance | undefined;
+  /** Fastify's loggers are pino loggers, which can say whether a level is on. */
+  let log: (FastifyBaseLogger & { isLevelEnabled(level: string): boolean }) | undefined;
+  let resolver: CredentialResolver | undefined;
+  let closing = false;
+
+  function take(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST' || app === undefined || closing) return false;
+    const url = req.url!;
+    if (url.includes('?')) return false;
+    const found = router.find('POST', url);
+    if (found === null) return false;
+    const entry = found.store as LaneEntry;
+    const headers = req.headers;
+    const type = headers['content-type'];
+    if (type !== 'application/json' && type !== JSON_TYPE) return false;
+    if (headers['transfer-encoding'] !== undefined) return false;
+    // A missing or malformed length is NaN: not taken. Fastify answers 413 past the limit.
+    if (!(Number(headers['content-length']) <= entry.bodyLimit)) return false;
+    // Fastify writes the request lines at debug level: requests then go its way.
+    if (log!.isLevelEnabled('debug')) return false;
+    if (entry.validateParams !== null && !entry.validateParams(found.params)) return false;
+    if (entry.validateHeaders !== null && !entry.validateHeaders(headers)) return false;
+    const principal = principalInMemory(headers, entry.auth, resolver!);
+    if (principal === null) return false;
+
+    req.setEncoding('utf8');
+    let text = '';
+    req.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    req.on('end', () => answer(req, res, entry, { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers }, text));
+    return true;
+  }
+
+  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, input: FastLaneInput, text: string) {
+    let result: FastLaneAnswer | Promise<FastLaneAnswer>;
+    try {
+      input.body = JSON.parse(text);
+      if (entry.validateBody !== null && !entry.validateBody(input.body)) return replay(req, res, text);
+      result = (entry.route.handler as FastLaneHandler)(input);
+    } catch {
+      return replay(req, res, text);
+    }
+    if (result instanceof Promise) result.then((settled) => write(req, res, entry, settled), () => replay(req, res, text));
+    else write(req, res, entry, result);
+  }
+
+  function write(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer) {
+    stats.served++;
+    const headers: OutgoingHttpHeaders = { ...entry.route.headers, 'x-request-id': requestIdOf(req), ...answer.headers };
+    const body = answer.body;
+    if (body !== undefined) {
+      headers['content-type'] = JSON_TYPE;
+      headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+    } else if (answer.status !== 304 && answer.status !== 204) {
+      headers['content-length'] = 0;
+    }
+    res.writeHead(answer.status, headers);
+    res.end(body);
+  }
+
+  /** Fastify answers a request the lane has read: same method, URL, headers and body. */
+  function replay(req: IncomingMessage, res: ServerResponse, text: string) {
+    stats.replayed++;
+    app!.inject({ method: 'POST', url: req.url!, headers: req.headers, payload: text, remoteAddress: req.socket.remoteAddress }).then(
+      (replayed) => {
+        const headers: OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(replayed.headers)) if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
+        res.writeHead(replayed.statusCode, headers);
+        res.end(replayed.rawPayload);
+      },
+      (err: unknown) => {
+        log!.error({ err }, 'could not replay a request through the framework');
+        res.destroy();
+      },
+    );
+  }
+
+  return {
+    stats,
+
+    /** Fastify's `serverFactory`: the HTTP/1 server Fastify would make, with the lane in front. */
+    serverFactory(handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) {
+      const settings = opts as FastifyServerOptions & { http?: object };
+      const server = createServer(settings.http ?? {}, (req, res) => {
+        if (!take(req, res)) handler(req, res);
+      });
+      if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
+      if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
+      if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
+      if (settings.maxRequestsPerSocket) server.maxRequestsPerSocket = settings.maxRequestsPerSocket;
+      return server;
+    },
+
+    /** Collects the routes that name a fast-lane handler; call before any route is registered. */
+    attach(instance: FastifyInstance, deps: FastLaneAttachment) {
+      app = instance;
+      log = instance.log as typeof log;
+      resolver = deps.resolver;
+      instance.addHook('onRoute', (route) => {
+        const lane = route.config?.fastLane;
+        if (lane === undefined) return;
+        const auth = route.config?.auth;
+        if (auth === undefined || route.method !== 'POST') throw new Error(`fast lane route ${route.url} must be an authenticated POST`);
+        const schema = (route.schema ?? {}) as { body?: object; params?: object; headers?: object };
+        router.on('POST', route.url, () => undefined, {
+          route: lane,
+          auth,
+          bodyLimit: route.bodyLimit ?? instance.initialConfig.bodyLimit!,
+          validateBody: schema.body ? deps.compile(schema.body, 'body') : null,
+          validateParams: schema.params ? deps.compile(schema.params, 'params') : null,
+          validateHeaders: schema.headers ? deps.compile(schema.headers, 'headers') : null,
+        } satisfies LaneEntry);
+      });
+      // From here on Fastify answers new requests 503 while it finishes the others.
+      instance.addHook('preClose', (done) => {
+        closing = true;
+        done();
+      });
+    },
+  };
+}
+
+export type FastLane = ReturnType<typeof createFastLane>;
