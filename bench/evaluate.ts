@@ -2,11 +2,12 @@
 //  1. in process: Ensign's engine vs @openfeature/flagd-core on the same 200 flags (bar: ≥ 2×);
 //  2. over HTTP at 64 connections: POST /api/v1/evaluate and OFREP bulk evaluation against a bare
 //     node:http server answering the same bytes (bar: ≥ 0.5 of its requests per second).
-// Ensign runs as `npm start` would (src/main.ts, default log level, SQLite), each server in a process
-// of its own so autocannon does not share its event loop. BENCH_DURATION sets the seconds per HTTP
+// Ensign runs as `npm start` would (built with `npm run build`, then dist/main.js, default log
+// level, SQLite), each server in a process of its own so autocannon does not share its event loop.
+// Not under tsx: its loader and source maps cost a third more CPU per request at these rates. BENCH_DURATION sets the seconds per HTTP
 // measurement (default 10), BENCH_ROUNDS the alternating rounds (default 3), BENCH_ENGINE_SECONDS
 // the seconds per engine (default 3).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -127,7 +128,8 @@ async function main() {
   const engineRatio = engines.ensign / engines.flagd;
 
   const log = join(dir, 'server.log');
-  const ensign = await startProcess(['--import', 'tsx', 'src/main.ts'], {
+  execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
+  const ensign = await startProcess(['dist/main.js'], {
     ENSIGN_PORT: '0', ENSIGN_DATA_DIR: dir, ENSIGN_SECRET: 'bench-secret-bench-secret-bench-secret-0',
     ENSIGN_QUOTA_FREE_CONFIG_SYNCS: '1000000000', ENSIGN_QUOTA_FREE_FLAGS: '1000',
   }, log);

@@ -80,6 +80,8 @@ export function answerWith<Body, Params>(handler: FastLaneHandler<Body, Params>)
 
 interface LaneEntry {
   route: FastLaneRoute;
+  /** The route's own headers as a flat list of names and values. */
+  headers: string[];
   auth: RouteAuth;
   bodyLimit: number;
   validateBody: ((value: unknown) => boolean) | null;
@@ -133,12 +135,13 @@ export function createFastLane(options: FastLaneOptions) {
     const principal = principalInMemory(headers, entry.auth, resolver!);
     if (principal === null) return false;
 
-    req.setEncoding('utf8');
-    let text = '';
-    req.on('data', (chunk: string) => {
-      text += chunk;
+    // Buffers, decoded once at the end: bodies are small and nearly always arrive in one chunk.
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+      answer(req, res, entry, { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers }, text);
     });
-    req.on('end', () => answer(req, res, entry, { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers }, text));
     return true;
   }
 
@@ -157,15 +160,14 @@ export function createFastLane(options: FastLaneOptions) {
 
   function write(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer) {
     stats.served++;
-    const headers: OutgoingHttpHeaders = { ...entry.route.headers, 'x-request-id': requestIdOf(req), ...answer.headers };
+    // A flat list of names and values: Node takes it as it is, where an object built up here would
+    // be reshaped on every request.
+    const headers: (string | number)[] = [...entry.headers, 'x-request-id', requestIdOf(req)];
+    if (answer.headers !== undefined) for (const name in answer.headers) headers.push(name, answer.headers[name]!);
     const body = answer.body;
-    if (body !== undefined) {
-      headers['content-type'] = JSON_TYPE;
-      headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-    } else if (answer.status !== 304 && answer.status !== 204) {
-      headers['content-length'] = 0;
-    }
-    res.writeHead(answer.status, headers);
+    if (body !== undefined) headers.push('content-type', JSON_TYPE, 'content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+    else if (answer.status !== 304 && answer.status !== 204) headers.push('content-length', 0);
+    res.writeHead(answer.status, headers as unknown as OutgoingHttpHeaders);
     res.end(body);
   }
 
@@ -215,6 +217,7 @@ export function createFastLane(options: FastLaneOptions) {
         const schema = (route.schema ?? {}) as { body?: object; params?: object; headers?: object };
         router.on('POST', route.url, () => undefined, {
           route: lane,
+          headers: Object.entries(lane.headers ?? {}).flat(),
           auth,
           bodyLimit: route.bodyLimit ?? instance.initialConfig.bodyLimit!,
           validateBody: schema.body ? deps.compile(schema.body, 'body') : null,

@@ -65,12 +65,14 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   }
 
   function bulk(principal: EnvironmentPrincipal, context: EvaluationContext, set: EvaluationSet, quota: SyncAdmission, ifNoneMatch: string | undefined): FastLaneAnswer {
-    const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
-    if (set.flags === null) return { ...json(500, { errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }), headers };
+    if (set.flags === null) {
+      const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
+      return { ...json(500, { errorCode: 'PARSE_ERROR', errorDetails: set.invalid!.message }), headers };
+    }
     const { body, etag } = bulkAnswers.answer(principal, set, audienceOf(principal), context);
-    const cached = { ...headers, etag, 'cache-control': 'private, no-cache' };
+    const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining, etag, 'cache-control': 'private, no-cache' };
     // Kilobytes of cached bytes: sent as they are (a string would be encoded on every request).
-    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headers: cached } : { status: 200, headers: cached, body };
+    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body };
   }
 
   // Both answer synchronously while the environment's set (and its sync count) are in memory.
