@@ -138,6 +138,8 @@ export function createFastLane(options: FastLaneOptions) {
     // Buffers, decoded once at the end: bodies are small and nearly always arrive in one chunk.
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A client gone before its body arrived has nothing to be answered (and no 'end' comes).
+    req.on('error', () => res.destroy());
     req.on('end', () => {
       const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
       answer(req, res, entry, { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers }, text);
@@ -154,12 +156,21 @@ export function createFastLane(options: FastLaneOptions) {
     } catch {
       return replay(req, res, text);
     }
-    if (result instanceof Promise) result.then((settled) => write(req, res, entry, settled), () => replay(req, res, text));
-    else write(req, res, entry, result);
+    if (result instanceof Promise) result.then((settled) => respond(req, res, entry, settled, text), () => replay(req, res, text));
+    else respond(req, res, entry, result, text);
+  }
+
+  function respond(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer, text: string) {
+    try {
+      write(req, res, entry, answer);
+    } catch (err) {
+      // Node refused what was to be written (a header value, say): Fastify answers, or reports it.
+      if (!res.headersSent) return replay(req, res, text);
+      failed(res, err);
+    }
   }
 
   function write(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer) {
-    stats.served++;
     // A flat list of names and values: Node takes it as it is, where an object built up here would
     // be reshaped on every request.
     const headers: (string | number)[] = [...entry.headers, 'x-request-id', requestIdOf(req)];
@@ -169,6 +180,7 @@ export function createFastLane(options: FastLaneOptions) {
     else if (answer.status !== 304 && answer.status !== 204) headers.push('content-length', 0);
     res.writeHead(answer.status, headers as unknown as OutgoingHttpHeaders);
     res.end(body);
+    stats.served++;
   }
 
   /** Fastify answers a request the lane has read: same method, URL, headers and body. */
@@ -176,16 +188,23 @@ export function createFastLane(options: FastLaneOptions) {
     stats.replayed++;
     app!.inject({ method: 'POST', url: req.url!, headers: req.headers, payload: text, remoteAddress: req.socket.remoteAddress }).then(
       (replayed) => {
-        const headers: OutgoingHttpHeaders = {};
-        for (const [name, value] of Object.entries(replayed.headers)) if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
-        res.writeHead(replayed.statusCode, headers);
-        res.end(replayed.rawPayload);
+        try {
+          const headers: OutgoingHttpHeaders = {};
+          for (const [name, value] of Object.entries(replayed.headers)) if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
+          res.writeHead(replayed.statusCode, headers);
+          res.end(replayed.rawPayload);
+        } catch (err) {
+          failed(res, err);
+        }
       },
-      (err: unknown) => {
-        log!.error({ err }, 'could not replay a request through the framework');
-        res.destroy();
-      },
+      (err: unknown) => failed(res, err),
     );
+  }
+
+  /** Nothing can be answered any more: the error is logged and the connection closed. */
+  function failed(res: ServerResponse, err: unknown) {
+    log!.error({ err }, 'could not answer a request of the fast lane');
+    res.destroy();
   }
 
   return {

@@ -3,6 +3,7 @@
 // header for header and byte for byte, whichever way the lane takes it: answered, replayed through
 // Fastify after reading the body, or left to Fastify from the start.
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { bearer } from '../helpers/fixtures.js';
@@ -200,6 +201,28 @@ for (const dialect of dialects) {
         else assert.equal(status, 200, JSON.stringify(json));
       }
       assert.ok(test.app.fastLane.served > 0 && test.app.fastLane.replayed > 0);
+    });
+
+    test('a client that leaves halfway through its body costs nothing but its connection', async (t) => {
+      const test = await buildTestApp(t, { dialect });
+      const fx = await flagsFixture(test);
+      const base = await listening(test);
+      const sdk = { ...bearer(fx.sdk), ...JSON_HEADERS };
+      await expectSameAnswer(test, base, { name: 'warm', url: EVALUATE, headers: sdk, body: '{"context":{}}', way: 'served', status: 200 });
+      const { port } = new URL(base);
+      await new Promise<void>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => {
+          socket.write(`POST ${EVALUATE} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${fx.sdk}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"context":`);
+          setTimeout(() => {
+            socket.destroy();
+            resolve();
+          }, 50);
+        });
+        socket.on('error', reject);
+      });
+      const served = test.app.fastLane.served;
+      await expectSameAnswer(test, base, { name: 'after the abort', url: EVALUATE, headers: sdk, body: '{"context":{}}', way: 'served', status: 200 });
+      assert.equal(test.app.fastLane.served, served + 1);
     });
   });
 }
