@@ -70,6 +70,10 @@ for (const dialect of dialects) {
         assert.ok(error.message.includes(url.split('?')[0]!));
       }
       expectValidation(await call(app, 'GET', '/api/%zz'));
+      // A path parameter past the router's limit: 414, with a resolution that says what to change.
+      const long = await call(app, 'POST', `/api/ofrep/v1/evaluate/flags/${'k'.repeat(600)}`);
+      assert.equal(long.statusCode, 414);
+      assert.match(long.json().error.resolution, /Shorten the URL/);
     });
 
     test('bodies past 1 MiB are 413 payload_too_large on every body route, and change nothing', async (t) => {

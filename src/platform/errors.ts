@@ -44,9 +44,12 @@ function defaultResolution(status: number): string {
     case 404: return 'Check the identifiers in the request.';
     case 409: return 'Read the current state and retry with matching preconditions.';
     case 413: return 'Send a smaller request body.';
+    case 414: return 'Shorten the URL (a path parameter may be at most 512 characters).';
     case 429: return 'Wait for the time given in Retry-After, then retry.';
     case 503: return 'Retry shortly.';
-    default: return 'Retry later; if the problem persists, contact the operator with the request id.';
+    default:
+      if (status >= 400 && status < 500) return 'Fix the request as described and send it again.';
+      return 'Retry later; if the problem persists, contact the operator with the request id.';
   }
 }
 
