@@ -25,7 +25,7 @@ import { createConfigStateStore, createConfigMutator, createVersionsService, ver
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
 import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
-import { journalRevocationCheck, ofrepRoutes } from './modules/ofrep/index.js';
+import { ofrepRoutes } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 
 export interface AppDeps {
@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery);
   await app.register(evaluationRoutes, { source: evaluation });
-  await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: journalRevocationCheck(journal) });
+  await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
   await app.register(advancedRoutes, { advanced });
 

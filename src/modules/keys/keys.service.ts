@@ -35,6 +35,8 @@ export interface KeysService {
   revoke(principal: Principal, keyId: string, source: JournalSource): Promise<KeyRecord>;
   /** Resolves an admin_, sdk_ or pub_ token to its principal: synchronously when it is cached. */
   resolve(token: string, type: TokenType): CredentialResolution | Promise<CredentialResolution>;
+  /** Whether the key exists and is not revoked (for grants that name a key by id, not its secret). */
+  isActive(keyId: string): Promise<boolean>;
   /** Writes the batched lastUsedAt marks. */
   flushUsage(): Promise<void>;
 }
@@ -132,6 +134,9 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       }
       await access.requireApp(principal, appId);
       return (await repo.listKeys(db, appId)).map(repo.toKeyRecord);
+    },
+    async isActive(keyId) {
+      return (await repo.findKeyById(db, keyId))?.status === 'active';
     },
     async revoke(principal, keyId, source) {
       const existing = await repo.findKeyById(db, keyId);

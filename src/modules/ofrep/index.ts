@@ -1,2 +1,1 @@
 export { ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
-export { journalRevocationCheck } from './key-revocation.js';
