@@ -116,42 +116,53 @@ export function createFastLane(options: FastLaneOptions) {
   let closing = false;
 
   function take(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'POST' || app === undefined || closing) return false;
+    const method = req.method;
+    if ((method !== 'POST' && method !== 'GET') || app === undefined || closing) return false;
     const url = req.url!;
     if (url.includes('?')) return false;
-    const found = router.find('POST', url);
+    const found = router.find(method, url);
     if (found === null) return false;
     const entry = found.store as LaneEntry;
     const headers = req.headers;
-    const type = headers['content-type'];
-    if (type !== 'application/json' && type !== JSON_TYPE) return false;
+    const length = headers['content-length'];
     if (headers['transfer-encoding'] !== undefined) return false;
-    // A missing or malformed length is NaN: not taken. Fastify answers 413 past the limit.
-    if (!(Number(headers['content-length']) <= entry.bodyLimit)) return false;
+    if (method === 'POST') {
+      const type = headers['content-type'];
+      if (type !== 'application/json' && type !== JSON_TYPE) return false;
+      // A missing or malformed length is NaN: not taken. Fastify answers 413 past the limit.
+      if (!(Number(length) <= entry.bodyLimit)) return false;
+    } else if (length !== undefined && length !== '0') {
+      return false; // a GET with a body: unusual enough to leave to Fastify
+    }
     // Fastify writes the request lines at debug level: requests then go its way.
     if (log!.isLevelEnabled('debug')) return false;
     if (entry.validateParams !== null && !entry.validateParams(found.params)) return false;
     if (entry.validateHeaders !== null && !entry.validateHeaders(headers)) return false;
     const principal = principalInMemory(headers, entry.auth, resolver!);
     if (principal === null) return false;
+    const input: FastLaneInput = { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers };
+    if (method === 'GET') {
+      answer(req, res, entry, input, null);
+      return true;
+    }
 
     // Buffers, decoded once at the end: bodies are small and nearly always arrive in one chunk.
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A client gone before its body arrived has nothing to be answered (and no 'end' comes).
     req.on('error', () => res.destroy());
-    req.on('end', () => {
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
-      answer(req, res, entry, { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers }, text);
-    });
+    req.on('end', () => answer(req, res, entry, input, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
     return true;
   }
 
-  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, input: FastLaneInput, text: string) {
+  /** `text` is the body of a POST, null for a GET. */
+  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, input: FastLaneInput, text: string | null) {
     let result: FastLaneAnswer | Promise<FastLaneAnswer>;
     try {
-      input.body = JSON.parse(text);
-      if (entry.validateBody !== null && !entry.validateBody(input.body)) return replay(req, res, text);
+      if (text !== null) {
+        input.body = JSON.parse(text);
+        if (entry.validateBody !== null && !entry.validateBody(input.body)) return replay(req, res, text);
+      }
       result = (entry.route.handler as FastLaneHandler)(input);
     } catch {
       return replay(req, res, text);
@@ -160,7 +171,7 @@ export function createFastLane(options: FastLaneOptions) {
     else respond(req, res, entry, result, text);
   }
 
-  function respond(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer, text: string) {
+  function respond(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer, text: string | null) {
     try {
       write(req, res, entry, answer);
     } catch (err) {
@@ -183,10 +194,11 @@ export function createFastLane(options: FastLaneOptions) {
     stats.served++;
   }
 
-  /** Fastify answers a request the lane has read: same method, URL, headers and body. */
-  function replay(req: IncomingMessage, res: ServerResponse, text: string) {
+  /** Fastify answers a request the lane has taken: same method, URL, headers and body. */
+  function replay(req: IncomingMessage, res: ServerResponse, text: string | null) {
     stats.replayed++;
-    app!.inject({ method: 'POST', url: req.url!, headers: req.headers, payload: text, remoteAddress: req.socket.remoteAddress }).then(
+    const request = { method: req.method as 'GET' | 'POST', url: req.url!, headers: req.headers, remoteAddress: req.socket.remoteAddress };
+    app!.inject(text === null ? request : { ...request, payload: text }).then(
       (replayed) => {
         try {
           const headers: OutgoingHttpHeaders = {};
@@ -230,11 +242,13 @@ export function createFastLane(options: FastLaneOptions) {
       resolver = deps.resolver;
       instance.addHook('onRoute', (route) => {
         const lane = route.config?.fastLane;
-        if (lane === undefined) return;
+        // Fastify adds a HEAD route beside each GET route, with its config: HEAD stays with Fastify.
+        if (lane === undefined || route.method === 'HEAD') return;
         const auth = route.config?.auth;
-        if (auth === undefined || route.method !== 'POST') throw new Error(`fast lane route ${route.url} must be an authenticated POST`);
+        const method = route.method === 'GET' ? 'GET' : route.method === 'POST' ? 'POST' : null;
+        if (auth === undefined || method === null) throw new Error(`fast lane route ${route.url} must be an authenticated GET or POST`);
         const schema = (route.schema ?? {}) as { body?: object; params?: object; headers?: object };
-        router.on('POST', route.url, () => undefined, {
+        router.on(method, route.url, () => undefined, {
           route: lane,
           headers: Object.entries(lane.headers ?? {}).flat(),
           auth,

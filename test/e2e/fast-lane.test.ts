@@ -14,6 +14,8 @@ import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../../s
 const EVALUATE = '/api/v1/evaluate';
 const BULK = '/api/ofrep/v1/evaluate/flags';
 const single = (key: string) => `${BULK}/${key}`;
+const CONFIG = '/api/v1/config';
+const PUBLIC_CONFIG = '/api/v1/public-config';
 const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Headers of the connection or the moment, not of the answer. */
 const VOLATILE = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding']);
@@ -22,6 +24,8 @@ type Way = 'served' | 'replayed' | 'framework';
 
 interface Case {
   name: string;
+  /** POST unless said. */
+  method?: 'GET' | 'HEAD';
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -45,12 +49,12 @@ function normalised(headers: Record<string, unknown>, keepRequestId: boolean): R
 }
 
 async function overHttp(base: string, c: Case): Promise<Answer> {
-  const res = await fetch(base + c.url, { method: 'POST', headers: c.headers, body: c.body });
+  const res = await fetch(base + c.url, { method: c.method ?? 'POST', headers: c.headers, body: c.method ? undefined : c.body });
   return { status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() };
 }
 
 async function throughFastify(app: FastifyInstance, c: Case): Promise<Answer> {
-  const res = await app.inject({ method: 'POST', url: c.url, headers: c.headers, payload: c.body });
+  const res = await app.inject({ method: c.method ?? 'POST', url: c.url, headers: c.headers, payload: c.method ? undefined : c.body });
   return { status: res.statusCode, headers: res.headers as Record<string, string>, body: res.body };
 }
 
@@ -134,6 +138,19 @@ function cases(fx: EnvironmentFixture): Case[] {
     { name: 'OFREP bulk after an event', url: `${BULK}?flagConfigEtag=1`, headers: sdk, body: body({ context }), way: 'framework', status: 200 },
     { name: 'OFREP bulk, invalid JSON', url: BULK, headers: sdk, body: '{', way: 'replayed', status: 400 },
     { name: 'OFREP bulk, bad targetingKey', url: BULK, headers: sdk, body: body({ context: { targetingKey: ['a'] } }), way: 'served', status: 400 },
+
+    { name: 'config', method: 'GET', url: CONFIG, headers: bearer(fx.sdk), body: '', way: 'served', status: 200 },
+    { name: 'config, JSON declared', method: 'GET', url: CONFIG, headers: sdk, body: '', way: 'served', status: 200 },
+    { name: 'config with an Origin', method: 'GET', url: CONFIG, headers: { ...bearer(fx.sdk), origin: 'https://example.com' }, body: '', way: 'served', status: 200 },
+    { name: 'config with a query string', method: 'GET', url: `${CONFIG}?x=1`, headers: bearer(fx.sdk), body: '', way: 'framework', status: 200 },
+    { name: 'config, HEAD', method: 'HEAD', url: CONFIG, headers: bearer(fx.sdk), body: '', way: 'framework', status: 200 },
+    { name: 'config with a pub_ key', method: 'GET', url: CONFIG, headers: bearer(fx.pub), body: '', way: 'framework', status: 401 },
+    { name: 'config without a credential', method: 'GET', url: CONFIG, headers: {}, body: '', way: 'framework', status: 401 },
+    { name: 'config, trailing slash', method: 'GET', url: `${CONFIG}/`, headers: bearer(fx.sdk), body: '', way: 'framework', status: 404 },
+    { name: 'public config', method: 'GET', url: PUBLIC_CONFIG, headers: bearer(fx.pub), body: '', way: 'served', status: 200 },
+    { name: 'public config with an Origin', method: 'GET', url: PUBLIC_CONFIG, headers: { ...bearer(fx.pub), origin: 'https://shop.example' }, body: '', way: 'served', status: 200 },
+    { name: 'public config, trailing slash', method: 'GET', url: `${PUBLIC_CONFIG}/`, headers: bearer(fx.pub), body: '', way: 'framework', status: 404 },
+    { name: 'public config with an sdk_ key', method: 'GET', url: PUBLIC_CONFIG, headers: bearer(fx.sdk), body: '', way: 'framework', status: 401 },
   ];
 }
 
@@ -151,6 +168,10 @@ for (const dialect of dialects) {
       const etag = first.headers.etag!;
       await expectSameAnswer(test, base, { name: 'OFREP bulk, If-None-Match', url: BULK, headers: { ...bearer(fx.sdk), ...JSON_HEADERS, 'if-none-match': etag }, body: context, way: 'served', status: 304 });
       await expectSameAnswer(test, base, { name: 'OFREP bulk, another tag', url: BULK, headers: { ...bearer(fx.sdk), ...JSON_HEADERS, 'if-none-match': '"other"' }, body: context, way: 'served', status: 200 });
+
+      // The legacy document's ETag: 304 from the lane, with no body.
+      const config = await overHttp(base, { name: 'config', method: 'GET', url: CONFIG, headers: bearer(fx.sdk), body: '', way: 'served', status: 200 });
+      await expectSameAnswer(test, base, { name: 'config, If-None-Match', method: 'GET', url: CONFIG, headers: { ...bearer(fx.sdk), 'if-none-match': config.headers.etag! }, body: '', way: 'served', status: 304 });
 
       // A configuration that cannot be compiled: 500 from either way.
       await storeInvalidConfig(test, fx);
@@ -175,6 +196,7 @@ for (const dialect of dialects) {
       await expectSameAnswer(test, base, c); // syncs 1 and 2
       await expectSameAnswer(test, base, c); // 3 and 4
       await expectSameAnswer(test, base, { ...c, way: 'replayed', status: 429 });
+      await expectSameAnswer(test, base, { name: 'public config past the quota', method: 'GET', url: PUBLIC_CONFIG, headers: bearer(fx.pub), body: '', way: 'replayed', status: 429 });
       const refused = await overHttp(base, c);
       assert.match(refused.headers['retry-after']!, /^\d+$/);
       assert.equal(JSON.parse(refused.body).errorCode, 'MONTHLY_CONFIG_SYNC_QUOTA_EXCEEDED');

@@ -1,8 +1,10 @@
 // GET /api/v1/config (sdk_) and GET /api/v1/public-config (pub_): the frozen legacy delivery routes.
 // The hot path: a Map lookup for the snapshot, an in-memory count, a string compare for 304, and
-// the prebuilt bytes sent as a Buffer (Fastify does not serialise Buffers).
+// the prebuilt bytes sent as a Buffer; ordinary requests are answered by the fast lane.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import { answerWith, type FastLaneAnswer, type FastLaneHandler } from '../../platform/fast-lane.js';
+import { andThen } from '../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
 import type { DeliveryService } from './delivery.service.js';
@@ -11,18 +13,16 @@ import type { Audience } from './legacy-envelope.js';
 import type { SyncAdmission } from '../metering/index.js';
 import { quietRequestLogging } from './quiet-request-logger.js';
 import type { Snapshot } from './snapshot.js';
-import { registerPublicCors } from './public-cors.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS, registerPublicCors } from './public-cors.js';
 
 export interface DeliveryRouteDeps {
   delivery: DeliveryService;
 }
 
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-function routeOptions(audience: Audience): RouteShorthandOptions {
+function routeOptions(audience: Audience, handler: FastLaneHandler, headers?: Record<string, string>): RouteShorthandOptions {
   const server = audience === 'server';
   return {
-    config: { legacyErrors: true, auth: { allow: [server ? 'sdk' : 'pub'] } },
+    config: { legacyErrors: true, auth: { allow: [server ? 'sdk' : 'pub'] }, fastLane: { handler, headers } },
     childLoggerFactory: quietRequestLogging,
     schema: {
       tags: ['delivery'],
@@ -37,40 +37,32 @@ function routeOptions(audience: Audience): RouteShorthandOptions {
 }
 
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, { delivery }) => {
-  function respond(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, snapshot: Snapshot, quota: SyncAdmission): void {
+  function respond(principal: EnvironmentPrincipal, ifNoneMatch: string | undefined, snapshot: Snapshot, quota: SyncAdmission): FastLaneAnswer {
     const etag = snapshot.etagFor(principal.keyId);
-    reply.header('etag', etag);
-    reply.header('cache-control', 'private, no-cache');
-    reply.header('x-sync-quota-limit', quota.limit);
-    reply.header('x-sync-quota-remaining', quota.remaining);
-    if (ifNoneMatchHits(request.headers['if-none-match'], etag)) reply.code(304).send();
-    else reply.header('content-type', JSON_TYPE).send(snapshot.body);
+    const headers = { etag, 'cache-control': 'private, no-cache', 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
+    // The prebuilt bytes, sent as they are.
+    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body: snapshot.body };
   }
 
   // Synchronous whenever the snapshot and the environment's count are in memory (nearly always):
   // no promise per request. The first sync of an environment waits for its reads.
-  const handler = (audience: Audience) =>
-    function deliver(request: FastifyRequest, reply: FastifyReply): Promise<void> | void {
-      // The route's auth config admits only this audience's environment key.
-      const principal = request.principal as EnvironmentPrincipal;
-      const found = delivery.snapshot(principal, audience);
-      if (found instanceof Promise) return found.then((snapshot) => admitThenRespond(request, reply, principal, snapshot));
-      return admitThenRespond(request, reply, principal, found);
-    };
+  const deliver = (audience: Audience): FastLaneHandler => ({ principal, headers }) => {
+    // The route's auth config admits only this audience's environment key.
+    const target = principal as EnvironmentPrincipal;
+    const ifNoneMatch = headers['if-none-match'];
+    return andThen(delivery.snapshot(target, audience), (snapshot) =>
+      andThen(delivery.admit(target), (quota) => respond(target, ifNoneMatch, snapshot, quota)));
+  };
 
-  function admitThenRespond(request: FastifyRequest, reply: FastifyReply, principal: EnvironmentPrincipal, snapshot: Snapshot): Promise<void> | void {
-    const counted = delivery.admit(principal);
-    if (counted instanceof Promise) return counted.then((quota) => respond(request, reply, principal, snapshot, quota));
-    respond(request, reply, principal, snapshot, counted);
-  }
-
-  app.get('/api/v1/config', routeOptions('server'), handler('server'));
+  const server = deliver('server');
+  app.get('/api/v1/config', routeOptions('server', server), answerWith(server));
 
   // Browsers call the public route with pub_ keys: it lives in a scope of its own with CORS.
+  const client = deliver('client');
   await app.register(
     async (scope: FastifyInstance) => {
       await registerPublicCors(scope);
-      scope.get('', routeOptions('client'), handler('client'));
+      scope.get('', routeOptions('client', client, PUBLIC_CORS_RESPONSE_HEADERS), answerWith(client));
     },
     { prefix: '/api/v1/public-config' },
   );

@@ -7,7 +7,7 @@ import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { quietRequestLogging } from '../delivery/index.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';
-import { andThen } from './maybe-async.js';
+import { andThen } from '../../platform/maybe-async.js';
 import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses, type EvaluateBodyType } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
 

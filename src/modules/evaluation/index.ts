@@ -2,5 +2,4 @@ export { evaluationRoutes, type EvaluationRouteDeps } from './evaluation.routes.
 export { createEvaluationSource, type EvaluationSource, type SnapshotProvider } from './evaluation-source.js';
 export type { EvaluationAudience, EvaluationSet, FlatMetadata } from './evaluation-set.js';
 export { EVALUATE_BODY_LIMIT } from './evaluation.schemas.js';
-export { andThen } from './maybe-async.js';
 export { useContextJsonParser } from './context-json-parser.js';
