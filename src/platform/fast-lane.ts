@@ -1,15 +1,16 @@
-// The fast lane: the routes that carry most of the traffic (remote evaluation and OFREP) answer an
-// ordinary request straight from node:http, without Fastify's per-request objects, hooks and reply
-// pipeline, which cost more than evaluating (docs/decisions/0002-fast-lane.md has the measurements).
+// The fast lane: the routes that carry most of the traffic (remote evaluation, OFREP and legacy
+// delivery) answer an ordinary request straight from node:http, without Fastify's per-request
+// objects, hooks and reply pipeline, which cost more than evaluating (docs/decisions/0002-fast-lane.md
+// has the measurements).
 //
 // A route joins by naming a handler in its `config.fastLane`; the same handler answers through
 // Fastify (`answerWith`), so both ways run one piece of route code. The lane takes a request only
-// when it can answer it exactly as Fastify would: the route's method and path, a JSON body of a
-// declared length within the route's limit, no query string, the route's params and headers
-// schemas satisfied, and a credential the route accepts that is known from memory. Everything
-// else goes to Fastify untouched. A request the lane has read but cannot answer (invalid JSON, a
-// body its schema refuses, an error thrown by the handler) is replayed through Fastify
-// (`app.inject`) with the same body, so every error is rendered by the one error pipeline.
+// when it can answer it exactly as Fastify would: the route's method and path, no query string, for
+// a POST a JSON body of a declared length within the route's limit (for a GET no body), the route's
+// params and headers schemas satisfied, and a credential the route accepts that is known from
+// memory. Everything else goes to Fastify untouched. A request the lane has taken but cannot answer
+// (invalid JSON, a body its schema refuses, an error thrown by the handler) is replayed through
+// Fastify (`app.inject`) with the same body, so every error is rendered by the one error pipeline.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import FindMyWay from 'find-my-way';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
@@ -92,7 +93,7 @@ interface LaneEntry {
 export interface FastLaneStats {
   /** Requests the lane answered. */
   served: number;
-  /** Requests the lane read and handed to Fastify with their body. */
+  /** Requests the lane took and handed to Fastify (with their body) to answer. */
   replayed: number;
 }
 
