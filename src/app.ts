@@ -25,7 +25,7 @@ import { createConfigStateStore, createConfigMutator, createVersionsService, ver
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
 import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
-import { ofrepRoutes } from './modules/ofrep/index.js';
+import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 
 export interface AppDeps {
@@ -62,7 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
-    frameworkErrors: frameworkErrorHandler,
+    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: sendOfrepError }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);

@@ -88,15 +88,22 @@ export function renderError(request: FastifyRequest, reply: FastifyReply, appErr
   });
 }
 
+/** Renders an error in a protocol's own body (OFREP's, say) instead of the contract's. */
+export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: FastifyError) => unknown;
+
 /**
  * Errors Fastify raises before routing (a URL that cannot be decoded, an over-long parameter): no
- * hook has run yet, so the request id is set here, and the body has the contract's shape.
+ * hook has run yet, so the request id is set here, and the body has the contract's shape, or that
+ * of the protocol served under the URL's prefix (`renderers`, by path prefix).
  */
-export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  reply.header('x-request-id', request.id);
-  const appError = toAppError(error);
-  if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  return renderError(request, reply, appError);
+export function frameworkErrorHandler(renderers: Record<string, ErrorRenderer> = {}) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('x-request-id', request.id);
+    for (const prefix in renderers) if (request.url.startsWith(prefix)) return renderers[prefix]!(request, reply, error);
+    const appError = toAppError(error);
+    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
+    return renderError(request, reply, appError);
+  };
 }
 
 export function registerErrorHandling(app: FastifyInstance) {

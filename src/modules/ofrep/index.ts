@@ -1,1 +1,2 @@
-export { ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
+export { OFREP_PREFIX, ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
+export { sendOfrepError } from './ofrep-errors.js';

@@ -11,9 +11,13 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Fastify's codes for a body that is not JSON at all: OFREP calls that PARSE_ERROR. */
 const UNPARSABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
 
+/** Fastify's codes for a URL it could not route (undecodable, or a parameter past the limit). */
+const UNROUTABLE = new Set(['FST_ERR_BAD_URL']);
+
 function errorCodeOf(error: FastifyError | Error, appError: AppError): string {
+  const code = (error as FastifyError).code;
+  if ((code !== undefined && UNROUTABLE.has(code)) || appError.statusCode === 414) return 'GENERAL';
   if (appError.statusCode === 400) {
-    const code = (error as FastifyError).code;
     if ((code !== undefined && UNPARSABLE.has(code)) || error instanceof SyntaxError) return 'PARSE_ERROR';
     // A body that parsed but does not have the request's shape: the context is what is wrong.
     if (appError.code === 'validation_error') return 'INVALID_CONTEXT';

@@ -42,6 +42,7 @@ const environmentKeys = {
     wrongType: { status: 403, code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
   },
 };
+export const OFREP_PREFIX = '/api/ofrep/v1';
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
 
 const audienceOf = (principal: EnvironmentPrincipal) => (principal.type === 'pub' ? 'client' : 'server');
@@ -149,5 +150,5 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
       reply.hijack();
       hub.open(grant, reply.raw, reply.getHeaders(), set.version, lastEventId);
     });
-  }, { prefix: '/api/ofrep/v1' });
+  }, { prefix: OFREP_PREFIX });
 };
