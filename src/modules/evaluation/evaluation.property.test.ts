@@ -61,6 +61,20 @@ const context = fc.record(
   { requiredKeys: ['plan', 'country', 'appVersion', 'email', 'age', 'signupAt', 'user'] },
 );
 
+type Context = typeof context extends fc.Arbitrary<infer C> ? C : never;
+
+/** Matches the rules of both TARGETED flags and the fixture's `beta` rule. */
+const REACHES_EVERY_RULE: Context = {
+  targetingKey: 'user-1', plan: 'beta', country: 'NO', appVersion: '2.1.0', email: 'ann@example.com', age: 30,
+  signupAt: '2025-01-01T00:00:00.000Z', user: { tags: ['vip'] }, page: '',
+};
+
+/** Matches no rule: targeted flags serve their defaults. */
+const MATCHES_NO_RULE: Context = {
+  targetingKey: 'user-2', plan: 'free', country: 'SE', appVersion: '1.0.0', email: 'zed@example.org', age: 12,
+  signupAt: '2021-01-01T00:00:00.000Z', user: {},
+};
+
 const defaultValue = fc.option(fc.oneof(fc.boolean(), fc.string({ maxLength: 5 }), fc.integer(), fc.constant(null), fc.constant({ x: 1 })), { nil: undefined, freq: 2 });
 
 /** The fields a remote detail must share with the engine's result for the same request. */
@@ -106,7 +120,18 @@ for (const dialect of dialects) {
             seen.add(String(want.ruleId ?? want.errorCode ?? want.reason));
           });
         }),
-        { numRuns: 200 },
+        {
+          numRuns: 200,
+          // Besides the random runs, contexts that reach every outcome for certain (rules of three
+          // conditions, a type mismatch, an invalid context, no rule at all), so the coverage check
+          // below never depends on the draw.
+          examples: [
+            [REACHES_EVERY_RULE, undefined, keys],
+            [REACHES_EVERY_RULE, 'x', keys],
+            [{ ...REACHES_EVERY_RULE, targetingKey: 7 }, undefined, keys],
+            [MATCHES_NO_RULE, undefined, keys],
+          ],
+        },
       );
       // The contexts reach every outcome, so agreement is not agreement on defaults only.
       for (const outcome of ['STATIC', 'DEFAULT', 'SPLIT', 'DISABLED', 'beta', 'adults-on-new-app', 'recent-vips', 'FLAG_NOT_FOUND', 'TYPE_MISMATCH', 'INVALID_CONTEXT']) {
