@@ -27,6 +27,7 @@ import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
+import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -34,7 +35,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> & Partial<Pick<EnsignConfig, 'jobs'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -42,6 +43,7 @@ export interface AppDeps {
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const DEFAULT_JOB_SETTINGS: EnsignConfig['jobs'] = { concurrency: 2, pollIntervalMs: 1000 };
 /** Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters). */
 const MAX_PARAM_LENGTH = 512;
 
@@ -49,6 +51,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** What the fast lane (platform/fast-lane.ts) has answered and replayed. */
     fastLane: FastLaneStats;
+    /**
+     * The background-job runner: modules register their handlers on it while the app is built. It
+     * starts polling when the server listens (never under app.inject, where tests call runDue()) and
+     * stops when the app closes.
+     */
+    jobs: JobRunner;
   }
 }
 
@@ -74,6 +82,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   const { db, config } = deps;
+  const jobSettings = config.jobs ?? DEFAULT_JOB_SETTINGS;
+  const jobs = new JobRunner({ db, now: deps.now, concurrency: Math.max(1, jobSettings.concurrency), pollIntervalMs: jobSettings.pollIntervalMs, log: app.log });
+  app.decorate('jobs', jobs);
+  registerJobsMaintenance(jobs, db, deps.now);
+  // ENSIGN_JOBS_CONCURRENCY=0 keeps this process out of background work (it still enqueues).
+  if (jobSettings.concurrency > 0) app.addHook('onListen', async () => jobs.start());
   const journal = createJournalService(db);
   const auth = createAuthService(db, config.defaultPlan);
   let keys: KeysService;
@@ -123,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   background.unref();
   app.addHook('onClose', async () => {
     clearInterval(background);
+    await jobs.stop();
     await keys.flushUsage().catch(() => undefined);
     await delivery.close();
     await notifier.close();

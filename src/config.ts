@@ -24,6 +24,8 @@ const ConfigSchema = Type.Object({
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
+  /** Background jobs (src/jobs): handlers at once in this process (0: this process runs none) and the poll interval. */
+  jobs: Type.Object({ concurrency: Type.Integer({ minimum: 0, maximum: 64 }), pollIntervalMs: Type.Integer({ minimum: 50, maximum: 60_000 }) }),
 });
 
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
@@ -72,6 +74,10 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
         apps: integerFrom(env, 'ENSIGN_QUOTA_PRO_APPS', 1000),
         flags: integerFrom(env, 'ENSIGN_QUOTA_PRO_FLAGS', 10_000),
       },
+    },
+    jobs: {
+      concurrency: integerFrom(env, 'ENSIGN_JOBS_CONCURRENCY', 2),
+      pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', 1000),
     },
   };
   if (!Value.Check(ConfigSchema, config)) {

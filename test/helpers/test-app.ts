@@ -79,6 +79,7 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     logLevel: 'silent',
     defaultPlan: 'free',
     quotas: Object.fromEntries(PLANS.map((p) => [p, { ...quotas }])) as EnsignConfig['quotas'],
+    jobs: { concurrency: 2, pollIntervalMs: 1000 },
     ...overrides,
   };
 }

@@ -1,0 +1,355 @@
+// The job runner on both engines, driven by hand (runDue) with a moved clock: leasing, dedupe,
+// retries with backoff, dead jobs, expired and renewed leases, recurring jobs, graceful stop.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createTestDatabase, buildTestApp, dialects, type TestContext, type TestDatabase } from '../../test/helpers/test-app.js';
+import { inTransaction } from '../db/transaction.js';
+import { DEFAULT_BACKOFF, JobRunner, PermanentJobError, enqueue, findJob, recurringKeyOf, retryDelayMs, type JobRunnerOptions } from './index.js';
+
+const T0 = Date.parse('2026-11-22T10:00:00.000Z');
+
+async function setup(t: TestContext, dialect: (typeof dialects)[number]) {
+  const database = await createTestDatabase(dialect);
+  const handles = [database.handle];
+  t.after(async () => {
+    for (const h of handles) await h.close();
+    await database.drop();
+  });
+  let clock = T0;
+  const now = () => clock;
+  /** A runner on its own connection, as another process would have. */
+  const runner = (options: Partial<JobRunnerOptions> = {}) => {
+    const handle = database.open();
+    handles.push(handle);
+    return new JobRunner({ db: handle.db, now, random: () => 0.5, ...options });
+  };
+  return { database, db: database.handle.db, now, advance: (ms: number) => (clock += ms), runner };
+}
+
+const deferred = () => {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test('jobs: backoff grows exponentially, stays within its bounds and is capped', () => {
+  const policy = { baseMs: 1000, maxMs: 10_000 };
+  assert.equal(retryDelayMs(1, policy, () => 0), 500);
+  assert.equal(retryDelayMs(1, policy, () => 0.999999), 1000);
+  assert.equal(retryDelayMs(3, policy, () => 0), 2000);
+  assert.equal(retryDelayMs(3, policy, () => 0.999999), 4000);
+  assert.equal(retryDelayMs(60, policy, () => 0.999999), 10_000);
+  assert.equal(retryDelayMs(2000, DEFAULT_BACKOFF, () => 0), DEFAULT_BACKOFF.maxMs / 2);
+});
+
+for (const dialect of dialects) {
+  describe(`jobs on ${dialect}`, () => {
+    test('an enqueued job runs once with its payload and succeeds', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const seen: unknown[] = [];
+      const r = runner().register('test.echo', async (job) => void seen.push({ payload: job.payload, attempt: job.attempt }));
+      const { id, deduplicated } = await enqueue(db, { kind: 'test.echo', payload: { runId: 'run_1', n: 2 } }, now);
+      assert.equal(deduplicated, false);
+      assert.equal(await r.runDue(), 1);
+      assert.equal(await r.runDue(), 0);
+      assert.deepEqual(seen, [{ payload: { runId: 'run_1', n: 2 }, attempt: 1 }]);
+      const job = await findJob(db, id);
+      assert.equal(job?.state, 'succeeded');
+      assert.equal(job?.attempts, 1);
+      assert.equal(job?.leaseOwner, null);
+      assert.equal(job?.finishedAt, new Date(T0).toISOString());
+    });
+
+    test('a job enqueued in a transaction that rolls back never exists; one that commits does', async (t) => {
+      const { db, now } = await setup(t, dialect);
+      let rolledBack = '';
+      await assert.rejects(
+        inTransaction(db, async (trx) => {
+          rolledBack = (await enqueue(trx, { kind: 'test.echo', payload: 1 }, now)).id;
+          throw new Error('the caller failed');
+        }),
+        /the caller failed/,
+      );
+      assert.equal(await findJob(db, rolledBack), null);
+      const kept = await inTransaction(db, (trx) => enqueue(trx, { kind: 'test.echo', payload: 2 }, now));
+      assert.equal((await findJob(db, kept.id))?.state, 'queued');
+    });
+
+    test('a dedupe key allows one queued job; once it runs, the next can be queued', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const first = await enqueue(db, { kind: 'test.agg', payload: { n: 1 }, dedupeKey: 'agg:exp_1' }, now);
+      const again = await inTransaction(db, (trx) => enqueue(trx, { kind: 'test.agg', payload: { n: 2 }, dedupeKey: 'agg:exp_1' }, now));
+      assert.deepEqual(again, { id: first.id, deduplicated: true });
+      const other = await enqueue(db, { kind: 'test.agg', payload: {}, dedupeKey: 'agg:exp_2' }, now);
+      assert.notEqual(other.id, first.id);
+      const gate = deferred();
+      const r = runner().register('test.agg', () => gate.promise);
+      const running = r.runDue();
+      await until(async () => (await findJob(db, first.id))?.state === 'running');
+      // Work that arrives while the job runs gets a queued job of its own.
+      const next = await enqueue(db, { kind: 'test.agg', payload: { n: 3 }, dedupeKey: 'agg:exp_1' }, now);
+      assert.equal(next.deduplicated, false);
+      gate.resolve();
+      await running;
+      assert.equal((await findJob(db, first.id))?.state, 'succeeded');
+      assert.equal((await findJob(db, next.id))?.state, 'queued');
+    });
+
+    test('a job is not run before its runAt', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      let runs = 0;
+      const r = runner().register('test.later', async () => void runs++);
+      await enqueue(db, { kind: 'test.later', payload: null, runAt: T0 + 60_000 }, now);
+      assert.equal(await r.runDue(), 0);
+      advance(59_999);
+      assert.equal(await r.runDue(), 0);
+      advance(1);
+      assert.equal(await r.runDue(), 1);
+      assert.equal(runs, 1);
+    });
+
+    test('a runner leases only the kinds it has handlers for', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const { id } = await enqueue(db, { kind: 'test.unknown', payload: null }, now);
+      const r = runner().register('test.known', async () => undefined);
+      assert.equal(await r.runDue(), 0);
+      assert.equal((await findJob(db, id))?.state, 'queued');
+    });
+
+    test('concurrent runners never run a job twice', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const runs = new Map<string, number>();
+      const handler = async (job: { id: string }) => {
+        runs.set(job.id, (runs.get(job.id) ?? 0) + 1);
+        await new Promise((r) => setTimeout(r, Math.random() * 3));
+      };
+      const runners = [1, 2, 3].map(() => runner({ concurrency: 4 }).register('test.count', handler));
+      const ids: string[] = [];
+      for (let i = 0; i < 60; i++) ids.push((await enqueue(db, { kind: 'test.count', payload: { i } }, now)).id);
+      await Promise.all(runners.map((r) => r.drain()));
+      assert.equal(runs.size, 60);
+      assert.ok([...runs.values()].every((n) => n === 1), 'every job ran exactly once');
+      for (const id of ids) assert.equal((await findJob(db, id))?.state, 'succeeded');
+    });
+
+    test('a failing handler is retried with exponential backoff, then the job is dead', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      const attempts: number[] = [];
+      const backoff = { baseMs: 1000, maxMs: 60_000 };
+      const r = runner({ backoff }).register('test.fail', async (job) => {
+        attempts.push(job.attempt);
+        throw new Error(`boom ${job.attempt}`);
+      });
+      const { id } = await enqueue(db, { kind: 'test.fail', payload: null, maxAttempts: 3 }, now);
+      assert.equal(await r.runDue(), 1);
+      let job = await findJob(db, id);
+      assert.equal(job?.state, 'failed');
+      assert.equal(job?.lastError, 'Error: boom 1');
+      // random() is 0.5: half the ceiling plus a quarter, i.e. 750 ms after the first failure.
+      assert.equal(job?.runAt, new Date(T0 + 750).toISOString());
+      advance(749);
+      assert.equal(await r.runDue(), 0, 'not before its backoff');
+      advance(1);
+      assert.equal(await r.runDue(), 1);
+      job = await findJob(db, id);
+      assert.equal(job?.state, 'failed');
+      assert.equal(job?.runAt, new Date(T0 + 750 + 1500).toISOString(), 'the second delay is twice the first');
+      advance(1500);
+      assert.equal(await r.runDue(), 1);
+      job = await findJob(db, id);
+      assert.equal(job?.state, 'dead');
+      assert.equal(job?.attempts, 3);
+      assert.equal(job?.lastError, 'Error: boom 3');
+      advance(3_600_000);
+      assert.equal(await r.runDue(), 0, 'a dead job never runs again');
+      assert.deepEqual(attempts, [1, 2, 3]);
+    });
+
+    test('a PermanentJobError makes the job dead without retries', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const r = runner().register('test.bad', async () => {
+        throw new PermanentJobError('the payload names no experiment');
+      });
+      const { id } = await enqueue(db, { kind: 'test.bad', payload: null, maxAttempts: 5 }, now);
+      await r.runDue();
+      const job = await findJob(db, id);
+      assert.equal(job?.state, 'dead');
+      assert.equal(job?.attempts, 1);
+      assert.match(job?.lastError ?? '', /names no experiment/);
+    });
+
+    test('a lease that expires is run again by another runner; the first cannot record over it', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      const gate = deferred();
+      const a = runner({ leaseMs: 1000, renewEveryMs: 3_600_000 }).register('test.stall', () => gate.promise);
+      const byB: number[] = [];
+      const b = runner({ leaseMs: 1000 }).register('test.stall', async (job) => void byB.push(job.attempt));
+      const { id } = await enqueue(db, { kind: 'test.stall', payload: null }, now);
+      const stalled = a.runDue();
+      await until(async () => (await findJob(db, id))?.state === 'running');
+      assert.equal(await b.runDue(), 0, 'the lease still holds');
+      advance(1000);
+      assert.equal(await b.runDue(), 1, 'an expired lease is abandoned work');
+      assert.deepEqual(byB, [2]);
+      gate.resolve();
+      await stalled;
+      const job = await findJob(db, id);
+      assert.equal(job?.state, 'succeeded');
+      assert.equal(job?.attempts, 2);
+    });
+
+    test('a running handler renews its lease, so it is not taken away', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      const gate = deferred();
+      const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.long', () => gate.promise);
+      const b = runner({ leaseMs: 1000 }).register('test.long', async () => undefined);
+      const { id } = await enqueue(db, { kind: 'test.long', payload: null }, now);
+      const running = a.runDue();
+      await until(async () => (await findJob(db, id))?.state === 'running');
+      for (let i = 0; i < 3; i++) {
+        advance(800);
+        const expected = new Date(now() + 1000).toISOString();
+        await until(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
+        assert.equal(await b.runDue(), 0);
+      }
+      gate.resolve();
+      await running;
+      assert.equal((await findJob(db, id))?.attempts, 1);
+    });
+
+    test('a runner that lost its lease is told through the abort signal', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      let aborted: unknown = null;
+      const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.abortable', (job) => new Promise<void>((_, reject) => {
+        job.signal.addEventListener('abort', () => {
+          aborted = job.signal.reason;
+          reject(job.signal.reason);
+        });
+      }));
+      const b = runner({ leaseMs: 60_000 }).register('test.abortable', async () => undefined);
+      const { id } = await enqueue(db, { kind: 'test.abortable', payload: null }, now);
+      const first = a.runDue();
+      await until(async () => (await findJob(db, id))?.state === 'running');
+      // The process stalled past its lease (the clock jumps between two renewals): the next renewal
+      // finds the lease expired and aborts the handler, and the job is free for another runner.
+      advance(5000);
+      await until(() => aborted !== null);
+      assert.equal(await b.runDue(), 1);
+      await first;
+      const job = await findJob(db, id);
+      assert.equal(job?.state, 'succeeded');
+      assert.equal(job?.attempts, 2);
+    });
+
+    test('a lease that expires on the last attempt makes the job dead instead of running it again', async (t) => {
+      const { db, now, advance, runner } = await setup(t, dialect);
+      const gate = deferred();
+      const a = runner({ leaseMs: 1000, renewEveryMs: 3_600_000 }).register('test.poison', () => gate.promise);
+      let runsOnB = 0;
+      const b = runner({ leaseMs: 1000 }).register('test.poison', async () => void runsOnB++);
+      const { id } = await enqueue(db, { kind: 'test.poison', payload: null, maxAttempts: 1 }, now);
+      const stalled = a.runDue();
+      await until(async () => (await findJob(db, id))?.state === 'running');
+      advance(1000);
+      assert.equal(await b.runDue(), 0);
+      assert.equal(runsOnB, 0);
+      const job = await findJob(db, id);
+      assert.equal(job?.state, 'dead');
+      assert.match(job?.lastError ?? '', /lease expired/);
+      gate.resolve();
+      await stalled;
+      assert.equal((await findJob(db, id))?.state, 'dead', 'the stalled runner does not revive it');
+    });
+
+    test('a recurring job is queued once and again after each run', async (t) => {
+      const { db, advance, runner } = await setup(t, dialect);
+      let runs = 0;
+      const r = runner().every('test.purge', 60_000, async () => void runs++, { scope: 'all' });
+      const other = runner().every('test.purge', 60_000, async () => void runs++);
+      await r.ensureSchedules();
+      await other.ensureSchedules();
+      const queued = await db.selectFrom('jobs').selectAll().where('dedupe_key', '=', recurringKeyOf('test.purge')).execute();
+      assert.equal(queued.length, 1, 'two processes starting together queue it once');
+      assert.deepEqual(JSON.parse(queued[0]!.payload), { scope: 'all' });
+      assert.equal(await r.runDue(), 1);
+      assert.equal(await r.runDue(), 0);
+      await r.ensureSchedules();
+      advance(59_999);
+      assert.equal(await other.runDue(), 0);
+      advance(1);
+      assert.equal(await other.runDue(), 1);
+      assert.equal(runs, 2);
+      const pending = await db.selectFrom('jobs').select(['state', 'run_at']).where('state', '=', 'queued').execute();
+      assert.deepEqual(pending, [{ state: 'queued', run_at: new Date(T0 + 120_000).toISOString() }]);
+    });
+
+    test('stop waits for running handlers; past its timeout it aborts them and leaves the lease to expire', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      let finished = 0;
+      const r = runner({ pollIntervalMs: 10, concurrency: 1 }).register('test.work', async () => {
+        await new Promise((res) => setTimeout(res, 80));
+        finished++;
+      });
+      const { id } = await enqueue(db, { kind: 'test.work', payload: null }, now);
+      r.start();
+      await until(() => r.active === 1);
+      await r.stop(5000);
+      assert.equal(finished, 1);
+      assert.equal((await findJob(db, id))?.state, 'succeeded');
+
+      let signal: AbortSignal | null = null;
+      const s = runner({ pollIntervalMs: 10 }).register('test.stuck', (job) => {
+        signal = job.signal;
+        return new Promise(() => undefined);
+      });
+      const stuck = await enqueue(db, { kind: 'test.stuck', payload: null }, now);
+      s.start();
+      await until(() => s.active === 1);
+      await s.stop(30);
+      assert.equal((signal as AbortSignal | null)?.aborted, true);
+      assert.equal((await findJob(db, stuck.id))?.state, 'running', 'its lease will expire and another process runs it');
+      await enqueue(db, { kind: 'test.stuck', payload: null }, now);
+      assert.equal(await s.runDue(), 0, 'a stopped runner leases nothing');
+    });
+  });
+
+  describe(`jobs in the app on ${dialect}`, () => {
+    test('the app runner starts when the server listens, runs jobs and stops on close', async (t) => {
+      const { app, database } = await buildTestApp(t, { dialect, config: { jobs: { concurrency: 1, pollIntervalMs: 50 } } });
+      const seen: string[] = [];
+      app.jobs.register('test.app', async (job) => void seen.push(job.id));
+      const { id } = await enqueue(database.handle.db, { kind: 'test.app', payload: null });
+      assert.equal(seen.length, 0, 'nothing runs before listen');
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      await until(() => seen.length === 1);
+      assert.deepEqual(seen, [id]);
+      await until(async () => (await database.handle.db.selectFrom('jobs').select('id').where('kind', '=', 'jobs.purge-finished').executeTakeFirst()) !== undefined);
+    });
+
+    test('finished jobs older than the retention are purged by the maintenance job', async (t) => {
+      let clock = T0;
+      const { app, database } = await buildTestApp(t, { dialect, now: () => clock });
+      const db = database.handle.db;
+      app.jobs.register('test.old', async () => undefined);
+      const old = await enqueue(db, { kind: 'test.old', payload: null }, () => clock);
+      await app.jobs.runDue();
+      clock += 8 * 24 * 3600 * 1000;
+      const recent = await enqueue(db, { kind: 'test.old', payload: null }, () => clock);
+      await app.jobs.runDue();
+      await app.jobs.ensureSchedules();
+      await app.jobs.runDue();
+      assert.equal(await findJob(db, old.id), null);
+      assert.equal((await findJob(db, recent.id))?.state, 'succeeded');
+    });
+  });
+}
+
+export type { TestDatabase };
