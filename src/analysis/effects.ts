@@ -1,0 +1,114 @@
+// Effect moments of a treatment against control: the point estimate of the absolute or relative
+// difference of means, its standard error (delta method) and Welch–Satterthwaite degrees of
+// freedom. Follows gbstats' EffectMoments (packages/stats/gbstats/models/tests.py) and
+// frequentist_diff / frequentist_variance (packages/stats/gbstats/utils.py), including CUPED's θ
+// pooled over both arms (compute_theta, create_theta_adjusted_statistics in models/statistics.py).
+import {
+  covarianceOf,
+  meanOf,
+  ratioMoments,
+  varianceOf,
+  type CupedStatistic,
+  type Moments,
+  type VariantStatistic,
+} from './sufficient-statistics.js';
+
+export type EffectScale = 'absolute' | 'relative';
+
+/** Why an effect could not be estimated (gbstats answers an uninformative default then). */
+export type EffectUnavailable = 'zero_variance' | 'baseline_zero' | 'mismatched_statistics';
+
+export interface EffectMoments {
+  estimate: number;
+  standardError: number;
+  /** Welch–Satterthwaite degrees of freedom. */
+  dof: number;
+  /** Units in both arms (the n of the sequential interval). */
+  pairwiseUnits: number;
+}
+
+/** A variant's statistic ready for comparison: (adjusted) mean, per-unit variance, unadjusted mean. */
+interface Prepared {
+  n: number;
+  mean: number;
+  unadjustedMean: number;
+  variance: number;
+  cuped?: { theta: number; source: CupedStatistic };
+}
+
+/** θ = Cov(post, pre) / Var(pre) over both arms together (gbstats compute_theta); 0 when either is constant. */
+export function cupedTheta(a: CupedStatistic, b: CupedStatistic): number {
+  const n = a.n + b.n;
+  const post: Moments = { n, sum: a.post.sum + b.post.sum, sumSquares: a.post.sumSquares + b.post.sumSquares };
+  const pre: Moments = { n, sum: a.pre.sum + b.pre.sum, sumSquares: a.pre.sumSquares + b.pre.sumSquares };
+  const preVariance = varianceOf(pre, a.metric);
+  if (preVariance === 0 || varianceOf(post, a.metric) === 0) return 0;
+  return covarianceOf(n, post, pre, a.sumProducts + b.sumProducts, a.metric) / preVariance;
+}
+
+function prepare(s: VariantStatistic, theta: number | null): Prepared {
+  switch (s.kind) {
+    case 'mean':
+    case 'proportion':
+      return { n: s.n, mean: meanOf(s), unadjustedMean: meanOf(s), variance: varianceOf(s, s.kind) };
+    case 'ratio': {
+      const { mean, variance } = ratioMoments(s);
+      return { n: s.n, mean, unadjustedMean: mean, variance };
+    }
+    case 'cuped': {
+      const postMean = meanOf(s.post);
+      // θ = 0 means no usable pre-exposure variation: the post statistic alone (gbstats reverts too).
+      if (!theta) return { n: s.n, mean: postMean, unadjustedMean: postMean, variance: varianceOf(s.post, s.metric) };
+      const covariance = covarianceOf(s.n, s.post, s.pre, s.sumProducts, s.metric);
+      const variance = s.n <= 1 ? 0 : varianceOf(s.post, s.metric) + theta ** 2 * varianceOf(s.pre, s.metric) - 2 * theta * covariance;
+      return { n: s.n, mean: postMean - theta * meanOf(s.pre), unadjustedMean: postMean, variance, cuped: { theta, source: s } };
+    }
+  }
+}
+
+/** Var of the relative CUPED effect (gbstats frequentist_variance_relative_cuped). */
+function relativeCupedVariance(a: Prepared, b: Prepared): number {
+  const ca = a.cuped!.source;
+  const cb = b.cuped!.source;
+  const theta = a.cuped!.theta;
+  const baseline = a.unadjustedMean;
+  const denTreatment = b.n * baseline ** 2;
+  const denControl = a.n * baseline ** 2;
+  if (denTreatment === 0 || denControl === 0) return 0;
+  const covA = covarianceOf(ca.n, ca.post, ca.pre, ca.sumProducts, ca.metric);
+  const covB = covarianceOf(cb.n, cb.post, cb.pre, cb.sumProducts, cb.metric);
+  const vTreatment = (varianceOf(cb.post, cb.metric) + theta ** 2 * varianceOf(cb.pre, cb.metric) - 2 * theta * covB) / denTreatment;
+  const k = -meanOf(cb.post);
+  const postMeanA = meanOf(ca.post);
+  const vControl = ((varianceOf(ca.post, ca.metric) * k ** 2) / postMeanA ** 2 + (2 * theta * covA * k) / postMeanA + theta ** 2 * varianceOf(ca.pre, ca.metric)) / denControl;
+  return vTreatment + vControl;
+}
+
+function welchDof(a: Prepared, b: Prepared): number {
+  const va = a.variance / a.n;
+  const vb = b.variance / b.n;
+  return (va + vb) ** 2 / (b.variance ** 2 / (b.n ** 2 * (b.n - 1)) + a.variance ** 2 / (a.n ** 2 * (a.n - 1)));
+}
+
+export type EffectMomentsResult = { ok: true; moments: EffectMoments } | { ok: false; reason: EffectUnavailable };
+
+/**
+ * The difference treatment − control on the absolute scale, or relative to |control mean|
+ * (unadjusted) with its delta-method variance.
+ */
+export function effectMoments(control: VariantStatistic, treatment: VariantStatistic, scale: EffectScale): EffectMomentsResult {
+  if (control.kind !== treatment.kind) return { ok: false, reason: 'mismatched_statistics' };
+  const theta = control.kind === 'cuped' && treatment.kind === 'cuped' ? cupedTheta(control, treatment) : null;
+  const a = prepare(control, theta);
+  const b = prepare(treatment, theta);
+  const relative = scale === 'relative';
+  const variance = relative
+    ? a.cuped && b.cuped
+      ? relativeCupedVariance(a, b)
+      : b.variance / (b.n * a.unadjustedMean ** 2) + (a.variance * b.unadjustedMean ** 2) / (a.n * a.unadjustedMean ** 4)
+    : b.variance / b.n + a.variance / a.n;
+  if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0) || !Number.isFinite(variance)) return { ok: false, reason: 'zero_variance' };
+  if (a.mean === 0 || a.unadjustedMean === 0) return { ok: false, reason: 'baseline_zero' };
+  const estimate = relative ? (b.mean - a.mean) / Math.abs(a.unadjustedMean) : b.mean - a.mean;
+  return { ok: true, moments: { estimate, standardError: Math.sqrt(variance), dof: welchDof(a, b), pairwiseUnits: a.n + b.n } };
+}
