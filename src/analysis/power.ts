@@ -155,7 +155,8 @@ export function powerAnalysis(input: PowerAnalysisInput): PowerAnalysisResult {
     durationDays: main.durationDays,
     assumptions,
     sensitivity: SENSITIVITY_FACTORS.map((f) => {
-      const mde = input.mde * f;
+      // toPrecision: 0.05 × 0.75 is 0.0375, not 0.037500000000000006.
+      const mde = Number((input.mde * f).toPrecision(12));
       const p = plan(mde);
       return { mde, requiredUnits: p.total, durationDays: p.durationDays };
     }),
