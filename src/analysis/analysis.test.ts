@@ -7,6 +7,7 @@ import {
   analysisDecision,
   analyzeExperiment,
   chiSquareSurvival,
+  cupedRatioStatistic,
   cupedStatistic,
   describeStatistic,
   fixedHorizonComparison,
@@ -22,6 +23,7 @@ import {
   sampleStatistic,
   sequentialComparison,
   type ComparisonResult,
+  type CupedRatioStatistic,
   type CupedStatistic,
   type EffectResult,
   type RatioStatistic,
@@ -163,6 +165,42 @@ describe('analysis: CUPED', () => {
 
   test('cuped statistics from per-subject pairs', () => {
     assert.deepEqual(cupedStatistic('mean', [{ post: 2, pre: 1 }, { post: 4, pre: 3 }]), { kind: 'cuped', metric: 'mean', n: 2, post: moments(2, 6, 20), pre: moments(2, 4, 10), sumProducts: 14 });
+  });
+});
+
+describe('analysis: CUPED for ratio metrics', () => {
+  // test_two_sided_ttest_test_runs_ratio_ra, test_tests.py:133-186 (also test_sequential_test_runs_ratio_ra, :264-321)
+  const control: CupedRatioStatistic = {
+    kind: 'cupedRatio', n: 100,
+    numeratorPost: moments(100, 485.112236689623, 2715.484666118136), denominatorPost: moments(100, 679.9093275844917, 4939.424001640236),
+    numeratorPre: moments(100, 192.59138069991536, 460.076026390857), denominatorPre: moments(100, 290.1398399750233, 920.9461385038898),
+    sums: { numeratorPostNumeratorPre: 1113.6215759318352, denominatorPostDenominatorPre: 2130.9404074446747, numeratorPreDenominatorPre: 634.239482353647, numeratorPostDenominatorPost: 3602.146836776702, numeratorPostDenominatorPre: 1559.2878434944676, numeratorPreDenominatorPost: 1460.3181079276983 },
+  };
+  const treatment: CupedRatioStatistic = {
+    kind: 'cupedRatio', n: 100,
+    numeratorPost: moments(100, 514.7757826608777, 2994.897482705013), denominatorPost: moments(100, 705.4090874383759, 5291.36604146392),
+    numeratorPre: moments(100, 206.94157227402536, 514.2903702246757), denominatorPre: moments(100, 302.54389139107326, 994.4506208125663),
+    sums: { numeratorPostNumeratorPre: 1237.0953021125997, denominatorPostDenominatorPre: 2292.081739775257, numeratorPreDenominatorPre: 698.4173425817908, numeratorPostDenominatorPost: 3918.1561431600717, numeratorPostDenominatorPre: 1701.0287270040265, numeratorPreDenominatorPost: 1604.0759503266522 },
+  };
+
+  test('fixed horizon, relative', () => {
+    effect(fixedHorizonComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.00841, 0.007], se: 0.00391, p: 0.85771 }, `${GBSTATS_TESTS}:133`);
+  });
+
+  test('sequential, relative', () => {
+    effect(sequentialComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.02063, 0.01923], se: 0.00391, p: 1 }, `${GBSTATS_TESTS}:264`);
+  });
+
+  test('the statistic from per-subject rows, and its merge', () => {
+    const rows = [
+      { numeratorPost: 2, denominatorPost: 1, numeratorPre: 1, denominatorPre: 1 },
+      { numeratorPost: 3, denominatorPost: 2, numeratorPre: 0, denominatorPre: 2 },
+    ];
+    const whole = cupedRatioStatistic(rows);
+    assert.equal(whole.sums.numeratorPostDenominatorPost, 8);
+    assert.equal(whole.sums.numeratorPreDenominatorPost, 1);
+    assert.deepEqual(mergeStatistics(cupedRatioStatistic(rows.slice(0, 1)), cupedRatioStatistic(rows.slice(1))), whole);
+    assert.equal(describeStatistic(whole).mean, 5 / 3);
   });
 });
 

@@ -3,10 +3,13 @@
 // freedom. Follows gbstats' EffectMoments (packages/stats/gbstats/models/tests.py) and
 // frequentist_diff / frequentist_variance (packages/stats/gbstats/utils.py), including CUPED's θ
 // pooled over both arms (compute_theta, create_theta_adjusted_statistics in models/statistics.py).
+import { adjustedRatioMean, adjustedRatioVariance, cupedRatioTheta, postRatioMean, relativeCupedRatioVariance } from './cuped-ratio.js';
 import {
   covarianceOf,
   meanOf,
+  postRatioOf,
   ratioMoments,
+  type CupedRatioStatistic,
   varianceOf,
   type CupedStatistic,
   type Moments,
@@ -34,6 +37,18 @@ interface Prepared {
   unadjustedMean: number;
   variance: number;
   cuped?: { theta: number; source: CupedStatistic };
+  cupedRatio?: { theta: number; source: CupedRatioStatistic };
+}
+
+/** θ of a CUPED pair; null when the statistics are not CUPED. */
+function thetaOf(a: VariantStatistic, b: VariantStatistic): number | null {
+  if (a.kind === 'cuped' && b.kind === 'cuped') return cupedTheta(a, b);
+  if (a.kind === 'cupedRatio' && b.kind === 'cupedRatio') {
+    const theta = cupedRatioTheta(a, b);
+    // gbstats reverts to the unadjusted ratio below this.
+    return Math.abs(theta) < 1e-8 ? 0 : theta;
+  }
+  return null;
 }
 
 /** θ = Cov(post, pre) / Var(pre) over both arms together (gbstats compute_theta); 0 when either is constant. */
@@ -62,6 +77,10 @@ function prepare(s: VariantStatistic, theta: number | null): Prepared {
       const covariance = covarianceOf(s.n, s.post, s.pre, s.sumProducts, s.metric);
       const variance = s.n <= 1 ? 0 : varianceOf(s.post, s.metric) + theta ** 2 * varianceOf(s.pre, s.metric) - 2 * theta * covariance;
       return { n: s.n, mean: postMean - theta * meanOf(s.pre), unadjustedMean: postMean, variance, cuped: { theta, source: s } };
+    }
+    case 'cupedRatio': {
+      if (!theta) return prepare(postRatioOf(s), null);
+      return { n: s.n, mean: adjustedRatioMean(s, theta), unadjustedMean: postRatioMean(s), variance: adjustedRatioVariance(s, theta), cupedRatio: { theta, source: s } };
     }
   }
 }
@@ -98,14 +117,16 @@ export type EffectMomentsResult = { ok: true; moments: EffectMoments } | { ok: f
  */
 export function effectMoments(control: VariantStatistic, treatment: VariantStatistic, scale: EffectScale): EffectMomentsResult {
   if (control.kind !== treatment.kind) return { ok: false, reason: 'mismatched_statistics' };
-  const theta = control.kind === 'cuped' && treatment.kind === 'cuped' ? cupedTheta(control, treatment) : null;
+  const theta = thetaOf(control, treatment);
   const a = prepare(control, theta);
   const b = prepare(treatment, theta);
   const relative = scale === 'relative';
   const variance = relative
     ? a.cuped && b.cuped
       ? relativeCupedVariance(a, b)
-      : b.variance / (b.n * a.unadjustedMean ** 2) + (a.variance * b.unadjustedMean ** 2) / (a.n * a.unadjustedMean ** 4)
+      : a.cupedRatio && b.cupedRatio
+        ? relativeCupedRatioVariance(a.cupedRatio.source, b.cupedRatio.source, a.cupedRatio.theta)
+        : b.variance / (b.n * a.unadjustedMean ** 2) + (a.variance * b.unadjustedMean ** 2) / (a.n * a.unadjustedMean ** 4)
     : b.variance / b.n + a.variance / a.n;
   if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0) || !Number.isFinite(variance)) return { ok: false, reason: 'zero_variance' };
   if (a.mean === 0 || a.unadjustedMean === 0) return { ok: false, reason: 'baseline_zero' };

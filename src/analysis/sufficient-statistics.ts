@@ -34,7 +34,28 @@ export interface CupedStatistic {
   sumProducts: number;
 }
 
-export type VariantStatistic = SampleStatistic | RatioStatistic | CupedStatistic;
+/**
+ * CUPED for a ratio metric: numerator and denominator after exposure (post) and before (pre), and the
+ * six cross sums of the four per-subject quantities.
+ */
+export interface CupedRatioStatistic {
+  kind: 'cupedRatio';
+  n: number;
+  numeratorPost: Moments;
+  denominatorPost: Moments;
+  numeratorPre: Moments;
+  denominatorPre: Moments;
+  sums: {
+    numeratorPostDenominatorPost: number;
+    numeratorPostNumeratorPre: number;
+    numeratorPostDenominatorPre: number;
+    numeratorPreDenominatorPost: number;
+    denominatorPostDenominatorPre: number;
+    numeratorPreDenominatorPre: number;
+  };
+}
+
+export type VariantStatistic = SampleStatistic | RatioStatistic | CupedStatistic | CupedRatioStatistic;
 
 export function emptyMoments(): Moments {
   return { n: 0, sum: 0, sumSquares: 0 };
@@ -78,6 +99,38 @@ export function cupedStatistic(metric: 'mean' | 'proportion', pairs: readonly { 
   };
 }
 
+export interface CupedRatioObservation {
+  numeratorPost: number;
+  denominatorPost: number;
+  numeratorPre: number;
+  denominatorPre: number;
+}
+
+export function cupedRatioStatistic(rows: readonly CupedRatioObservation[]): CupedRatioStatistic {
+  const sum = (f: (r: CupedRatioObservation) => number) => rows.reduce((s, r) => s + f(r), 0);
+  return {
+    kind: 'cupedRatio',
+    n: rows.length,
+    numeratorPost: momentsOf(rows.map((r) => r.numeratorPost)),
+    denominatorPost: momentsOf(rows.map((r) => r.denominatorPost)),
+    numeratorPre: momentsOf(rows.map((r) => r.numeratorPre)),
+    denominatorPre: momentsOf(rows.map((r) => r.denominatorPre)),
+    sums: {
+      numeratorPostDenominatorPost: sum((r) => r.numeratorPost * r.denominatorPost),
+      numeratorPostNumeratorPre: sum((r) => r.numeratorPost * r.numeratorPre),
+      numeratorPostDenominatorPre: sum((r) => r.numeratorPost * r.denominatorPre),
+      numeratorPreDenominatorPost: sum((r) => r.numeratorPre * r.denominatorPost),
+      denominatorPostDenominatorPre: sum((r) => r.denominatorPost * r.denominatorPre),
+      numeratorPreDenominatorPre: sum((r) => r.numeratorPre * r.denominatorPre),
+    },
+  };
+}
+
+/** The post-exposure ratio alone (what CUPED reverts to without pre-exposure variation). */
+export function postRatioOf(s: CupedRatioStatistic): RatioStatistic {
+  return { kind: 'ratio', n: s.n, numerator: s.numeratorPost, denominator: s.denominatorPost, sumProducts: s.sums.numeratorPostDenominatorPost };
+}
+
 /** Merges two partial aggregates of the same variant and metric. */
 export function mergeStatistics<S extends VariantStatistic>(a: S, b: S): S {
   if (a.kind !== b.kind) throw new Error(`cannot merge ${a.kind} with ${b.kind} statistics`);
@@ -92,6 +145,19 @@ export function mergeStatistics<S extends VariantStatistic>(a: S, b: S): S {
     case 'cuped': {
       const c = b as CupedStatistic;
       return { kind: 'cuped', metric: a.metric, n: a.n + c.n, post: addMoments(a.post, c.post), pre: addMoments(a.pre, c.pre), sumProducts: a.sumProducts + c.sumProducts } as S;
+    }
+    case 'cupedRatio': {
+      const c = b as CupedRatioStatistic;
+      const sums = Object.fromEntries(Object.entries(a.sums).map(([k, v]) => [k, v + c.sums[k as keyof CupedRatioStatistic['sums']]])) as CupedRatioStatistic['sums'];
+      return {
+        kind: 'cupedRatio',
+        n: a.n + c.n,
+        numeratorPost: addMoments(a.numeratorPost, c.numeratorPost),
+        denominatorPost: addMoments(a.denominatorPost, c.denominatorPost),
+        numeratorPre: addMoments(a.numeratorPre, c.numeratorPre),
+        denominatorPre: addMoments(a.denominatorPre, c.denominatorPre),
+        sums,
+      } as S;
     }
   }
 }
@@ -150,5 +216,7 @@ export function describeStatistic(s: VariantStatistic): { n: number; mean: numbe
       return { n: s.n, ...ratioMoments(s) };
     case 'cuped':
       return { n: s.n, mean: meanOf(s.post), variance: varianceOf(s.post, s.metric) };
+    case 'cupedRatio':
+      return { n: s.n, ...ratioMoments(postRatioOf(s)) };
   }
 }
