@@ -10,6 +10,7 @@ import {
   cupedRatioStatistic,
   cupedStatistic,
   describeStatistic,
+  differenceVariance,
   fixedHorizonComparison,
   guardrailStatus,
   mdeAt,
@@ -55,28 +56,28 @@ const mean = (n: number, sum: number, sumSquares: number): SampleStatistic => ({
 const proportion = (n: number, sum: number): SampleStatistic => ({ kind: 'proportion', n, sum, sumSquares: sum });
 const moments = (n: number, sum: number, sumSquares: number) => ({ n, sum, sumSquares });
 
-// TestTwoSidedTTest.setUp, test_tests.py:57-58
+// TestTwoSidedTTest.setUp, test_tests.py:59-60
 const A = mean(3407, 1396.87, 52377.9767);
 const B = mean(3461, 2422.7, 134698.29);
 
 describe('analysis: fixed-horizon Welch t-test (gbstats vectors)', () => {
   test('(1) relative effect of means', () => {
-    // test_two_sided_ttest, test_tests.py:62-82
-    effect(fixedHorizonComparison(A, B, 0.05).relative, { effect: 0.70732, ci: [-0.03526, 1.44989], se: 0.37879, p: 0.06191 }, `${GBSTATS_TESTS}:62`);
+    // test_two_sided_ttest, test_tests.py:64-83
+    effect(fixedHorizonComparison(A, B, 0.05).relative, { effect: 0.70732, ci: [-0.03526, 1.44989], se: 0.37879, p: 0.06191 }, `${GBSTATS_TESTS}:64`);
   });
 
   test('(2) absolute effect of means', () => {
-    // test_two_sided_ttest_absolute, test_tests.py:84-100
-    effect(fixedHorizonComparison(A, B, 0.05).absolute, { effect: 0.29, ci: [0.04538, 0.53462], se: 0.12478, p: 0.02016 }, `${GBSTATS_TESTS}:84`);
+    // test_two_sided_ttest_absolute, test_tests.py:85-101
+    effect(fixedHorizonComparison(A, B, 0.05).absolute, { effect: 0.29, ci: [0.04538, 0.53462], se: 0.12478, p: 0.02016 }, `${GBSTATS_TESTS}:85`);
   });
 
   test('(3) relative effect of proportions 14/28 vs 16/30', () => {
-    // test_two_sided_ttest_binom, test_tests.py:102-119
-    effect(fixedHorizonComparison(proportion(28, 14), proportion(30, 16), 0.05).relative, { effect: 0.06667, ci: [-0.47767, 0.61101], se: 0.2717, p: 0.80707 }, `${GBSTATS_TESTS}:102`);
+    // test_two_sided_ttest_binom, test_tests.py:103-121
+    effect(fixedHorizonComparison(proportion(28, 14), proportion(30, 16), 0.05).relative, { effect: 0.06667, ci: [-0.47767, 0.61101], se: 0.2717, p: 0.80707 }, `${GBSTATS_TESTS}:103`);
   });
 
   test('a variant with too few units for a variance gives no effect (zero variance)', () => {
-    // test_two_sided_ttest_missing_variance, test_tests.py:121-131: n = 2 with these sums has negative variance
+    // test_two_sided_ttest_missing_variance, test_tests.py:123-132: n = 2 with these sums has negative variance
     const result = fixedHorizonComparison(mean(2, 1396.87, 52377.9767), B, 0.05);
     assert.equal(result.relative, null);
     assert.equal(result.absolute, null);
@@ -109,6 +110,12 @@ describe('analysis: fixed-horizon Welch t-test (gbstats vectors)', () => {
 });
 
 describe('analysis: ratio metrics (delta method)', () => {
+  test('variance of a difference of means, absolute and relative (GrowthBook frequentistVariance)', () => {
+    // "delta method variance absolute correct" / "relative correct", power.test.ts:23-33
+    near(differenceVariance({ variance: 2, mean: 7, n: 4 }, { variance: 0.5, mean: 5, n: 15 }, 'absolute'), 0.53333, 5, `${POWER_TESTS}:24`);
+    near(differenceVariance({ variance: 2, mean: 7, n: 4 }, { variance: 0.5, mean: 5, n: 15 }, 'relative'), 0.00589, 5, `${POWER_TESTS}:30`);
+  });
+
   // RATIO_STATISTICS_DF, test_gbstats.py:195-222
   const control: RatioStatistic = { kind: 'ratio', n: 100, numerator: moments(100, 270, 848.79), denominator: moments(100, 510, 810), sumProducts: -900 };
   const treatment: RatioStatistic = { kind: 'ratio', n: 120, numerator: moments(120, 300, 869), denominator: moments(120, 500, 800), sumProducts: -905 };
@@ -169,7 +176,7 @@ describe('analysis: CUPED', () => {
 });
 
 describe('analysis: CUPED for ratio metrics', () => {
-  // test_two_sided_ttest_test_runs_ratio_ra, test_tests.py:133-186 (also test_sequential_test_runs_ratio_ra, :264-321)
+  // test_two_sided_ttest_test_runs_ratio_ra, test_tests.py:134-195 (also test_sequential_test_runs_ratio_ra, :271-329)
   const control: CupedRatioStatistic = {
     kind: 'cupedRatio', n: 100,
     numeratorPost: moments(100, 485.112236689623, 2715.484666118136), denominatorPost: moments(100, 679.9093275844917, 4939.424001640236),
@@ -184,11 +191,11 @@ describe('analysis: CUPED for ratio metrics', () => {
   };
 
   test('fixed horizon, relative', () => {
-    effect(fixedHorizonComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.00841, 0.007], se: 0.00391, p: 0.85771 }, `${GBSTATS_TESTS}:133`);
+    effect(fixedHorizonComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.00841, 0.007], se: 0.00391, p: 0.85771 }, `${GBSTATS_TESTS}:134`);
   });
 
   test('sequential, relative', () => {
-    effect(sequentialComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.02063, 0.01923], se: 0.00391, p: 1 }, `${GBSTATS_TESTS}:264`);
+    effect(sequentialComparison(control, treatment, 0.05).relative, { effect: -0.0007, ci: [-0.02063, 0.01923], se: 0.00391, p: 1 }, `${GBSTATS_TESTS}:271`);
   });
 
   test('the statistic from per-subject rows, and its merge', () => {
@@ -206,24 +213,24 @@ describe('analysis: CUPED for ratio metrics', () => {
 
 describe('analysis: sequential confidence sequence (Waudby-Smith et al., as gbstats)', () => {
   test('means with N* = 1000', () => {
-    // test_sequential_test_runs, test_tests.py:188-207
-    effect(sequentialComparison(mean(3000, 1396.87, 52377.9767), B, 0.05, 1000).relative, { effect: 0.50336, ci: [-0.55844, 1.56516], se: 0.33341, p: 1 }, `${GBSTATS_TESTS}:188`);
+    // test_sequential_test_runs, test_tests.py:198-216
+    effect(sequentialComparison(mean(3000, 1396.87, 52377.9767), B, 0.05, 1000).relative, { effect: 0.50336, ci: [-0.55844, 1.56516], se: 0.33341, p: 1 }, `${GBSTATS_TESTS}:198`);
   });
 
   test('proportions with the default N* = 5000', () => {
-    // test_sequential_test_runs_prop, test_tests.py:209-225
-    effect(sequentialComparison(proportion(3000, 1396), proportion(3461, 2422), 0.05).relative, { effect: 0.50386, ci: [0.40098, 0.60675], se: 0.03386, p: 0 }, `${GBSTATS_TESTS}:209`);
+    // test_sequential_test_runs_prop, test_tests.py:218-234
+    effect(sequentialComparison(proportion(3000, 1396), proportion(3461, 2422), 0.05).relative, { effect: 0.50386, ci: [0.40098, 0.60675], se: 0.03386, p: 0 }, `${GBSTATS_TESTS}:218`);
   });
 
   test('CUPED with the default N*', () => {
-    // test_sequential_test_runs_ra, test_tests.py:227-262
+    // test_sequential_test_runs_ra, test_tests.py:236-269
     const c: CupedStatistic = { kind: 'cuped', metric: 'mean', n: 3000, post: moments(3000, 1396.87, 52377.9767), pre: moments(3000, 16.87, 527.9767), sumProducts: 1 };
     const t: CupedStatistic = { kind: 'cuped', metric: 'mean', n: 3461, post: moments(3461, 2422.7, 134698.29), pre: moments(3461, 22.7, 1348.29), sumProducts: 1 };
-    effect(sequentialComparison(c, t, 0.05).relative, { effect: 0.50338, ci: [-0.50969, 1.51646], se: 0.33341, p: 1 }, `${GBSTATS_TESTS}:227`);
+    effect(sequentialComparison(c, t, 0.05).relative, { effect: 0.50338, ci: [-0.50969, 1.51646], se: 0.33341, p: 1 }, `${GBSTATS_TESTS}:236`);
   });
 
   test('a tuning near the observed units gives the tightest interval', () => {
-    // test_sequential_test_tuning_as_expected, test_tests.py:323-353
+    // test_sequential_test_tuning_as_expected, test_tests.py:331-362
     const a = mean(3000, 1396.87, 52377.9767);
     const width = (tuning: number) => {
       const ci = sequentialComparison(a, B, 0.05, tuning).relative!.ci;
@@ -294,16 +301,16 @@ describe('analysis: power', () => {
   const metric = { mean: 10, variance: 3909.9997749994377 };
 
   test('power and MDE at planned units (GrowthBook power vectors)', () => {
-    // "calculates power correctly", power.test.ts:35-52; "calculates two-tailed mde correctly", power.test.ts:53-74
+    // "calculates power correctly", power.test.ts:34-52; "calculates two-tailed mde correctly", power.test.ts:53-74
     const result = powerAnalysis({ metric, mde: 0.05, variants: 3, unitsPerDay: 10_000, plannedUnits: 400_000, alpha: 0.05 });
     near(result.atPlannedUnits!.power, 0.52144, 5, `${POWER_TESTS}:51`);
     near(result.atPlannedUnits!.mde!, 0.07027, 5, `${POWER_TESTS}:73`);
   });
 
   test('sequential power and MDE with N* = 5000', () => {
-    // "calculates sequential power correctly", power.test.ts:75-93; "calculates sequential mde correctly", power.test.ts:94-116
+    // "calculates sequential power correctly", power.test.ts:75-93; "calculates sequential mde correctly", power.test.ts:94-114
     near(powerAt(metric, 0.05, 400_000 / 3, { alpha: 0.05, sequentialTuning: 5000 }), 0.20596, 5, `${POWER_TESTS}:92`);
-    near(mdeAt(metric, 0.8, 400_000 / 3, { alpha: 0.05, sequentialTuning: 5000 })!, 0.12821, 5, `${POWER_TESTS}:115`);
+    near(mdeAt(metric, 0.8, 400_000 / 3, { alpha: 0.05, sequentialTuning: 5000 })!, 0.12821, 5, `${POWER_TESTS}:113`);
   });
 
   test('required units follow the closed form, and reach the requested power', () => {

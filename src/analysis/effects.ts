@@ -103,6 +103,18 @@ function relativeCupedVariance(a: Prepared, b: Prepared): number {
   return vTreatment + vControl;
 }
 
+/**
+ * Var(x̄_B − x̄_A) = σ²_B/n_B + σ²_A/n_A; relative to the control mean, by the delta method,
+ * Var((x̄_B − x̄_A)/x̄_A) = σ²_B/(μ_A² n_B) + σ²_A μ_B²/(μ_A⁴ n_A) (gbstats frequentist_variance).
+ */
+export function differenceVariance(control: { variance: number; mean: number; n: number }, treatment: { variance: number; mean: number; n: number }, scale: EffectScale): number {
+  const a = control;
+  const b = treatment;
+  if (scale === 'absolute') return b.variance / b.n + a.variance / a.n;
+  if (a.mean === 0) return 0;
+  return b.variance / (b.n * a.mean ** 2) + (a.variance * b.mean ** 2) / (a.n * a.mean ** 4);
+}
+
 function welchDof(a: Prepared, b: Prepared): number {
   const va = a.variance / a.n;
   const vb = b.variance / b.n;
@@ -121,13 +133,12 @@ export function effectMoments(control: VariantStatistic, treatment: VariantStati
   const a = prepare(control, theta);
   const b = prepare(treatment, theta);
   const relative = scale === 'relative';
-  const variance = relative
-    ? a.cuped && b.cuped
+  const variance =
+    relative && a.cuped && b.cuped
       ? relativeCupedVariance(a, b)
-      : a.cupedRatio && b.cupedRatio
+      : relative && a.cupedRatio && b.cupedRatio
         ? relativeCupedRatioVariance(a.cupedRatio.source, b.cupedRatio.source, a.cupedRatio.theta)
-        : b.variance / (b.n * a.unadjustedMean ** 2) + (a.variance * b.unadjustedMean ** 2) / (a.n * a.unadjustedMean ** 4)
-    : b.variance / b.n + a.variance / a.n;
+        : differenceVariance({ variance: a.variance, mean: a.unadjustedMean, n: a.n }, { variance: b.variance, mean: b.unadjustedMean, n: b.n }, scale);
   if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0) || !Number.isFinite(variance)) return { ok: false, reason: 'zero_variance' };
   if (a.mean === 0 || a.unadjustedMean === 0) return { ok: false, reason: 'baseline_zero' };
   const estimate = relative ? (b.mean - a.mean) / Math.abs(a.unadjustedMean) : b.mean - a.mean;

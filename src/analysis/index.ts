@@ -1,6 +1,7 @@
 // descriptive-v1: the pure statistics of experiment analysis (no I/O, like src/engine/).
 export * from './sufficient-statistics.js';
-export { cupedTheta, effectMoments, type EffectMoments, type EffectMomentsResult, type EffectScale, type EffectUnavailable } from './effects.js';
+export { cupedRatioTheta } from './cuped-ratio.js';
+export { cupedTheta, differenceVariance, effectMoments, type EffectMoments, type EffectMomentsResult, type EffectScale, type EffectUnavailable } from './effects.js';
 export {
   DEFAULT_SEQUENTIAL_TUNING,
   fixedHorizonComparison,
