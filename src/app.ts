@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
+import { registerBodyLimits } from './platform/body-limit.js';
 import { createFastLane, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
@@ -77,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const compile = createValidatorCompiler();
   registerValidation(app, compile);
   registerErrorHandling(app);
+  registerBodyLimits(app);
   app.addSchema(ErrorBody);
   app.addSchema(LegacyErrorBody);
   await registerOpenApi(app);

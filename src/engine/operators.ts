@@ -11,6 +11,7 @@ import type { Condition, Operator } from './model.js';
 import { compileAttributePath } from './context-path.js';
 import { instantOf, parseRfc3339 } from './timestamp.js';
 import { parseSemver, parseSemverCached, type SemVerInstance } from './semver-version.js';
+import { compileTargetingRegex } from './targeting-regex.js';
 
 /** What the `values` of each operator must hold; validation and documentation follow this. */
 export type OperatorValueKind = 'scalar' | 'string' | 'number' | 'semver' | 'timestamp' | 'regex' | 'none';
@@ -68,7 +69,7 @@ export function compileOperator(operator: Operator, values: readonly unknown[]):
     case 'endsWith':
       return anyString(values as string[], (v, suffix) => v.endsWith(suffix));
     case 'matches': {
-      const regex = new RegExp(values[0] as string);
+      const regex = compileTargetingRegex(values[0] as string);
       return (v) => typeof v === 'string' && regex.test(v);
     }
     case 'lt': {

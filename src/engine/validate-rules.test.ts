@@ -129,7 +129,22 @@ describe('validateFlagDefinition: rules', () => {
     expectIssue({ rules: [condition('matches', ['a'.repeat(257)])] }, `${VALUES}/0`,
       'rules[0].conditions[0].values[0] must be a regular expression of at most 256 characters (got 257)', 'invalid_regex');
     expectIssue({ rules: [condition('matches', ['(unclosed'])] }, `${VALUES}/0`,
-      'rules[0].conditions[0].values[0] is not a valid JavaScript regular expression: Invalid regular expression: /(unclosed/: Unterminated group', 'invalid_regex');
+      'rules[0].conditions[0].values[0] is not a regular expression in RE2 syntax (the linear-time engine targeting uses): error parsing regexp: missing closing ): `(unclosed`', 'invalid_regex');
+  });
+  test('matches refuses what cannot run in linear time, and says why', () => {
+    for (const pattern of ['(?=a)b', 'a(?!b)', '(?<=a)b', '(?<!a)b']) {
+      expectIssue({ rules: [condition('matches', [pattern])] }, `${VALUES}/0`,
+        'rules[0].conditions[0].values[0] uses lookaround ((?=, (?!, (?<= or (?<!), which cannot run in linear time; targeting expressions use RE2 syntax, without lookaround', 'invalid_regex');
+    }
+    for (const pattern of ['(a)\\1', '(?<x>a)\\k<x>']) {
+      expectIssue({ rules: [condition('matches', [pattern])] }, `${VALUES}/0`,
+        'rules[0].conditions[0].values[0] uses a backreference (\\1 or \\k<name>), which cannot run in linear time; targeting expressions use RE2 syntax, without backreferences', 'invalid_regex');
+    }
+    // Patterns a backtracking engine runs in exponential time are fine here; JavaScript spellings
+    // RE2 lacks are translated; an escaped parenthesis is not lookaround.
+    for (const pattern of ['(a+)+$', '^(\\w+\\s?)*$', '\\u0041', '\\u{1F600}', '\\(?=', '[(?=]', '(?<name>x)', '(?i)beta']) {
+      assert.deepEqual(issuesOf({ rules: [condition('matches', [pattern])] }), [], pattern);
+    }
   });
   test('exists and notExists take no values', () => {
     for (const operator of ['exists', 'notExists']) {

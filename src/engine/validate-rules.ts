@@ -4,12 +4,12 @@ import { OPERATORS } from './model.js';
 import { attributePathProblem } from './context-path.js';
 import { isScalar } from './json-value.js';
 import { isOperator, OPERATOR_VALUE_KINDS, type OperatorValueKind } from './operators.js';
+import { targetingRegexProblem } from './targeting-regex.js';
 import { isRfc3339 } from './timestamp.js';
 import { parseSemver } from './semver-version.js';
 import { describeType, type IssueCollector, type PathSegment } from './validation-issue.js';
 import { checkKey, checkKnownFields, checkObject, checkRollout, checkTypedValue } from './validate-fields.js';
 
-export const MAX_REGEX_LENGTH = 256;
 export const MAX_DESCRIPTION_LENGTH = 1024;
 
 export function checkRules(
@@ -117,17 +117,8 @@ function checkRegexValues(issues: IssueCollector, path: PathSegment[], values: u
     issues.add(path, 'invalid_values', 'must hold exactly one string, the regular expression, for matches');
     return;
   }
-  const pattern = values[0];
-  if (pattern.length > MAX_REGEX_LENGTH) {
-    issues.add([...path, 0], 'invalid_regex', `must be a regular expression of at most ${MAX_REGEX_LENGTH} characters (got ${pattern.length})`);
-    return;
-  }
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    issues.add([...path, 0], 'invalid_regex', `is not a valid JavaScript regular expression: ${reason}`);
-  }
+  const problem = targetingRegexProblem(values[0]);
+  if (problem !== null) issues.add([...path, 0], 'invalid_regex', problem);
 }
 
 function checkServe(

@@ -2,7 +2,7 @@
 // malformed JSON, unknown routes and unexpected faults (which never leak stack traces or SQL).
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorDetail } from './errors.js';
+import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -44,7 +44,7 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
   }
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', { legacyCode: 'PAYLOAD_TOO_LARGE' });
+      return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.', { resolution: 'Set Content-Type: application/json.' });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

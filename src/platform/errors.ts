@@ -64,6 +64,9 @@ export const forbidden = (message = 'This credential cannot access this resource
 export const notFound = (what: string) =>
   new AppError(404, 'not_found', `${what} was not found.`, { resolution: 'Check the identifiers in the request.' });
 
+export const payloadTooLarge = () =>
+  new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', { legacyCode: 'PAYLOAD_TOO_LARGE' });
+
 export const conflict = (code: string, message: string, options?: AppErrorOptions) =>
   new AppError(409, code, message, options);
 

@@ -15,6 +15,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Outg
 import FindMyWay from 'find-my-way';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { principalInMemory, type RouteAuth } from './authenticate.js';
+import { parseJsonBody } from './json-depth.js';
 import type { CredentialResolver, Principal } from './principal.js';
 import { requestIdOf } from './request-id.js';
 import type { ValidatorCompiler } from './validation.js';
@@ -161,7 +162,7 @@ export function createFastLane(options: FastLaneOptions) {
     let result: FastLaneAnswer | Promise<FastLaneAnswer>;
     try {
       if (text !== null) {
-        input.body = JSON.parse(text);
+        input.body = parseJsonBody(text);
         if (entry.validateBody !== null && !entry.validateBody(input.body)) return replay(req, res, text);
       }
       result = (entry.route.handler as FastLaneHandler)(input);

@@ -3,6 +3,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
+import { exceedsJsonDepth, tooDeepError } from './json-depth.js';
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv.default({
@@ -21,7 +22,7 @@ function makeAjv(coerce: boolean) {
  * JSON bodies are parsed as Fastify does (prototype and constructor poisoning refused), except that an
  * empty body counts as no body: many clients declare JSON on every request, DELETE included, and a
  * route that takes no body must not answer them 400. A route that needs a body still answers 400,
- * from its schema.
+ * from its schema. Bodies nested deeper than MAX_JSON_DEPTH are refused before parsing (json-depth.ts).
  */
 function registerJsonParser(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -29,6 +30,7 @@ function registerJsonParser(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    if (exceedsJsonDepth(text)) return done(tooDeepError(), undefined);
     return parseJson(request, text, done);
   });
 }

@@ -183,6 +183,9 @@ for (const dialect of dialects) {
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token })).statusCode, 200);
       assert.equal((await call(app, 'GET', `/api/v1/keys?appId=${created.appId}`, { token: created.admin })).statusCode, 200);
       await call(app, 'GET', '/api/v1/apps', { token: `${token}x` });
+      // Credentials in a URL (the OFREP event stream's token travels there: platform/logging.test.ts).
+      await call(app, 'GET', `/api/v1/apps?token=${token}`);
+      await call(app, 'GET', `/api/v1/keys?appId=${created.appId}&apiKey=${created.admin}`);
       const text = logs();
       assert.ok(text.includes('/api/v1/cli-token') && text.includes('/api/v1/apps'), 'requests are logged');
       assertContainsNone(text, [token, password, 'wrong-password-99', ...created.tokens], 'the log');

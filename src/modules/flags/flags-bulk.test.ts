@@ -62,6 +62,10 @@ for (const dialect of dialects) {
       const cycle = await flags.bulk({ advanced: { flags: { a: { dependencies: [{ flag: 'b', value: 'x' }] }, b: { dependencies: [{ flag: 'a', value: true }] } } } });
       assert.equal(cycle.statusCode, 400);
       assert.match(cycle.json().error.details[0].path, /^\/advanced\/flags\/[ab]\/dependencies\/0\/flag$/);
+      const lookahead = await flags.bulk({ advanced: { flags: { a: { rules: [{ id: 'r', conditions: [{ attribute: 'email', operator: 'matches', values: ['(?!.*@corp)'] }], serve: { value: true } }] } } } });
+      assert.equal(lookahead.statusCode, 400);
+      assert.deepEqual(lookahead.json().error.details.map((d: any) => d.path), ['/advanced/flags/a/rules/0/conditions/0/values/0']);
+      assert.match(lookahead.json().error.details[0].message, /lookaround.*linear time/);
       const typeField = await flags.bulk({ advanced: { flags: { a: { type: 'string' } } } });
       assert.equal(typeField.statusCode, 400, 'bulk apply does not change types');
       const extra = await flags.bulk({ flags: { a: true }, mode: 'merge' });

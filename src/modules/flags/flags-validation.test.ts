@@ -41,6 +41,8 @@ const BAD_BODIES: { name: string; body: Record<string, unknown>; path: string; c
   { name: 'duplicate rule ids', body: { type: 'bool', value: true, rules: [{ id: 'r', conditions: [], serve: { value: true } }, { id: 'r', conditions: [], serve: { value: false } }] }, path: '/rules/1/id' },
   { name: 'regular expression over 256 characters', body: { type: 'bool', value: true, ...rule('matches', ['a'.repeat(257)]) }, path: '/rules/0/conditions/0/values/0' },
   { name: 'regular expression that does not compile', body: { type: 'bool', value: true, ...rule('matches', ['(unclosed']) }, path: '/rules/0/conditions/0/values/0' },
+  { name: 'regular expression with lookahead', body: { type: 'bool', value: true, ...rule('matches', ['^(?=.*admin)']) }, path: '/rules/0/conditions/0/values/0' },
+  { name: 'regular expression with a backreference', body: { type: 'bool', value: true, ...rule('matches', ['^(a)\\1$']) }, path: '/rules/0/conditions/0/values/0' },
   { name: 'empty values for in', body: { type: 'bool', value: true, ...rule('in', []) }, path: '/rules/0/conditions/0/values' },
   { name: 'variant weights summing to 90', body: { type: 'string', value: 'a', variants: [{ key: 'a', value: 'a', weight: 50 }, { key: 'b', value: 'b', weight: 40 }] }, path: '/variants' },
   { name: 'variant value of another type', body: { type: 'string', value: 'a', variants: [{ key: 'a', value: 1, weight: 100 }] }, path: '/variants/0/value' },

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import type { ChangeNotifier } from '../../db/notifications.js';
 import type { Executor } from '../../db/transaction.js';
 import type { AppAccess } from '../../platform/app-access.js';
-import { notFound, validationError } from '../../platform/errors.js';
+import { AppError, notFound, validationError } from '../../platform/errors.js';
 import { newId, nowIso } from '../../platform/ids.js';
 import { fingerprintOfHash, hashToken, issueToken, type TokenType } from '../../platform/tokens.js';
 import type { CredentialResolution, Principal } from '../../platform/principal.js';
@@ -140,8 +140,13 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     },
     async revoke(principal, keyId, source) {
       const existing = await repo.findKeyById(db, keyId);
-      if (!existing) throw notFound(`Key ${keyId}`);
-      await access.requireApp(principal, existing.app_id);
+      // A key the caller cannot reach is one that does not exist for them: a 403 would tell that
+      // the id exists, and its message would name the app that owns it.
+      const unreachable = notFound(`Key ${keyId}`);
+      if (!existing) throw unreachable;
+      await access.requireApp(principal, existing.app_id).catch((error: unknown) => {
+        throw error instanceof AppError && error.statusCode === 403 ? unreachable : error;
+      });
       if (existing.status === 'revoked') return repo.toKeyRecord(existing);
       const revoked = await db.transaction().execute(async (trx) => {
         const at = nowIso();

@@ -190,6 +190,26 @@ for (const dialect of dialects) {
       assert.ok((await listKeys(app, s.user.token, `appId=${s.appId}`)).every((k) => k.status === 'active'));
     });
 
+    test("another tenant's key ids are 404 like unknown ones: the answer neither confirms them nor names their app", async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const owner = await userWithApp(app);
+      const other = await userWithApp(app);
+      const keyId = owner.body.keys[0].id;
+      const unknown = expectError(await call(app, 'PATCH', '/api/v1/keys', { token: other.user.token, payload: { keyId: 'key_unknown', action: 'revoke' } }), 404, 'not_found');
+      for (const token of [other.user.token, other.admin]) {
+        const attempts = [
+          await call(app, 'PATCH', '/api/v1/keys', { token, payload: { keyId, action: 'revoke' } }),
+          await call(app, 'DELETE', `/api/v1/keys?keyId=${keyId}`, { token }),
+        ];
+        for (const res of attempts) {
+          const error = expectError(res, 404, 'not_found');
+          assert.equal(error.message, unknown.message.replace('key_unknown', keyId));
+          assert.ok(!res.body.includes(owner.appId), 'the owning app is not named');
+        }
+      }
+      assert.ok((await listKeys(app, owner.user.token, `appId=${owner.appId}`)).every((k) => k.status === 'active'));
+    });
+
     test('lastUsedAt is recorded in batches, at the latest when the server closes', async (t) => {
       const { app, database } = await buildTestApp(t, { dialect });
       const s = await userWithApp(app);

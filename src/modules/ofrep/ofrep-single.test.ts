@@ -75,6 +75,18 @@ for (const dialect of dialects) {
       assert.equal((await single(test.app, 'dark-mode', { context: {}, futureField: 1 }, { token: fx.sdk })).statusCode, 200, 'unknown top-level fields are ignored');
     });
 
+    test('a pathological targeting expression cannot stall the server: pub_ contexts run in linear time', async (t) => {
+      const test = await buildTestApp(t, { dialect });
+      const fx = await flagsFixture(test, [{
+        key: 'redos', type: 'bool', value: false, clientEnabled: true,
+        rules: [{ id: 'r', conditions: [{ attribute: 'name', operator: 'matches', values: ['(a+)+$'] }], serve: { value: true } }],
+      }]);
+      // A backtracking engine took minutes on 40 characters of this; RE2 answers 10,000 at once.
+      const res = await single(test.app, 'redos', { context: { name: `${'a'.repeat(10_000)}!` } }, { token: fx.pub });
+      assert.deepEqual(res.json(), { key: 'redos', value: false, reason: 'STATIC' }, 'no rule applied (OFREP says STATIC for DEFAULT)');
+      assert.equal((await single(test.app, 'redos', { context: { name: 'aaa' } }, { token: fx.pub })).json().value, true);
+    });
+
     test('401 and 403 bodies: missing, invalid, revoked keys and management credentials', async (t) => {
       const test = await buildTestApp(t, { dialect });
       const fx = await flagsFixture(test, []);
