@@ -23,9 +23,10 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
-import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
+import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
+import { entityTagKeyOf } from './platform/entity-tag.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
-import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
+import { OFREP_PREFIX, ofrepRoutes, ofrepErrors } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 
 export interface AppDeps {
@@ -62,7 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
-    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: sendOfrepError }),
+    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepErrors }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);

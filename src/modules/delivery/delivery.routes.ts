@@ -8,12 +8,12 @@ import { andThen } from '../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
 import type { DeliveryService } from './delivery.service.js';
-import { ifNoneMatchHits } from './entity-tag.js';
+import { ifNoneMatchHits } from '../../platform/entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import type { SyncAdmission } from '../metering/index.js';
-import { quietRequestLogging } from './quiet-request-logger.js';
+import { quietRequestLogging } from '../../platform/quiet-request-logger.js';
 import type { Snapshot } from './snapshot.js';
-import { PUBLIC_CORS_RESPONSE_HEADERS, registerPublicCors } from './public-cors.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS, registerPublicCors } from '../../platform/public-cors.js';
 
 export interface DeliveryRouteDeps {
   delivery: DeliveryService;

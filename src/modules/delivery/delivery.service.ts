@@ -8,7 +8,7 @@ import type { AppAccess } from '../../platform/app-access.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { createSyncMeter, type SyncAdmission } from '../metering/index.js';
 import type { ConfigStateStore, EnvironmentTarget } from '../versions/index.js';
-import { entityTagKeyOf } from './entity-tag.js';
+import { entityTagKeyOf } from '../../platform/entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 import type { Snapshot } from './snapshot.js';

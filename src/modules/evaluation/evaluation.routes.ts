@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
 import { answerWith, type FastLaneHandler } from '../../platform/fast-lane.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { quietRequestLogging } from '../delivery/index.js';
+import { quietRequestLogging } from '../../platform/quiet-request-logger.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';
 import { andThen } from '../../platform/maybe-async.js';

@@ -9,7 +9,9 @@ import { AppError } from '../../platform/errors.js';
 import { answerWith, type FastLaneAnswer, type FastLaneHandler } from '../../platform/fast-lane.js';
 import { andThen } from '../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { entityTagKeyOf, ifNoneMatchHits, PUBLIC_CORS_RESPONSE_HEADERS, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
+import { entityTagKeyOf, ifNoneMatchHits } from '../../platform/entity-tag.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS, registerPublicCors } from '../../platform/public-cors.js';
+import { quietRequestLogging } from '../../platform/quiet-request-logger.js';
 import type { DeliveryService } from '../delivery/index.js';
 import type { SyncAdmission } from '../metering/index.js';
 import { useContextJsonParser, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
@@ -101,8 +103,9 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   const lane = (handler: FastLaneHandler<never, never>) => ({ ...environmentKeys, fastLane: { handler, headers: PUBLIC_CORS_RESPONSE_HEADERS } });
 
   await app.register(async (scope: FastifyInstance) => {
-    await registerPublicCors(scope);
+    // First: the scope's routes, the CORS preflight route included, render errors in OFREP's shape.
     registerOfrepErrors(scope);
+    await registerPublicCors(scope);
     useContextJsonParser(scope);
     const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
 

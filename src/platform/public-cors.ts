@@ -1,6 +1,6 @@
-// CORS for the routes browsers call with public (pub_) keys: the legacy public-config route now, the
-// OFREP routes later. pub_ keys are meant to be embedded in web pages, so any origin may call, with
-// the bearer in a header (never cookies: credentials mode stays off).
+// CORS for the routes browsers call with public (pub_) keys: the legacy public-config route, the OFREP
+// routes and advanced configuration. pub_ keys are meant to be embedded in web pages, so any origin may
+// call, with the bearer in a header (never cookies: credentials mode stays off).
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
