@@ -7,7 +7,7 @@ import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
-import { createFastLane, type FastLaneStats } from './platform/fast-lane.js';
+import { createFastLane, type FastLaneRouteInfo, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
@@ -48,8 +48,8 @@ const MAX_PARAM_LENGTH = 512;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What the fast lane (platform/fast-lane.ts) has answered and replayed. */
-    fastLane: FastLaneStats;
+    /** What the fast lane (platform/fast-lane.ts) serves and has answered. */
+    fastLane: { stats: FastLaneStats; routes(): readonly FastLaneRouteInfo[] };
   }
 }
 
@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const resolver = createCredentialResolver(db, keys);
   registerAuthentication(app, resolver);
   lane.attach(app, { resolver, compile });
-  app.decorate('fastLane', lane.stats);
+  app.decorate('fastLane', { stats: lane.stats, routes: lane.routes });
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
