@@ -12,6 +12,8 @@ import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
+import { createMetrics, registerRequestMetrics } from './platform/metrics.js';
+import { metricsRoutes } from './platform/metrics-route.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
@@ -35,7 +37,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -67,6 +69,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);
+  const metrics = createMetrics(deps.dbHandle);
+  registerRequestMetrics(app, metrics.requests);
   const compile = createValidatorCompiler();
   registerValidation(app, compile);
   registerErrorHandling(app);
@@ -92,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
-  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log });
+  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log, metrics: metrics.delivery });
 
   const ready = async () => {
     try {
@@ -104,6 +108,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   await app.register(discoveryRoutes, { ready, quotas: config.quotas });
+  await app.register(metricsRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth });
   await app.register(appsRoutes, { apps, idempotency });
   await app.register(keysRoutes, { keys, idempotency });
@@ -111,7 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
   await app.register(deliveryRoutes, { delivery });
-  const evaluation = createEvaluationSource(delivery);
+  const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });

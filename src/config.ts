@@ -24,6 +24,8 @@ const ConfigSchema = Type.Object({
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
+  /** Bearer token for GET /metrics; without it only loopback clients are served. */
+  metricsToken: Type.Optional(Type.String({ minLength: 16 })),
 });
 
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
@@ -73,6 +75,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
         flags: integerFrom(env, 'ENSIGN_QUOTA_PRO_FLAGS', 10_000),
       },
     },
+    ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];
