@@ -119,14 +119,16 @@ export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth,
   } catch {
     return null;
   }
-  const accepted = (resolution: CredentialResolution) => {
-    try {
-      return principalFrom(resolution, auth);
-    } catch {
-      return null;
-    }
-  };
-  return resolved instanceof Promise ? resolved.then(accepted, () => null) : accepted(resolved);
+  if (resolved instanceof Promise) return resolved.then((resolution) => acceptedOf(resolution, auth), () => null);
+  return acceptedOf(resolved, auth);
+}
+
+function acceptedOf(resolution: CredentialResolution, auth: RouteAuth): Principal | null {
+  try {
+    return principalFrom(resolution, auth);
+  } catch {
+    return null;
+  }
 }
 
 /** The principal of an authenticated route (the preHandler guarantees it is set). */

@@ -133,22 +133,19 @@ export interface Metrics {
 }
 
 /** Counts kept as plain numbers per label value, exposed as a prom-client Counter. */
-function plainCounter(registry: Registry, name: string, help: string, label: string | null) {
+function plainCounter(registry: Registry, name: string, help: string, label: string): (value: string) => void {
   const counts = new Map<string, number>();
   new Counter({
     name,
     help,
-    labelNames: label === null ? [] : [label],
+    labelNames: [label],
     registers: [registry],
     collect() {
       this.reset();
-      for (const [value, n] of counts) {
-        if (label === null) this.inc(n);
-        else this.inc({ [label]: value }, n);
-      }
+      for (const [value, n] of counts) this.inc({ [label]: value }, n);
     },
   });
-  return (value = '') => counts.set(value, (counts.get(value) ?? 0) + 1);
+  return (value) => counts.set(value, (counts.get(value) ?? 0) + 1);
 }
 
 export function createMetrics(database: { stats(): DatabaseStats }): Metrics {
@@ -156,7 +153,16 @@ export function createMetrics(database: { stats(): DatabaseStats }): Metrics {
   const requests = new RequestMetrics();
   for (const metric of requests.metrics()) registry.registerMetric(metric);
 
-  const syncs = plainCounter(registry, 'ensign_config_syncs_total', 'Configuration syncs served (legacy delivery and OFREP bulk, 200 and 304), as counted against the monthly quotas.', null);
+  let syncs = 0;
+  new Counter({
+    name: 'ensign_config_syncs_total',
+    help: 'Configuration syncs served (legacy delivery and OFREP bulk, 200 and 304), as counted against the monthly quotas.',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(syncs);
+    },
+  });
   const refusals = plainCounter(registry, 'ensign_config_sync_refusals_total', 'Configuration syncs refused: quota (429, the monthly quota is used) or metering_unavailable (503).', 'reason');
   const rebuilds = plainCounter(registry, 'ensign_snapshot_rebuilds_total', 'Compiled snapshots built after a configuration change or a first request: delivery (served documents) or evaluation (compiled flag sets).', 'kind');
   const changes = plainCounter(registry, 'ensign_config_change_notifications_total', 'Configuration change announcements received: by notification (LISTEN/NOTIFY or in process) or found by polling.', 'source');
@@ -192,7 +198,7 @@ export function createMetrics(database: { stats(): DatabaseStats }): Metrics {
     registry,
     requests,
     delivery: {
-      syncAdmitted: () => syncs(),
+      syncAdmitted: () => void syncs++,
       syncRefused: (reason) => refusals(reason),
       snapshotBuilt: (kind) => rebuilds(kind),
       changeNotified: (source) => changes(source),
