@@ -194,6 +194,7 @@ export function createFastLane(options: FastLaneOptions) {
       // The key is read (once: the cache then holds it, for Fastify too if declined). Nothing of the
       // request has been read meanwhile, so it can still go to Fastify untouched.
       void principal.then((accepted) => {
+        if (req.destroyed) return; // the client left while its key was read
         if (accepted === null || closing) framework!(req, res);
         else answer(req, res, entry, found.params, accepted, startedAt);
       });
