@@ -21,7 +21,6 @@ export interface LaneHookPart {
   observer?: (url: string) => LaneObserver;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-unsafe-function-type -- hooks of any signature
 type Hook = Function;
 
 const parts = new WeakMap<Hook, LaneHookPart>();
