@@ -41,7 +41,7 @@ export const metricsRoutes: FastifyPluginAsync<MetricsRouteOptions> = async (app
   app.get('/metrics', {
     schema: {
       tags: ['operations'],
-      operationId: 'metrics',
+      operationId: 'prometheusMetrics',
       summary: 'Prometheus metrics (loopback clients, or the metrics token)',
       description: 'Prometheus text format 0.0.4: HTTP requests and their latency by route, method and status; configuration syncs and refusals; ' +
         'evaluations by reason; snapshot rebuilds; change notifications; database pool use; process metrics. Served to loopback clients ' +
