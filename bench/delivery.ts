@@ -18,8 +18,9 @@ const ROUNDS = 2;
 const CONNECTIONS = 64;
 const ENVIRONMENTS = 100;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** Inside node_modules, so the compiled files resolve their dependencies from the project's. */
-const compiled = join(root, 'node_modules', '.cache', 'ensign-bench');
+/** Under the project (so the compiled files resolve its dependencies) and in no shared place: a
+ * worktree's node_modules may be a link to another checkout's, and two runs would overwrite each other. */
+const compiled = join(root, 'dist', 'bench-delivery');
 
 /** Compiles the two server entry points and what they import (type errors elsewhere do not stop it). */
 function compileServers() {
@@ -139,7 +140,8 @@ async function main() {
   console.log(`Document: ${body.length} bytes, ETag ${etag}; ${CONNECTIONS} connections, ${DURATION} s per measurement (${ROUNDS} alternating rounds) after ${WARMUP} s of warm-up.\n`);
 
   const rows: { name: string; bar: number; bare: Figures; ensign: Figures }[] = [];
-  for (const [name, headers, status, bar] of [['200 (full document)', {}, 200, 0.6], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.65]] as const) {
+  // Bars of issue 8 (issue 3 asked 0.6 and 0.65).
+  for (const [name, headers, status, bar] of [['200 (full document)', {}, 200, 0.9], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8]] as const) {
     const figures = await compare({ server: bare, url: `${bare.base}/api/v1/config`, headers }, { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } }, status);
     rows.push({ name, bar, ...figures });
   }

@@ -8,11 +8,13 @@ import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
 import { registerAuthentication } from './platform/authenticate.js';
 import { registerBodyLimits } from './platform/body-limit.js';
-import { createFastLane, type FastLaneStats } from './platform/fast-lane.js';
+import { createFastLane, type FastLaneRouteInfo, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
 import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
+import { createMetrics, registerRequestMetrics } from './platform/metrics.js';
+import { metricsRoutes } from './platform/metrics-route.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
@@ -24,9 +26,10 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
-import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
+import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
+import { entityTagKeyOf } from './platform/entity-tag.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
-import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
+import { OFREP_PREFIX, ofrepRoutes, ofrepErrors } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 
@@ -36,7 +39,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> & Partial<Pick<EnsignConfig, 'jobs'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -50,8 +53,8 @@ const MAX_PARAM_LENGTH = 512;
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** What the fast lane (platform/fast-lane.ts) has answered and replayed. */
-    fastLane: FastLaneStats;
+    /** What the fast lane (platform/fast-lane.ts) serves and has answered. */
+    fastLane: { stats: FastLaneStats; routes(): readonly FastLaneRouteInfo[] };
     /**
      * The background-job runner: modules register their handlers on it while the app is built. It
      * starts polling when the server listens (never under app.inject, where tests call runDue()) and
@@ -71,10 +74,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
-    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: sendOfrepError }),
+    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepErrors }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);
+  const metrics = createMetrics(deps.dbHandle);
+  registerRequestMetrics(app, metrics.requests);
   const compile = createValidatorCompiler();
   registerValidation(app, compile);
   registerErrorHandling(app);
@@ -101,13 +106,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const resolver = createCredentialResolver(db, keys);
   registerAuthentication(app, resolver);
   lane.attach(app, { resolver, compile });
-  app.decorate('fastLane', lane.stats);
+  app.decorate('fastLane', { stats: lane.stats, routes: lane.routes });
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
-  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log });
+  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log, metrics: metrics.delivery });
 
   const ready = async () => {
     try {
@@ -119,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   await app.register(discoveryRoutes, { ready, quotas: config.quotas });
+  await app.register(metricsRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth });
   await app.register(appsRoutes, { apps, idempotency });
   await app.register(keysRoutes, { keys, idempotency });
@@ -126,7 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
   await app.register(deliveryRoutes, { delivery });
-  const evaluation = createEvaluationSource(delivery);
+  const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });

@@ -26,6 +26,8 @@ const ConfigSchema = Type.Object({
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
   /** Background jobs (src/jobs): handlers at once in this process (0: this process runs none) and the poll interval. */
   jobs: Type.Object({ concurrency: Type.Integer({ minimum: 0, maximum: 64 }), pollIntervalMs: Type.Integer({ minimum: 50, maximum: 60_000 }) }),
+  /** Bearer token for GET /metrics; without it only loopback clients are served. */
+  metricsToken: Type.Optional(Type.String({ minLength: 16 })),
 });
 
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
@@ -79,6 +81,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       concurrency: integerFrom(env, 'ENSIGN_JOBS_CONCURRENCY', 2),
       pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', 1000),
     },
+    ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];

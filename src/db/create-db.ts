@@ -15,7 +15,15 @@ export interface DbHandle {
   dialect: DialectName;
   /** The PostgreSQL pool, for LISTEN/NOTIFY; null on SQLite. */
   pgPool: pg.Pool | null;
+  /** What the operator can watch of the database (the metrics at /metrics). */
+  stats(): DatabaseStats;
   close(): Promise<void>;
+}
+
+/** PostgreSQL: the pool's connections. SQLite (one connection, in process): the database's size. */
+export interface DatabaseStats {
+  pool?: { max: number; total: number; idle: number; waiting: number };
+  sizeBytes?: number;
 }
 
 export interface CreateDbOptions {
@@ -37,7 +45,9 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect, pgPool: pool, close: () => db.destroy() };
+    const max = options.poolSize ?? 10;
+    const stats = () => ({ pool: { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
+    return { db, dialect, pgPool: pool, stats, close: () => db.destroy() };
   }
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -47,5 +57,11 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect, pgPool: null, close: () => db.destroy() };
+  const stats = () => {
+    // Pages in use times their size: the main file's size, the write-ahead log aside.
+    if (!sqlite.open) return {};
+    const pages = sqlite.pragma('page_count', { simple: true }) as number;
+    return { sizeBytes: pages * (sqlite.pragma('page_size', { simple: true }) as number) };
+  };
+  return { db, dialect, pgPool: null, stats, close: () => db.destroy() };
 }

@@ -1,14 +1,15 @@
 // Resolves `Authorization: Bearer <token>` (and `X-API-Key` where a route allows it) to
 // request.principal and enforces which credential types a route accepts — in one place.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { AppError } from './errors.js';
+import { implementedByLane } from './lane-hooks.js';
 import type { CredentialResolution, CredentialResolver, Principal } from './principal.js';
 import { tokenTypeOf, type TokenType } from './tokens.js';
 
-export interface RouteAuth {
-  /** Credential types this route accepts. */
-  allow: TokenType[];
+export interface RouteAuth<T extends TokenType = TokenType> {
+  /** Credential types this route accepts: the handler's principal is of one of these types. */
+  allow: readonly T[];
   /** Accept `cli_` only when unscoped (app creation). */
   unscopedCliOnly?: boolean;
   /** Also read the key from `X-API-Key` (OFREP). */
@@ -56,7 +57,7 @@ function credentialOf(headers: IncomingHttpHeaders, auth: RouteAuth): { token: s
   if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
   const type = tokenTypeOf(token);
   if (!type) throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
-  if (!auth.allow.includes(type)) {
+  if (!(auth.allow as readonly TokenType[]).includes(type)) {
     const w = auth.wrongType;
     if (w) throw credentialError(w.code, w.legacyCode, w.message, w.status);
     throw credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
@@ -81,7 +82,7 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.decorateRequest('principal', null);
   // A callback hook that stays synchronous when the resolver answers from memory: the delivery
   // routes authenticate every request, and a promise per hook costs them measurable throughput.
-  app.addHook('preHandler', (request, _reply, done) => {
+  app.addHook('preHandler', implementedByLane(function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
     const auth = request.routeOptions.config?.auth;
     if (!auth) return done();
     const accept = (result: CredentialResolution) => {
@@ -101,25 +102,30 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
     }
     if (resolved instanceof Promise) resolved.then(accept, done);
     else accept(resolved);
-  });
+  }, { name: 'authentication' }));
 }
 
 /**
- * The principal of a request when the route accepts its credential and the resolver knows it from
- * memory; null in every other case (no credential, a refused or unknown one, a database read
- * needed), which the preHandler above then answers. For the fast lane (fast-lane.ts).
+ * The principal of a request when the route accepts its credential; null in every other case (no
+ * credential, a refused, unknown or revoked one, a failed read), which the preHandler above then
+ * answers. Synchronous when the resolver knows the credential from memory (the hot path); a read
+ * fills the resolver's cache, so the preHandler finds the answer there. For the fast lane.
  */
-export function principalInMemory(headers: IncomingHttpHeaders, auth: RouteAuth, resolver: CredentialResolver): Principal | null {
+export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth, resolver: CredentialResolver): Principal | null | Promise<Principal | null> {
+  let resolved: CredentialResolution | Promise<CredentialResolution>;
   try {
     const { token, type } = credentialOf(headers, auth);
-    const resolved = resolver.resolve(token, type);
-    if (resolved instanceof Promise) {
-      // The read fills the resolver's cache for the next request; this one goes the long way,
-      // which reads again and reports any failure.
-      resolved.catch(() => undefined);
-      return null;
-    }
-    return principalFrom(resolved, auth);
+    resolved = resolver.resolve(token, type);
+  } catch {
+    return null;
+  }
+  if (resolved instanceof Promise) return resolved.then((resolution) => acceptedOf(resolution, auth), () => null);
+  return acceptedOf(resolved, auth);
+}
+
+function acceptedOf(resolution: CredentialResolution, auth: RouteAuth): Principal | null {
+  try {
+    return principalFrom(resolution, auth);
   } catch {
     return null;
   }

@@ -1,7 +1,7 @@
 // Renders every failure in the contract's error body: domain errors, schema validation, body limits,
 // malformed JSON, unknown routes and unexpected faults (which never leak stack traces or SQL).
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
 
 declare module 'fastify' {
@@ -65,31 +65,70 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
   });
 }
 
-export function renderError(request: FastifyRequest, reply: FastifyReply, appError: AppError) {
-  if (appError.headers) reply.headers(appError.headers);
-  reply.code(appError.statusCode).type('application/json; charset=utf-8');
-  if (request.routeOptions.config?.legacyErrors) {
-    return reply.send({
-      error: STATUS_CODES[appError.statusCode] ?? 'Error',
-      code: appError.legacyCode ?? upperSnake(appError.code),
-      message: appError.message,
-      resolution: appError.resolution,
-    });
-  }
-  return reply.send({
-    error: {
-      code: appError.code,
-      message: appError.message,
-      resolution: appError.resolution,
-      requestId: request.id,
-      ...(appError.details ? { details: appError.details } : {}),
-      ...(appError.metadata ? { metadata: appError.metadata } : {}),
-    },
-  });
+/** An error as it goes out: status, the error's headers and a JSON body. */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
 }
 
-/** Renders an error in a protocol's own body (OFREP's, say) instead of the contract's. */
-export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error: FastifyError) => unknown;
+/** What a renderer may know of the request that failed. */
+export interface ErrorSubject {
+  requestId: string;
+  /** The route's config (legacyErrors), or undefined before routing. */
+  config: FastifyContextConfig | undefined;
+  params: unknown;
+}
+
+/**
+ * Renders an error as the answer to send. Pure (no request or reply objects), so the fast lane
+ * (fast-lane.ts) answers its errors with the very function Fastify's error handler uses.
+ */
+export type ErrorRenderer = (error: Error, subject: ErrorSubject) => ErrorAnswer;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Renders this route's errors in a protocol's own body (OFREP's, say) instead of the contract's. */
+    errorRenderer?: ErrorRenderer;
+  }
+}
+
+/** The contract's error body (or the frozen legacy one on routes with `legacyErrors`). */
+export const contractErrors: ErrorRenderer = (error, subject) => {
+  const appError = toAppError(error);
+  const body = subject.config?.legacyErrors
+    ? {
+        error: STATUS_CODES[appError.statusCode] ?? 'Error',
+        code: appError.legacyCode ?? upperSnake(appError.code),
+        message: appError.message,
+        resolution: appError.resolution,
+      }
+    : {
+        error: {
+          code: appError.code,
+          message: appError.message,
+          resolution: appError.resolution,
+          requestId: subject.requestId,
+          ...(appError.details ? { details: appError.details } : {}),
+          ...(appError.metadata ? { metadata: appError.metadata } : {}),
+        },
+      };
+  return { status: appError.statusCode, headers: appError.headers ?? {}, body: JSON.stringify(body) };
+};
+
+/** The renderer of a route: its own, or the contract's. */
+export function errorRendererOf(config: FastifyContextConfig | undefined): ErrorRenderer {
+  return config?.errorRenderer ?? contractErrors;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Sends `error` through Fastify, rendered by `render`; 5xx are logged with the request's logger. */
+export function sendError(request: FastifyRequest, reply: FastifyReply, error: Error, render: ErrorRenderer = errorRendererOf(request.routeOptions.config)) {
+  const answer = render(error, { requestId: request.id, config: request.routeOptions.config, params: request.params });
+  if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
+  return reply.code(answer.status).headers(answer.headers).type(JSON_TYPE).send(answer.body);
+}
 
 /**
  * Errors Fastify raises before routing (a URL that cannot be decoded, an over-long parameter): no
@@ -99,21 +138,15 @@ export type ErrorRenderer = (request: FastifyRequest, reply: FastifyReply, error
 export function frameworkErrorHandler(renderers: Record<string, ErrorRenderer> = {}) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     reply.header('x-request-id', request.id);
-    for (const prefix in renderers) if (request.url.startsWith(prefix)) return renderers[prefix]!(request, reply, error);
-    const appError = toAppError(error);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return renderError(request, reply, appError);
+    for (const prefix in renderers) if (request.url.startsWith(prefix)) return sendError(request, reply, error, renderers[prefix]!);
+    return sendError(request, reply, error, contractErrors);
   };
 }
 
 export function registerErrorHandling(app: FastifyInstance) {
-  app.setErrorHandler((error, request, reply) => {
-    const appError = toAppError(error as FastifyError);
-    if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-    return renderError(request, reply, appError);
-  });
+  app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error));
   app.setNotFoundHandler((request, reply) =>
-    renderError(request, reply, new AppError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+    sendError(request, reply, new AppError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, {
       resolution: 'See /api/v1/openapi for the routes this service offers.',
     })),
   );

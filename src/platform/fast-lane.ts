@@ -1,27 +1,37 @@
 // The fast lane: the routes that carry most of the traffic (remote evaluation, OFREP and legacy
 // delivery) answer an ordinary request straight from node:http, without Fastify's per-request
 // objects, hooks and reply pipeline, which cost more than evaluating (docs/decisions/0002-fast-lane.md
-// has the measurements).
+// has the measurements, docs/decisions/0005-one-pipeline-for-the-fast-lane.md the present shape).
 //
-// A route joins by naming a handler in its `config.fastLane`; the same handler answers through
-// Fastify (`answerWith`), so both ways run one piece of route code. The lane takes a request only
-// when it can answer it exactly as Fastify would: the route's method and path, no query string, for
-// a POST a JSON body of a declared length within the route's limit (for a GET no body), the route's
-// params and headers schemas satisfied, and a credential the route accepts that is known from
-// memory. Everything else goes to Fastify untouched. A request the lane has taken but cannot answer
-// (invalid JSON, a body its schema refuses, an error thrown by the handler) is replayed through
-// Fastify (`app.inject`) with the same body, so every error is rendered by the one error pipeline.
+// A route joins through `fastLaneRoute(auth)(handler)`: the same handler answers through Fastify, so
+// both ways run one piece of route code. A request is either declined before anything of it is read
+// (it then goes to Fastify untouched) or answered by the lane to the end, errors included:
+// - declined: another method or path, a query string, a body of another type or of no declared
+//   length or past the route's limit, params or headers its schemas refuse, a credential the route
+//   does not accept (no read is made twice: the key cache remembers unknown keys too), a closing server;
+// - answered: the body is parsed and validated with the route's compiled schema, the handler runs
+//   once, and whatever it answers or throws is written here, errors rendered by the route's error
+//   renderer (error-handler.ts), the very function Fastify's error handler calls.
+// Every hook Fastify would run on a lane route must be one the lane implements (lane-hooks.ts): the
+// app refuses to start otherwise. Request lines are logged here as Fastify logs them (at debug, as
+// on every lane route through the quiet request logger), so the log level never changes the way.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
-import { principalInMemory, type RouteAuth } from './authenticate.js';
+import type { FastifyBaseLogger, FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
+import { acceptedPrincipal, type RouteAuth } from './authenticate.js';
+import { errorRendererOf, type ErrorRenderer } from './error-handler.js';
 import { parseJsonBody } from './json-depth.js';
-import type { CredentialResolver, Principal } from './principal.js';
+import { LIFECYCLE_HOOKS, laneHookPartOf, scopeHooksOf, type LaneObserver } from './lane-hooks.js';
+import type { CredentialResolver, Principal, PrincipalOf } from './principal.js';
+import { quietRequestLogging } from './quiet-request-logger.js';
 import { requestIdOf } from './request-id.js';
-import type { ValidatorCompiler } from './validation.js';
+import type { TokenType } from './tokens.js';
+import { validationFailure, type CompiledValidator, type ValidatorCompiler } from './validation.js';
 
-export interface FastLaneInput<Body = unknown, Params = Record<string, string>> {
-  principal: Principal;
+export interface FastLaneInput<Body = unknown, Params = Record<string, string>, P extends Principal = Principal> {
+  /** Of a type the route's auth rule allows. */
+  principal: P;
   body: Body;
   params: Params;
   /** Always empty in the lane (it leaves requests with a query string to Fastify). */
@@ -37,14 +47,12 @@ export interface FastLaneAnswer {
   body?: string | Buffer;
 }
 
-export type FastLaneHandler<Body = unknown, Params = Record<string, string>> =
-  (input: FastLaneInput<Body, Params>) => FastLaneAnswer | Promise<FastLaneAnswer>;
+export type FastLaneHandler<Body = unknown, Params = Record<string, string>, P extends Principal = Principal> =
+  (input: FastLaneInput<Body, Params, P>) => FastLaneAnswer | Promise<FastLaneAnswer>;
 
+/** What a lane route's config carries: the handler the lane calls. */
 export interface FastLaneRoute {
-  /** Must parse its body with JSON.parse (as the evaluation routes' parser does): the lane does. */
-  handler: FastLaneHandler<never, never>;
-  /** Headers the route's scope adds to every answer through hooks (its CORS policy). */
-  headers?: Record<string, string>;
+  handler: FastLaneHandler<never, never, never>;
 }
 
 declare module 'fastify' {
@@ -54,8 +62,6 @@ declare module 'fastify' {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** Answers replayed through Fastify keep their headers, except those of the replay's connection. */
-const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'date']);
 
 /** Sends a handler's answer through Fastify. */
 export function sendAnswer(reply: FastifyReply, answer: FastLaneAnswer): void {
@@ -65,37 +71,76 @@ export function sendAnswer(reply: FastifyReply, answer: FastLaneAnswer): void {
   else reply.type(JSON_TYPE).send(answer.body);
 }
 
-/** The Fastify handler of a route whose `config.fastLane` names `handler`. */
-export function answerWith<Body, Params>(handler: FastLaneHandler<Body, Params>) {
-  return (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const answer = handler({
-      principal: request.principal!,
-      body: request.body as Body,
-      params: request.params as Params,
-      query: request.query as Record<string, unknown>,
-      headers: request.headers,
-    });
-    if (answer instanceof Promise) return answer.then((settled) => sendAnswer(reply, settled));
-    sendAnswer(reply, answer);
-  };
+/** The parts of a lane route's options: spread `config` into the route's config, pass `handler`. */
+export interface FastLaneRouteOptions {
+  config: { auth: RouteAuth; fastLane: FastLaneRoute };
+  handler: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
 }
 
-interface LaneEntry {
-  route: FastLaneRoute;
-  /** The route's own headers as a flat list of names and values. */
-  headers: string[];
+/**
+ * A lane route with its auth rule: `fastLaneRoute({ allow: ['sdk'] })<Body, Params>(handler)`. The
+ * handler's principal is typed by the rule (an sdk_ route gets an environment principal of type
+ * 'sdk'): authentication admits only credentials of the allowed types, which resolve to principals of
+ * those types, in the lane and in Fastify alike.
+ */
+export function fastLaneRoute<const T extends TokenType>(auth: RouteAuth<T>) {
+  return <Body = unknown, Params = Record<string, string>>(handler: FastLaneHandler<Body, Params, PrincipalOf<T>>): FastLaneRouteOptions => ({
+    config: { auth, fastLane: { handler } },
+    handler(request, reply) {
+      const answer = handler({
+        // Set by the authentication preHandler from a credential of a type in `auth.allow`.
+        principal: request.principal as PrincipalOf<T>,
+        body: request.body as Body,
+        params: request.params as Params,
+        query: request.query as Record<string, unknown>,
+        headers: request.headers,
+      });
+      if (answer instanceof Promise) return answer.then((settled) => sendAnswer(reply, settled));
+      sendAnswer(reply, answer);
+    },
+  });
+}
+
+/** A lane route as the lane serves it: what the equivalence test generates its cases from. */
+export interface FastLaneRouteInfo {
+  method: 'GET' | 'POST';
+  url: string;
   auth: RouteAuth;
   bodyLimit: number;
-  validateBody: ((value: unknown) => boolean) | null;
-  validateParams: ((value: unknown) => boolean) | null;
-  validateHeaders: ((value: unknown) => boolean) | null;
+  schema: { body?: object; params?: object; headers?: object };
+  /** The names of the hooks the lane does in Fastify's place. */
+  hooks: string[];
+}
+
+interface LaneEntry extends FastLaneRouteInfo {
+  handler: FastLaneHandler<unknown, unknown, Principal>;
+  config: FastifyContextConfig;
+  render: ErrorRenderer;
+  /** The hooks' headers as a flat list of names and values. */
+  headers: string[];
+  validateBody: CompiledValidator | null;
+  validateParams: CompiledValidator | null;
+  validateHeaders: CompiledValidator | null;
+  observers: LaneObserver[];
+}
+
+/** One request the lane has taken. */
+interface Exchange {
+  req: IncomingMessage;
+  res: ServerResponse;
+  entry: LaneEntry;
+  input: FastLaneInput<unknown, unknown, Principal>;
+  requestId: string;
+  startedAt: number;
+  /** The request's logger, made only when something is logged. */
+  log: FastifyBaseLogger | undefined;
 }
 
 export interface FastLaneStats {
-  /** Requests the lane answered. */
+  /** Requests the lane answered (errors included). */
   served: number;
-  /** Requests the lane took and handed to Fastify (with their body) to answer. */
-  replayed: number;
+  /** Of those, answered with an error. */
+  errors: number;
 }
 
 export interface FastLaneOptions {
@@ -108,18 +153,23 @@ export interface FastLaneAttachment {
   compile: ValidatorCompiler;
 }
 
+/** Fastify's loggers are pino loggers, which can say whether a level is on. */
+type Logger = FastifyBaseLogger & { isLevelEnabled(level: string): boolean };
+
 export function createFastLane(options: FastLaneOptions) {
   const router = FindMyWay({ maxParamLength: options.maxParamLength });
-  const stats: FastLaneStats = { served: 0, replayed: 0 };
-  let app: FastifyInstance | undefined;
-  /** Fastify's loggers are pino loggers, which can say whether a level is on. */
-  let log: (FastifyBaseLogger & { isLevelEnabled(level: string): boolean }) | undefined;
+  const stats: FastLaneStats = { served: 0, errors: 0 };
+  const table: FastLaneRouteInfo[] = [];
+  let log: Logger | undefined;
+  let requestIdLabel = 'reqId';
   let resolver: CredentialResolver | undefined;
   let closing = false;
+  /** Fastify's request handler, which declined requests go to. */
+  let framework: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
 
   function take(req: IncomingMessage, res: ServerResponse): boolean {
     const method = req.method;
-    if ((method !== 'POST' && method !== 'GET') || app === undefined || closing) return false;
+    if ((method !== 'POST' && method !== 'GET') || closing) return false;
     const url = req.url!;
     if (url.includes('?')) return false;
     const found = router.find(method, url);
@@ -136,57 +186,101 @@ export function createFastLane(options: FastLaneOptions) {
     } else if (length !== undefined && length !== '0') {
       return false; // a GET with a body: unusual enough to leave to Fastify
     }
-    // Fastify writes the request lines at debug level: requests then go its way.
-    if (log!.isLevelEnabled('debug')) return false;
     if (entry.validateParams !== null && !entry.validateParams(found.params)) return false;
     if (entry.validateHeaders !== null && !entry.validateHeaders(headers)) return false;
-    const principal = principalInMemory(headers, entry.auth, resolver!);
+    const principal = acceptedPrincipal(headers, entry.auth, resolver!);
     if (principal === null) return false;
-    const input: FastLaneInput = { principal, body: undefined, params: found.params as Record<string, string>, query: {}, headers };
-    if (method === 'GET') {
-      answer(req, res, entry, input, null);
+    const startedAt = performance.now();
+    if (principal instanceof Promise) {
+      // The key is read (once: the cache then holds it, for Fastify too if declined). Nothing of the
+      // request has been read meanwhile, so it can still go to Fastify untouched.
+      void principal.then((accepted) => {
+        if (req.destroyed) return; // the client left while its key was read
+        if (accepted === null || closing) framework!(req, res);
+        else answer(req, res, entry, found.params, accepted, startedAt);
+      });
       return true;
     }
+    answer(req, res, entry, found.params, principal, startedAt);
+    return true;
+  }
 
+  /** Taken: from here on every outcome is answered here. */
+  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, params: unknown, principal: Principal, startedAt: number) {
+    const method = entry.method;
+    const { headers, url } = req;
+    const exchange: Exchange = {
+      req, res, entry,
+      input: { principal, body: undefined, params, query: {}, headers },
+      requestId: requestIdOf(req),
+      startedAt,
+      log: undefined,
+    };
+    if (log!.isLevelEnabled('debug')) {
+      // What Fastify's serializer reads of a request (method, url, host, ip, socket, headers).
+      const view = { method, url, headers, host: headers.host ?? '', ip: req.socket.remoteAddress, socket: req.socket };
+      logOf(exchange).debug({ req: view }, 'incoming request');
+    }
+    if (method === 'GET') return finish(exchange, null);
     // Buffers, decoded once at the end: bodies are small and nearly always arrive in one chunk.
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A client gone before its body arrived has nothing to be answered (and no 'end' comes).
     req.on('error', () => res.destroy());
-    req.on('end', () => answer(req, res, entry, input, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
-    return true;
+    req.on('end', () => finish(exchange, (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8')));
   }
 
-  /** `text` is the body of a POST, null for a GET. */
-  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, input: FastLaneInput, text: string | null) {
+  function logOf(exchange: Exchange): FastifyBaseLogger {
+    return (exchange.log ??= log!.child({ [requestIdLabel]: exchange.requestId }));
+  }
+
+  /** Parses, validates and runs the handler once; `text` is the body of a POST, null for a GET. */
+  function finish(exchange: Exchange, text: string | null) {
+    const { entry } = exchange;
     let result: FastLaneAnswer | Promise<FastLaneAnswer>;
     try {
       if (text !== null) {
-        input.body = parseJsonBody(text);
-        if (entry.validateBody !== null && !entry.validateBody(input.body)) return replay(req, res, text);
+        const body: unknown = parseJsonBody(text);
+        if (entry.validateBody !== null && !entry.validateBody(body)) throw validationFailure(entry.validateBody, 'body');
+        exchange.input.body = body;
       }
-      result = (entry.route.handler as FastLaneHandler)(input);
-    } catch {
-      return replay(req, res, text);
-    }
-    if (result instanceof Promise) result.then((settled) => respond(req, res, entry, settled, text), () => replay(req, res, text));
-    else respond(req, res, entry, result, text);
-  }
-
-  function respond(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer, text: string | null) {
-    try {
-      write(req, res, entry, answer);
+      result = entry.handler(exchange.input);
     } catch (err) {
-      // Node refused what was to be written (a header value, say): Fastify answers, or reports it.
-      if (!res.headersSent) return replay(req, res, text);
-      failed(res, err);
+      return fail(exchange, err);
+    }
+    if (result instanceof Promise) result.then((settled) => respond(exchange, settled), (err: unknown) => fail(exchange, err));
+    else respond(exchange, result);
+  }
+
+  function respond(exchange: Exchange, answer: FastLaneAnswer) {
+    try {
+      write(exchange, answer);
+    } catch (err) {
+      // Node refused what was to be written (a header value, say): answered as Fastify would, 500.
+      if (exchange.res.headersSent) return lost(exchange, err);
+      fail(exchange, err);
     }
   }
 
-  function write(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, answer: FastLaneAnswer) {
+  /** Answers an error with the route's renderer, the function Fastify's error handler uses. */
+  function fail(exchange: Exchange, thrown: unknown) {
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    try {
+      const { entry } = exchange;
+      const answer = entry.render(error, { requestId: exchange.requestId, config: entry.config, params: exchange.input.params });
+      if (answer.status >= 500) logOf(exchange).error({ err: error }, 'request failed');
+      stats.errors++;
+      write(exchange, answer);
+    } catch (err) {
+      lost(exchange, err);
+    }
+  }
+
+  function write(exchange: Exchange, answer: FastLaneAnswer) {
+    const { entry, res } = exchange;
     // A flat list of names and values: Node takes it as it is, where an object built up here would
     // be reshaped on every request.
-    const headers: (string | number)[] = [...entry.headers, 'x-request-id', requestIdOf(req)];
+    const headers: (string | number)[] = [...entry.headers, 'x-request-id', exchange.requestId];
     if (answer.headers !== undefined) for (const name in answer.headers) headers.push(name, answer.headers[name]!);
     const body = answer.body;
     if (body !== undefined) headers.push('content-type', JSON_TYPE, 'content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
@@ -194,39 +288,71 @@ export function createFastLane(options: FastLaneOptions) {
     res.writeHead(answer.status, headers as unknown as OutgoingHttpHeaders);
     res.end(body);
     stats.served++;
-  }
-
-  /** Fastify answers a request the lane has taken: same method, URL, headers and body. */
-  function replay(req: IncomingMessage, res: ServerResponse, text: string | null) {
-    stats.replayed++;
-    const request = { method: req.method as 'GET' | 'POST', url: req.url!, headers: req.headers, remoteAddress: req.socket.remoteAddress };
-    app!.inject(text === null ? request : { ...request, payload: text }).then(
-      (replayed) => {
-        try {
-          const headers: OutgoingHttpHeaders = {};
-          for (const [name, value] of Object.entries(replayed.headers)) if (!CONNECTION_HEADERS.has(name)) headers[name] = value;
-          res.writeHead(replayed.statusCode, headers);
-          res.end(replayed.rawPayload);
-        } catch (err) {
-          failed(res, err);
-        }
-      },
-      (err: unknown) => failed(res, err),
-    );
+    for (const observe of entry.observers) observe(entry.method, answer.status, exchange.startedAt);
+    if (exchange.log !== undefined) logOf(exchange).debug({ res: { statusCode: answer.status }, responseTime: performance.now() - exchange.startedAt }, 'request completed');
   }
 
   /** Nothing can be answered any more: the error is logged and the connection closed. */
-  function failed(res: ServerResponse, err: unknown) {
-    log!.error({ err }, 'could not answer a request of the fast lane');
-    res.destroy();
+  function lost(exchange: Exchange, err: unknown) {
+    logOf(exchange).error({ err }, 'could not answer a request of the fast lane');
+    exchange.res.destroy();
+  }
+
+  /** Builds a route's entry once every hook is known, refusing hooks and error handlers it cannot honour. */
+  function entryOf(root: FastifyInstance, scope: FastifyInstance, route: RouteOptions, compile: ValidatorCompiler): LaneEntry {
+    const method = route.method === 'GET' ? 'GET' : route.method === 'POST' ? 'POST' : null;
+    const name = `fast lane route ${String(route.method)} ${route.url}`;
+    const config = route.config ?? {};
+    const lane = config.fastLane!;
+    const auth = config.auth;
+    if (auth === undefined || method === null) throw new Error(`${name} must be an authenticated GET or POST`);
+    if (route.errorHandler !== undefined || scope.errorHandler !== root.errorHandler) {
+      throw new Error(`${name} has an error handler of its own, which the lane cannot call: render its errors through config.errorRenderer`);
+    }
+    const scopeHooks = scopeHooksOf(scope);
+    const headers: Record<string, string> = {};
+    const observers: LaneObserver[] = [];
+    const names: string[] = [];
+    for (const hook of LIFECYCLE_HOOKS) {
+      const own = route[hook] as unknown;
+      for (const fn of [...scopeHooks[hook], ...(Array.isArray(own) ? own : own === undefined ? [] : [own])] as ((...args: never[]) => unknown)[]) {
+        const part = laneHookPartOf(fn);
+        if (part === undefined) {
+          throw new Error(`${name}: its ${hook} hook ${fn.name || '(anonymous)'} is not one the lane implements. Declare what it does with implementedByLane (platform/lane-hooks.ts) and do it in the lane, or take the route out of the lane.`);
+        }
+        names.push(part.name);
+        Object.assign(headers, part.headers);
+        if (part.observer) observers.push(part.observer(route.url));
+      }
+    }
+    const schema = (route.schema ?? {}) as FastLaneRouteInfo['schema'];
+    return {
+      method,
+      url: route.url,
+      auth,
+      bodyLimit: route.bodyLimit ?? root.initialConfig.bodyLimit!,
+      schema: { body: schema.body, params: schema.params, headers: schema.headers },
+      hooks: names,
+      handler: lane.handler as FastLaneHandler<unknown, unknown, Principal>,
+      config,
+      render: errorRendererOf(config),
+      headers: Object.entries(headers).flat(),
+      validateBody: schema.body ? compile(schema.body, 'body') : null,
+      validateParams: schema.params ? compile(schema.params, 'params') : null,
+      validateHeaders: schema.headers ? compile(schema.headers, 'headers') : null,
+      observers,
+    };
   }
 
   return {
     stats,
+    /** The routes the lane serves (filled when the app is ready). */
+    routes: (): readonly FastLaneRouteInfo[] => table,
 
     /** Fastify's `serverFactory`: the HTTP/1 server Fastify would make, with the lane in front. */
     serverFactory(handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) {
       const settings = opts as FastifyServerOptions & { http?: object };
+      framework = handler;
       const server = createServer(settings.http ?? {}, (req, res) => {
         if (!take(req, res)) handler(req, res);
       });
@@ -238,30 +364,38 @@ export function createFastLane(options: FastLaneOptions) {
     },
 
     /** Collects the routes that name a fast-lane handler; call before any route is registered. */
-    attach(instance: FastifyInstance, deps: FastLaneAttachment) {
-      app = instance;
-      log = instance.log as typeof log;
+    attach(app: FastifyInstance, deps: FastLaneAttachment) {
+      log = app.log as Logger;
+      requestIdLabel = app.initialConfig.requestIdLogLabel ?? 'reqId';
       resolver = deps.resolver;
-      instance.addHook('onRoute', (route) => {
-        const lane = route.config?.fastLane;
+      const pending: { scope: FastifyInstance; route: RouteOptions }[] = [];
+      app.addHook('onRoute', function collect(this: FastifyInstance, route) {
         // Fastify adds a HEAD route beside each GET route, with its config: HEAD stays with Fastify.
-        if (lane === undefined || route.method === 'HEAD') return;
-        const auth = route.config?.auth;
-        const method = route.method === 'GET' ? 'GET' : route.method === 'POST' ? 'POST' : null;
-        if (auth === undefined || method === null) throw new Error(`fast lane route ${route.url} must be an authenticated GET or POST`);
-        const schema = (route.schema ?? {}) as { body?: object; params?: object; headers?: object };
-        router.on(method, route.url, () => undefined, {
-          route: lane,
-          headers: Object.entries(lane.headers ?? {}).flat(),
-          auth,
-          bodyLimit: route.bodyLimit ?? instance.initialConfig.bodyLimit!,
-          validateBody: schema.body ? deps.compile(schema.body, 'body') : null,
-          validateParams: schema.params ? deps.compile(schema.params, 'params') : null,
-          validateHeaders: schema.headers ? deps.compile(schema.headers, 'headers') : null,
-        } satisfies LaneEntry);
+        if (route.config?.fastLane === undefined || route.method === 'HEAD') return;
+        // Lane routes log their request lines at debug, both ways (quiet-request-logger.ts).
+        if (route.childLoggerFactory !== undefined && route.childLoggerFactory !== quietRequestLogging) {
+          throw new Error(`fast lane route ${String(route.method)} ${route.url} has a logger factory the lane does not follow`);
+        }
+        route.childLoggerFactory = quietRequestLogging;
+        pending.push({ scope: this, route });
+      });
+      // Hooks and route configs are complete once every plugin has loaded: checked then, and the app
+      // does not start if a lane route has a hook the lane does not implement.
+      app.addHook('onReady', function check(done) {
+        try {
+          for (const { scope, route } of pending) {
+            const entry = entryOf(app, scope, route, deps.compile);
+            router.on(entry.method, entry.url, () => undefined, entry);
+            table.push(entry);
+          }
+          pending.length = 0;
+          done();
+        } catch (err) {
+          done(err as Error);
+        }
       });
       // From here on Fastify answers new requests 503 while it finishes the others.
-      instance.addHook('preClose', (done) => {
+      app.addHook('preClose', (done) => {
         closing = true;
         done();
       });

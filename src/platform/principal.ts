@@ -30,6 +30,9 @@ export interface EnvironmentPrincipal {
 export type Principal = UserPrincipal | AdminPrincipal | EnvironmentPrincipal;
 export type ManagementPrincipal = UserPrincipal | AdminPrincipal;
 
+/** The principal a credential of type T resolves to (the resolver answers with the token's type). */
+export type PrincipalOf<T extends TokenType> = T extends 'cli' ? UserPrincipal : T extends 'admin' ? AdminPrincipal : EnvironmentPrincipal & { type: T };
+
 export type CredentialResolution =
   | { ok: true; principal: Principal }
   | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };

@@ -108,7 +108,15 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
   const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now });
   options.routes?.(app, database);
-  await app.ready();
+  try {
+    await app.ready();
+  } catch (err) {
+    // An app that refuses to start (a test may expect it) leaves no pool or schema behind.
+    await app.close().catch(() => undefined);
+    await database.handle.close().catch(() => undefined);
+    await database.drop().catch(() => undefined);
+    throw err;
+  }
   t.after(async () => {
     await app.close();
     await database.handle.close();

@@ -5,7 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
-import { ifNoneMatchHits, registerPublicCors } from '../delivery/index.js';
+import { ifNoneMatchHits } from '../../platform/entity-tag.js';
+import { registerPublicCors } from '../../platform/public-cors.js';
 import {
   AdvancedConfigHeaders, AdvancedConfigQuery, advancedConfigResponses, ImpactBody, ImpactResponse,
   INSPECT_BODY_LIMIT, InspectBody, InspectResponse,

@@ -4,7 +4,7 @@
 // on its first request for this version and then looked up.
 import { ConfigInvalidError, validateFlagSet } from '../../engine/index.js';
 import type { CurrentConfig, EnvironmentTarget } from '../versions/index.js';
-import { digestOf, entityTag } from '../delivery/index.js';
+import { digestOf, entityTag } from '../../platform/entity-tag.js';
 import type { CoreAudience } from './advanced.model.js';
 import { coreDocument } from './core-document.js';
 

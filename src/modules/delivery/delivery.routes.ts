@@ -2,28 +2,28 @@
 // The hot path: a Map lookup for the snapshot, an in-memory count, a string compare for 304, and
 // the prebuilt bytes sent as a Buffer; ordinary requests are answered by the fast lane.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
-import { answerWith, type FastLaneAnswer, type FastLaneHandler } from '../../platform/fast-lane.js';
+import { fastLaneRoute, type FastLaneAnswer, type FastLaneRouteOptions } from '../../platform/fast-lane.js';
 import { andThen } from '../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
 import type { DeliveryService } from './delivery.service.js';
-import { ifNoneMatchHits } from './entity-tag.js';
+import { ifNoneMatchHits } from '../../platform/entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import type { SyncAdmission } from '../metering/index.js';
-import { quietRequestLogging } from './quiet-request-logger.js';
 import type { Snapshot } from './snapshot.js';
-import { PUBLIC_CORS_RESPONSE_HEADERS, registerPublicCors } from './public-cors.js';
+import { registerPublicCors } from '../../platform/public-cors.js';
 
 export interface DeliveryRouteDeps {
   delivery: DeliveryService;
 }
 
-function routeOptions(audience: Audience, handler: FastLaneHandler, headers?: Record<string, string>): RouteShorthandOptions {
+/** Options of a fast-lane route (platform/fast-lane.ts), which logs its request lines at debug. */
+function routeOptions(audience: Audience, lane: FastLaneRouteOptions): RouteShorthandOptions {
   const server = audience === 'server';
   return {
-    config: { legacyErrors: true, auth: { allow: [server ? 'sdk' : 'pub'] }, fastLane: { handler, headers } },
-    childLoggerFactory: quietRequestLogging,
+    config: { legacyErrors: true, ...lane.config },
     schema: {
       tags: ['delivery'],
       operationId: server ? 'getConfig' : 'getPublicConfig',
@@ -46,23 +46,22 @@ export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = asyn
 
   // Synchronous whenever the snapshot and the environment's count are in memory (nearly always):
   // no promise per request. The first sync of an environment waits for its reads.
-  const deliver = (audience: Audience): FastLaneHandler => ({ principal, headers }) => {
-    // The route's auth config admits only this audience's environment key.
-    const target = principal as EnvironmentPrincipal;
+  const deliver = (audience: Audience) => ({ principal, headers }: { principal: EnvironmentPrincipal; headers: IncomingHttpHeaders }) => {
     const ifNoneMatch = headers['if-none-match'];
-    return andThen(delivery.snapshot(target, audience), (snapshot) =>
-      andThen(delivery.admit(target), (quota) => respond(target, ifNoneMatch, snapshot, quota)));
+    return andThen(delivery.snapshot(principal, audience), (snapshot) =>
+      andThen(delivery.admit(principal), (quota) => respond(principal, ifNoneMatch, snapshot, quota)));
   };
 
-  const server = deliver('server');
-  app.get('/api/v1/config', routeOptions('server', server), answerWith(server));
+  // Each route admits only its audience's environment key.
+  const server = fastLaneRoute({ allow: ['sdk'] })(deliver('server'));
+  app.get('/api/v1/config', routeOptions('server', server), server.handler);
 
   // Browsers call the public route with pub_ keys: it lives in a scope of its own with CORS.
-  const client = deliver('client');
+  const client = fastLaneRoute({ allow: ['pub'] })(deliver('client'));
   await app.register(
     async (scope: FastifyInstance) => {
       await registerPublicCors(scope);
-      scope.get('', routeOptions('client', client, PUBLIC_CORS_RESPONSE_HEADERS), answerWith(client));
+      scope.get('', routeOptions('client', client), client.handler);
     },
     { prefix: '/api/v1/public-config' },
   );

@@ -5,10 +5,12 @@ import type { Kysely } from 'kysely';
 import type { Plan, QuotaSet } from '../../config.js';
 import type { Database } from '../../db/database.js';
 import type { AppAccess } from '../../platform/app-access.js';
+import { AppError } from '../../platform/errors.js';
+import type { DeliveryMetrics } from '../../platform/metrics.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { createSyncMeter, type SyncAdmission } from '../metering/index.js';
 import type { ConfigStateStore, EnvironmentTarget } from '../versions/index.js';
-import { entityTagKeyOf } from './entity-tag.js';
+import { entityTagKeyOf } from '../../platform/entity-tag.js';
 import type { Audience } from './legacy-envelope.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 import type { Snapshot } from './snapshot.js';
@@ -23,6 +25,8 @@ export interface DeliveryDeps {
   quotas: Record<Plan, QuotaSet>;
   secret: string;
   log: { warn(obj: object, msg: string): void; info(msg: string): void };
+  /** Syncs, refusals, snapshot rebuilds and change notifications, for /metrics. */
+  metrics?: DeliveryMetrics;
   /** Defaults: poll for config changes every 500 ms, write sync counts every 500 ms. */
   pollIntervalMs?: number;
   flushIntervalMs?: number;
@@ -39,11 +43,20 @@ export interface DeliveryService {
   close(): Promise<void>;
 }
 
+/** Counts a refused sync by its reason; returns the error to throw on. */
+function refused(metrics: DeliveryMetrics, err: unknown): unknown {
+  if (err instanceof AppError && err.statusCode === 429) metrics.syncRefused('quota');
+  else if (err instanceof AppError && err.statusCode === 503) metrics.syncRefused('metering_unavailable');
+  return err;
+}
+
 export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
+  const { metrics } = deps;
   const snapshots = createSnapshotCache({
     store: deps.configStore,
     tagKey: entityTagKeyOf(deps.secret),
     pollIntervalMs: deps.pollIntervalMs,
+    metrics: deps.metrics,
     onPollError: (err) => deps.log.warn({ err }, 'could not poll for configuration changes'),
   });
   const meter = createSyncMeter<EnvironmentPrincipal>({
@@ -59,7 +72,23 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
 
   return {
     snapshot: (target, audience) => snapshots.peek(target.envId, audience) ?? snapshots.load(target, audience),
-    admit: (principal) => meter.admit(principal),
+    admit(principal) {
+      if (metrics === undefined) return meter.admit(principal);
+      let admitted: SyncAdmission | Promise<SyncAdmission>;
+      try {
+        admitted = meter.admit(principal);
+      } catch (err) {
+        throw refused(metrics, err);
+      }
+      if (admitted instanceof Promise) {
+        return admitted.then((quota) => {
+          metrics.syncAdmitted();
+          return quota;
+        }, (err: unknown) => Promise.reject(refused(metrics, err)));
+      }
+      metrics.syncAdmitted();
+      return admitted;
+    },
     onAnnounce: (listener) => snapshots.onAnnounce(listener),
     async close() {
       snapshots.close();

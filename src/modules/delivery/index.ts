@@ -3,6 +3,3 @@ export { createDeliveryService, type DeliveryDeps, type DeliveryService } from '
 export { createSnapshotCache, type SnapshotCache, type SnapshotCacheOptions } from './snapshot-cache.js';
 export type { Snapshot } from './snapshot.js';
 export type { Audience } from './legacy-envelope.js';
-export { digestOf, entityTag, entityTagKeyOf, ifNoneMatchHits } from './entity-tag.js';
-export { registerPublicCors, PUBLIC_CORS_OPTIONS, PUBLIC_CORS_RESPONSE_HEADERS } from './public-cors.js';
-export { quietRequestLogging } from './quiet-request-logger.js';

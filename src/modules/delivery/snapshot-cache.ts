@@ -3,6 +3,7 @@
 // change notifications (LISTEN/NOTIFY across processes on PostgreSQL) and, for notifications lost
 // while a listener reconnects (or never sent, as between SQLite processes), by polling the store for
 // recently changed environments.
+import type { DeliveryMetrics } from '../../platform/metrics.js';
 import type { ConfigChange, ConfigStateStore, CurrentConfig, EnvironmentTarget } from '../versions/index.js';
 import type { Audience } from './legacy-envelope.js';
 import { compileSnapshot, type Snapshot } from './snapshot.js';
@@ -19,6 +20,7 @@ export interface SnapshotCacheOptions {
   /** Environments kept in memory; the oldest is dropped past this (and rebuilt on its next sync). */
   maxEnvironments?: number;
   onPollError?: (err: unknown) => void;
+  metrics?: Pick<DeliveryMetrics, 'snapshotBuilt' | 'changeNotified'>;
 }
 
 export interface SnapshotCache {
@@ -87,13 +89,19 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
   }
 
   function snapshotOf(slot: Slot, target: EnvironmentTarget, audience: Audience): Snapshot {
-    return (slot[audience] ??= compileSnapshot(target, slot, audience, tagKey));
+    let snapshot = slot[audience];
+    if (snapshot === undefined) {
+      snapshot = slot[audience] = compileSnapshot(target, slot, audience, tagKey);
+      options.metrics?.snapshotBuilt('delivery');
+    }
+    return snapshot;
   }
 
   async function pollOnce() {
     try {
       const since = new Date(Date.parse(newestStamp) - POLL_OVERLAP_MS).toISOString();
       for (const change of await store.changedSince(since)) {
+        if (change.version > (announced.get(change.envId) ?? -1)) options.metrics?.changeNotified('poll');
         announce(change.envId, change.version);
         if (change.updatedAt > newestStamp) newestStamp = change.updatedAt;
       }
@@ -109,7 +117,10 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
 
   const unsubscribe = store.onChange((change: ConfigChange) => {
     // The channel may carry other messages one day; only well-formed announcements count.
-    if (typeof change?.envId === 'string' && Number.isInteger(change.version)) announce(change.envId, change.version);
+    if (typeof change?.envId === 'string' && Number.isInteger(change.version)) {
+      options.metrics?.changeNotified('notification');
+      announce(change.envId, change.version);
+    }
   });
   const timer = setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
   timer.unref();

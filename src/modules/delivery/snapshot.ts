@@ -1,7 +1,7 @@
 // A compiled snapshot: the document of one (environment, audience) at one version, serialised once,
 // with its entity tags. Requests only look things up in it.
 import type { ConfigState, CurrentConfig, EnvironmentTarget } from '../versions/index.js';
-import { digestOf, entityTag } from './entity-tag.js';
+import { digestOf, entityTag } from '../../platform/entity-tag.js';
 import { legacyEnvelope, type Audience } from './legacy-envelope.js';
 
 export const ROUTE_OF: Record<Audience, string> = { server: '/api/v1/config', client: '/api/v1/public-config' };

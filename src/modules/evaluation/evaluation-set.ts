@@ -2,6 +2,7 @@
 // (never per request): the compiled flag set, which flags pub_ keys may see, and each flag's
 // metadata as each audience may see it. Requests only look things up here.
 import { compileFlagSet, ConfigInvalidError, type CompiledFlagSet, type FlagType } from '../../engine/index.js';
+import type { EvaluationMetrics } from '../../platform/metrics.js';
 import type { ConfigState, CurrentConfig } from '../versions/index.js';
 
 /** `server`: sdk_ keys see every flag and all metadata. `client`: pub_ keys see clientEnabled flags
@@ -74,7 +75,25 @@ function factsOf(state: ConfigState): Map<string, FlagFacts> {
   return facts;
 }
 
-export function buildEvaluationSet(current: CurrentConfig): EvaluationSet {
+/** The compiled set, counting each evaluation's reason (a call and an increment more per flag). */
+function counted(flags: CompiledFlagSet, metrics: EvaluationMetrics): CompiledFlagSet {
+  return {
+    evaluate(key, context, expectedType) {
+      const result = flags.evaluate(key, context, expectedType);
+      metrics.evaluated(result.reason);
+      return result;
+    },
+    evaluateAll(context) {
+      const results = flags.evaluateAll(context);
+      for (const result of results) metrics.evaluated(result.reason);
+      return results;
+    },
+    has: (key) => flags.has(key),
+    keys: () => flags.keys(),
+  };
+}
+
+export function buildEvaluationSet(current: CurrentConfig, metrics?: EvaluationMetrics): EvaluationSet {
   const facts = factsOf(current.state);
   const serverKeys = Object.freeze([...facts.keys()]);
   const clientKeys = Object.freeze(serverKeys.filter((key) => facts.get(key)!.clientVisible));
@@ -82,6 +101,7 @@ export function buildEvaluationSet(current: CurrentConfig): EvaluationSet {
   let invalid: ConfigInvalidError | null = null;
   try {
     flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!));
+    if (metrics !== undefined) flags = counted(flags, metrics);
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;
     invalid = error;

@@ -2,6 +2,7 @@
 // delivery module drops a snapshot when the config store announces a newer version (LISTEN/NOTIFY
 // across processes on PostgreSQL) or its polling finds one, so every process follows changes within
 // a second. An evaluation set is built once per snapshot object, i.e. once per version.
+import type { DeliveryMetrics, EvaluationMetrics } from '../../platform/metrics.js';
 import type { DeliveryService, Snapshot } from '../delivery/index.js';
 import type { EnvironmentTarget } from '../versions/index.js';
 import { buildEvaluationSet, type EvaluationSet } from './evaluation-set.js';
@@ -23,14 +24,20 @@ export interface EvaluationSource {
 /** Polling finds what notifications miss within a second: waiting longer would not help. */
 const ANNOUNCE_WAIT_MS = 1500;
 
-export function createEvaluationSource(delivery: SnapshotProvider): EvaluationSource {
+export interface EvaluationSourceMetrics {
+  delivery: Pick<DeliveryMetrics, 'snapshotBuilt'>;
+  evaluation: EvaluationMetrics;
+}
+
+export function createEvaluationSource(delivery: SnapshotProvider, metrics?: EvaluationSourceMetrics): EvaluationSource {
   const sets = new WeakMap<Snapshot, EvaluationSet>();
 
   function setOf(snapshot: Snapshot): EvaluationSet {
     let set = sets.get(snapshot);
     if (set === undefined) {
-      set = buildEvaluationSet({ version: snapshot.version, state: snapshot.state });
+      set = buildEvaluationSet({ version: snapshot.version, state: snapshot.state }, metrics?.evaluation);
       sets.set(snapshot, set);
+      metrics?.delivery.snapshotBuilt('evaluation');
     }
     return set;
   }

@@ -2,9 +2,7 @@
 // shape of the environment-key routes. Other methods on the path answer 405 with Allow: POST.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../platform/errors.js';
-import { answerWith, type FastLaneHandler } from '../../platform/fast-lane.js';
-import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { quietRequestLogging } from '../delivery/index.js';
+import { fastLaneRoute } from '../../platform/fast-lane.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';
 import { andThen } from '../../platform/maybe-async.js';
@@ -35,15 +33,15 @@ function methodNotAllowed(method: string): AppError {
 export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = async (app, { source }) => {
   // This plugin is a scope of its own: the parser applies to its routes only.
   useContextJsonParser(app);
-  // The route's auth config admits only sdk_ keys: the principal names one environment.
-  const evaluate: FastLaneHandler<EvaluateBodyType> = ({ principal, body }) =>
-    andThen(source.current(principal as EnvironmentPrincipal), (set) => ({ status: 200, body: evaluateToJson(set, body) }));
+  // Only sdk_ keys: the principal names one environment.
+  const evaluate = fastLaneRoute({ allow: ['sdk'], wrongType: serverKeyRequired })<EvaluateBodyType>(({ principal, body }) =>
+    andThen(source.current(principal), (set) => ({ status: 200, body: evaluateToJson(set, body) })));
 
+  // A fast-lane route (platform/fast-lane.ts): request lines at debug, as at evaluation rates they
+  // would cost more than evaluating.
   app.post(PATH, {
     bodyLimit: EVALUATE_BODY_LIMIT,
-    // Request lines at debug: at evaluation rates they would cost more than evaluating.
-    childLoggerFactory: quietRequestLogging,
-    config: { legacyErrors: true, auth: { allow: ['sdk'], wrongType: serverKeyRequired }, fastLane: { handler: evaluate } },
+    config: { legacyErrors: true, ...evaluate.config },
     schema: {
       tags: ['evaluation'],
       operationId: 'evaluate',
@@ -55,7 +53,7 @@ export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = 
       body: EvaluateBody,
       response: evaluateResponses,
     },
-  }, answerWith(evaluate));
+  }, evaluate.handler);
 
   // Undocumented on purpose: these exist only to answer 405 (documented on the POST operation).
   app.route({

@@ -46,11 +46,15 @@ export interface KeysServiceOptions {
   revocations?: ChangeNotifier;
   /** How long a resolved key is trusted without asking the database again (default 1 s). */
   credentialTtlMs?: number;
+  /** The clock of the credential cache (tests move it). */
+  now?: () => number;
 }
 
 export function createKeysService(db: Kysely<Database>, journal: JournalService, access: AppAccess, options: KeysServiceOptions = {}): KeysService {
   const usage = new Map<string, string>();
-  const cache = createCredentialCache({ ttlMs: options.credentialTtlMs });
+  const cache = createCredentialCache({ ttlMs: options.credentialTtlMs, now: options.now });
+  /** Reads under way, so concurrent requests with one uncached token share a read. */
+  const reading = new Map<string, Promise<CredentialResolution>>();
   options.revocations?.subscribe((payload) => {
     try {
       const keyId = (JSON.parse(payload) as { keyId?: unknown }).keyId;
@@ -82,7 +86,10 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
   async function resolveStored(token: string, type: TokenType): Promise<CredentialResolution> {
     const hash = hashToken(token);
     const row = await repo.findKeyByHash(db, hash);
-    if (!row || row.type !== type) return { ok: false, reason: 'invalid' };
+    if (!row || row.type !== type) {
+      cache.setUnknown(token);
+      return { ok: false, reason: 'invalid' };
+    }
     const resolution = resolutionOf(row, hash);
     // Revocation is final, so a revoked key may be remembered as long as an active one.
     cache.set(token, row.id, resolution);
@@ -174,7 +181,14 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       return revoked;
     },
     resolve(token, type) {
-      return cache.get(token) ?? resolveStored(token, type);
+      const cached = cache.get(token);
+      if (cached !== undefined) return cached;
+      let pending = reading.get(token);
+      if (pending === undefined) {
+        pending = resolveStored(token, type).finally(() => reading.delete(token));
+        reading.set(token, pending);
+      }
+      return pending;
     },
     async flushUsage() {
       if (usage.size === 0) return;

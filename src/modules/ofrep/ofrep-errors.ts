@@ -2,11 +2,9 @@
 // and, on the single-flag route, the flag `key` (what OpenFeature providers read; they map a
 // body-less or non-JSON error to a generic failure). Statuses and headers (WWW-Authenticate,
 // Retry-After) are the platform's; only the body differs from the contract's error shape.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/errors.js';
-import { toAppError } from '../../platform/error-handler.js';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
+import { sendError, toAppError, type ErrorRenderer } from '../../platform/error-handler.js';
 
 /** Fastify's codes for a body that is not JSON at all: OFREP calls that PARSE_ERROR. */
 const UNPARSABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
@@ -26,20 +24,23 @@ function errorCodeOf(error: FastifyError | Error, appError: AppError): string {
   return appError.legacyCode ?? appError.code.toUpperCase();
 }
 
-export function sendOfrepError(request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
-  const appError = toAppError(error as FastifyError);
-  if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
-  if (appError.headers) reply.headers(appError.headers);
-  const key = (request.params as { key?: unknown } | undefined)?.key;
-  return reply
-    .code(appError.statusCode)
-    .type(JSON_TYPE)
-    .send(JSON.stringify({ ...(typeof key === 'string' ? { key } : {}), errorCode: errorCodeOf(error, appError), errorDetails: appError.message }));
-}
+/** OFREP's error body; statuses and headers as the contract's renderer gives them. */
+export const ofrepErrors: ErrorRenderer = (error, subject) => {
+  const appError = toAppError(error);
+  const key = (subject.params as { key?: unknown } | undefined)?.key;
+  const body = JSON.stringify({ ...(typeof key === 'string' ? { key } : {}), errorCode: errorCodeOf(error, appError), errorDetails: appError.message });
+  return { status: appError.statusCode, headers: appError.headers ?? {}, body };
+};
 
-/** Installs the OFREP error and not-found handlers on the scope holding the OFREP routes. */
+/**
+ * Renders the errors of every route of the OFREP scope with `ofrepErrors` (through the route's
+ * config, which the fast lane reads too), and answers unknown OFREP paths in OFREP's shape. Call
+ * before the scope's routes are declared.
+ */
 export function registerOfrepErrors(scope: FastifyInstance) {
-  scope.setErrorHandler((error, request, reply) => sendOfrepError(request, reply, error as FastifyError));
+  scope.addHook('onRoute', (route) => {
+    route.config = { ...route.config, errorRenderer: ofrepErrors };
+  });
   scope.setNotFoundHandler((request, reply) =>
-    sendOfrepError(request, reply, new AppError(404, 'not_found', `No OFREP route ${request.method} ${request.url.split('?')[0]}.`)));
+    sendError(request, reply, new AppError(404, 'not_found', `No OFREP route ${request.method} ${request.url.split('?')[0]}.`), ofrepErrors));
 }

@@ -6,10 +6,11 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyInstance } from 'fastify';
 import type { EvaluationContext } from '../../engine/index.js';
 import { AppError } from '../../platform/errors.js';
-import { answerWith, type FastLaneAnswer, type FastLaneHandler } from '../../platform/fast-lane.js';
+import { fastLaneRoute, type FastLaneAnswer } from '../../platform/fast-lane.js';
 import { andThen } from '../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
-import { entityTagKeyOf, ifNoneMatchHits, PUBLIC_CORS_RESPONSE_HEADERS, quietRequestLogging, registerPublicCors } from '../delivery/index.js';
+import { entityTagKeyOf, ifNoneMatchHits } from '../../platform/entity-tag.js';
+import { registerPublicCors } from '../../platform/public-cors.js';
 import type { DeliveryService } from '../delivery/index.js';
 import type { SyncAdmission } from '../metering/index.js';
 import { useContextJsonParser, type EvaluationSet, type EvaluationSource } from '../evaluation/index.js';
@@ -34,14 +35,12 @@ export interface OfrepRouteDeps {
   heartbeatMs?: number;
 }
 
-const environmentKeys = {
-  auth: {
-    allow: ['sdk', 'pub'] as ('sdk' | 'pub')[],
-    apiKeyHeader: true,
-    // A valid management credential is a credential this protocol does not take: forbidden.
-    wrongType: { status: 403, code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
-  },
-};
+const environmentKeys = fastLaneRoute({
+  allow: ['sdk', 'pub'],
+  apiKeyHeader: true,
+  // A valid management credential is a credential this protocol does not take: forbidden.
+  wrongType: { status: 403, code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
+});
 export const OFREP_PREFIX = '/api/ofrep/v1';
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];
 
@@ -78,57 +77,52 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app
   }
 
   // Both answer synchronously while the environment's set (and its sync count) are in memory.
-  const evaluateFlag: FastLaneHandler<OfrepEvaluationRequestType, { key: string }> = ({ principal, params: { key }, body }) => {
+  const evaluateFlag = environmentKeys<OfrepEvaluationRequestType, { key: string }>(({ principal, params: { key }, body }) => {
     const context = body.context as EvaluationContext;
     const problem = contextProblem(context);
     if (problem) return json(400, { key, errorCode: 'INVALID_CONTEXT', errorDetails: problem });
-    const target = principal as EnvironmentPrincipal;
-    return andThen(source.current(target), (set) => single(target, key, context, set));
-  };
+    return andThen(source.current(principal), (set) => single(principal, key, context, set));
+  });
 
-  const evaluateFlags: FastLaneHandler<OfrepEvaluationRequestType> = ({ principal, body, query, headers }) => {
+  const evaluateFlags = environmentKeys<OfrepEvaluationRequestType>(({ principal, body, query, headers }) => {
     const context = body.context as EvaluationContext;
     const problem = contextProblem(context);
     if (problem) return json(400, { errorCode: 'INVALID_CONTEXT', errorDetails: problem });
-    const target = principal as EnvironmentPrincipal;
     // An event stream's refetch names the version it announced: never answer from an older one.
     const atLeast = versionOf(query.flagConfigEtag as string | undefined);
     // The set first: a sync is counted only once there is an answer to give.
-    return andThen(source.current(target, atLeast), (set) =>
-      andThen(deps.admit(target), (quota) => bulk(target, context, set, quota, headers['if-none-match'])));
-  };
-
-  const lane = (handler: FastLaneHandler<never, never>) => ({ ...environmentKeys, fastLane: { handler, headers: PUBLIC_CORS_RESPONSE_HEADERS } });
+    return andThen(source.current(principal, atLeast), (set) =>
+      andThen(deps.admit(principal), (quota) => bulk(principal, context, set, quota, headers['if-none-match'])));
+  });
 
   await app.register(async (scope: FastifyInstance) => {
-    await registerPublicCors(scope);
+    // First: the scope's routes, the CORS preflight route included, render errors in OFREP's shape.
     registerOfrepErrors(scope);
+    await registerPublicCors(scope);
     useContextJsonParser(scope);
     const routes = scope.withTypeProvider<TypeBoxTypeProvider>();
 
     routes.post('/evaluate/flags/:key', {
       bodyLimit: OFREP_BODY_LIMIT,
-      childLoggerFactory: quietRequestLogging,
-      config: lane(evaluateFlag),
+      config: evaluateFlag.config,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlag', security,
         summary: 'OFREP: evaluate one flag for a context',
         description: 'pub_ keys see only client-visible (clientEnabled) flags: any other key is FLAG_NOT_FOUND. A flag that splits subjects, evaluated without targetingKey, is TARGETING_KEY_MISSING.',
         params: OfrepKeyParams, body: OfrepEvaluationRequest, response: singleResponses,
       },
-    }, answerWith(evaluateFlag));
+    }, evaluateFlag.handler);
 
     routes.post('/evaluate/flags', {
       bodyLimit: OFREP_BODY_LIMIT,
-      childLoggerFactory: quietRequestLogging,
-      config: lane(evaluateFlags),
+      config: evaluateFlags.config,
       schema: {
         tags: ['ofrep'], operationId: 'ofrepEvaluateFlags', security,
         summary: 'OFREP: evaluate every flag for a context (ETag, 304, event stream)',
         description: 'Answers every flag the key may see, per-flag failures included, with a strong ETag over the answer for this key and context (If-None-Match → 304). Each 200 and 304 counts one configuration sync against the environment\'s monthly quota (429 with Retry-After in seconds past it).',
         querystring: OfrepBulkQuery, headers: OfrepBulkHeaders, body: OfrepEvaluationRequest, response: bulkResponses,
       },
-    }, answerWith(evaluateFlags));
+    }, evaluateFlags.handler);
 
     routes.get('/events', {
       schema: {
