@@ -27,6 +27,7 @@ import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
+import { createMetricsService, metricsRoutes } from './modules/metrics/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -115,6 +116,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
   await app.register(advancedRoutes, { advanced });
+  const metrics = createMetricsService({ db, access: apps, journal });
+  await app.register(metricsRoutes, { metrics, idempotency });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
