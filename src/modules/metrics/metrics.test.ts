@@ -8,7 +8,7 @@ async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dia
   const { app } = await buildTestApp(t, { dialect });
   const owner = await userWithApp(app);
   const env = { appId: owner.appId, env: 'dev' };
-  const qs = (extra: Record<string, string | number> = {}) => new URLSearchParams(Object.entries({ ...env, ...extra }).map(([k, v]) => [k, String(v)])).toString();
+  const qs = (extra: Record<string, string | number> = {}) => new URLSearchParams(Object.entries({ ...env, ...extra }).map(([k, v]): [string, string] => [k, String(v)])).toString();
   return { app, owner, env, qs };
 }
 
