@@ -28,6 +28,9 @@ import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/i
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { createMetricsService, metricsRoutes } from './modules/metrics/index.js';
+import { createLayersService, layersRoutes } from './modules/layers/index.js';
+import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
+import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -118,6 +121,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(advancedRoutes, { advanced });
   const metrics = createMetricsService({ db, access: apps, journal });
   await app.register(metricsRoutes, { metrics, idempotency });
+  const layers = createLayersService({ db, access: apps, journal });
+  await app.register(layersRoutes, { layers, idempotency });
+  // Holdouts ask experiments which of them name a holdout; experiments read holdouts: one of the
+  // two is reached lazily.
+  let experiments: ExperimentsService;
+  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experiments.usingHoldout(executor, target, id) });
+  await app.register(holdoutsRoutes, { holdouts, idempotency });
+  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics, layers, holdouts });
+  await app.register(experimentsRoutes, { experiments, idempotency });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

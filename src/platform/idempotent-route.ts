@@ -35,3 +35,12 @@ export async function runIdempotent(idempotency: IdempotencyService, request: Fa
   }));
   return sendStored(reply, result);
 }
+
+/**
+ * Routes with a `dryRun` flag (layers, holdouts): a dry run answers 200 `{ preview }` and stores
+ * nothing, not even an idempotency record; otherwise the call runs as runIdempotent does.
+ */
+export async function previewOrRun(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, dryRun: boolean | undefined, preview: (principal: Principal) => Promise<unknown>, call: IdempotentWork) {
+  if (dryRun) return reply.code(200).send({ preview: await preview(principalOf(request)) });
+  return runIdempotent(idempotency, request, reply, call);
+}

@@ -81,7 +81,7 @@ export function buildEvaluationSet(current: CurrentConfig): EvaluationSet {
   let flags: CompiledFlagSet | null = null;
   let invalid: ConfigInvalidError | null = null;
   try {
-    flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!));
+    flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!), Object.values(current.state.experiments ?? {}));
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;
     invalid = error;
