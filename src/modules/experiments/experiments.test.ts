@@ -4,6 +4,7 @@ import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
 import { expectError, expectValidation, uniqueKey } from '../../../test/helpers/fixtures.js';
 import { journalOf } from '../flags/flags.test-client.js';
 import { single } from '../ofrep/ofrep.fixtures.js';
+import { compileFlagSet, withFlagDefaults, type FlagDefinition } from '../../engine/index.js';
 import { CHECKOUT_VARIANTS, experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
 
 const SUBJECTS = Array.from({ length: 300 }, (_, i) => `user-${i}`);
@@ -89,6 +90,39 @@ for (const dialect of dialects) {
       assert.deepEqual(operations, ['experiment.iterate', 'experiment.pause', 'experiment.resume', 'experiment.pause', 'experiment.ramp', 'experiment.start', 'experiment.create']);
       const versions = await client.get('/api/v1/config-versions', { limit: 1 });
       assert.equal(versions.json().current.state.experiments[draft.id].iterationId, second.id, 'the served state is part of the config version');
+    });
+
+    test('the advanced document (server audience) carries running experiments: a local evaluator assigns as remote evaluation does', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const client = await experimentsClient(app);
+      const layer = (await client.post('/api/v1/layers', { key: 'l', name: 'L' })).json().layer;
+      const holdout = (await client.post('/api/v1/holdouts', { key: 'h', name: 'H', percentage: 10 })).json().holdout;
+      const exp = await client.create({ allocation: 60, layerId: layer.id, holdoutId: holdout.id, targeting: [{ attribute: 'plan', operator: 'in', values: ['pro', 'team'] }] });
+      const started = await client.served(exp.id, 'transition', { to: 'running' });
+      const paused = await client.create({ flagKey: 'search', variants: [{ key: 'off', value: false, weight: 50 }, { key: 'on', value: true, weight: 50 }] });
+      await client.served(paused.id, 'transition', { to: 'running' });
+      const last = await client.served(paused.id, 'transition', { to: 'paused' });
+
+      const res = await app.inject({ method: 'GET', url: '/api/v1/advanced-config', headers: { authorization: `Bearer ${client.sdk}` } });
+      assert.equal(res.statusCode, 200, res.body);
+      const doc = res.json();
+      assert.equal(doc.version, last.version);
+      assert.deepEqual(doc.experiments.map((e: any) => [e.id, e.state, e.iterationId]), [[exp.id, 'running', started.experiment.currentIteration.id]], 'running experiments only');
+      assert.deepEqual(doc.experiments[0].layer, { id: layer.id, salt: layer.salt, start: 0, end: 6000 });
+      assert.deepEqual(doc.experiments[0].holdout, { id: holdout.id, salt: holdout.salt, percentage: 10 });
+      const flags: FlagDefinition[] = Object.entries(doc.flags).map(([key, f]: [string, any]) => {
+        const { clientVisible, ...rest } = f;
+        return withFlagDefaults({ key, ...rest, clientEnabled: clientVisible });
+      });
+      const local = compileFlagSet(flags, doc.experiments);
+      for (let i = 0; i < 120; i++) {
+        const context = { targetingKey: `local-${i}`, plan: i % 3 === 0 ? 'free' : 'pro' };
+        const remote = await client.evaluate('checkout', context, last.version);
+        const mine = local.evaluate('checkout', context);
+        assert.deepEqual([mine.value, mine.variant, mine.reason, mine.experiment], [remote.value, remote.variant, remote.reason, remote.experiment], context.targetingKey);
+      }
+      const pub = await app.inject({ method: 'GET', url: '/api/v1/advanced-config', headers: { authorization: `Bearer ${client.pub}` } });
+      assert.equal(pub.json().experiments, undefined, 'client documents carry no experiments');
     });
 
     test('complete with a winner stops assignment; archive; other moves are invalid_transition', async (t) => {
