@@ -14,7 +14,7 @@ import { frameworkErrorHandler, registerErrorHandling } from './platform/error-h
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/metrics.js';
-import { metricsRoutes } from './platform/metrics-route.js';
+import { metricsRoutes as prometheusRoutes } from './platform/metrics-route.js';
 import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
@@ -32,6 +32,10 @@ import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/i
 import { OFREP_PREFIX, ofrepRoutes, ofrepErrors } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
+import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/metrics/index.js';
+import { createLayersService, layersRoutes } from './modules/layers/index.js';
+import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
+import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -124,7 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
 
   await app.register(discoveryRoutes, { ready, quotas: config.quotas });
-  await app.register(metricsRoutes, { metrics, token: config.metricsToken });
+  await app.register(prometheusRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth });
   await app.register(appsRoutes, { apps, idempotency });
   await app.register(keysRoutes, { keys, idempotency });
@@ -137,6 +141,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
   await app.register(advancedRoutes, { advanced });
+  const experimentMetrics = createExperimentMetricsService({ db, access: apps, journal });
+  await app.register(experimentMetricsRoutes, { metrics: experimentMetrics, idempotency });
+  const layers = createLayersService({ db, access: apps, journal });
+  await app.register(layersRoutes, { layers, idempotency });
+  // Holdouts ask experiments which of them name a holdout; experiments read holdouts: one of the
+  // two is reached lazily.
+  let experiments: ExperimentsService;
+  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experiments.usingHoldout(executor, target, id) });
+  await app.register(holdoutsRoutes, { holdouts, idempotency });
+  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts });
+  await app.register(experimentsRoutes, { experiments, idempotency });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

@@ -7,5 +7,10 @@ import type { IdempotencyTables } from '../platform/idempotency.table.js';
 import type { VersionsTables } from '../modules/versions/versions.table.js';
 import type { MeteringTables } from '../modules/metering/metering.table.js';
 import type { JobsTables } from '../jobs/jobs.table.js';
+import type { MetricsTables } from '../modules/metrics/metrics.table.js';
+import type { LayersTables } from '../modules/layers/layers.table.js';
+import type { HoldoutsTables } from '../modules/holdouts/holdouts.table.js';
+import type { ExperimentsTables } from '../modules/experiments/experiments.table.js';
 
-export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables {}
+export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
+  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables {}

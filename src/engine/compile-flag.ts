@@ -1,11 +1,13 @@
 // Compiles one validated flag definition into closures plus every result it can answer.
-// Evaluation order (contract section 4, docs/engine.md): prerequisites → overrides → rules in
-// order → variants or rollout → value.
+// Evaluation order (contract section 4, docs/engine.md): prerequisites → overrides → running
+// experiment (compile-experiment.ts) → rules in order → variants or rollout → value.
 import type { EvaluationResult, FlagDefinition, FlagType, Rollout, Rule } from './model.js';
 import { createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
 import { isScalar, jsonEqual } from './json-value.js';
 import { compileCondition, type ContextPredicate } from './operators.js';
 import { errorResult, makeResult, typeMismatchResult } from './results.js';
+import { compileExperimentStep } from './compile-experiment.js';
+import type { ServedExperiment } from './experiment-model.js';
 
 type Context = Readonly<Record<string, unknown>>;
 
@@ -34,8 +36,9 @@ interface CompiledDependency {
   readonly satisfiedBy: (value: unknown) => boolean;
 }
 
-/** Compiles `flag`; call the returned `link` with the whole set before the first evaluation. */
-export function compileFlag(flag: FlagDefinition): { compiled: CompiledFlag; link: (all: Map<string, CompiledFlag>) => void } {
+/** Compiles `flag`, with the running experiment on it if any (its variants already checked against
+ * the flag's type); call the returned `link` with the whole set before the first evaluation. */
+export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment | null = null): { compiled: CompiledFlag; link: (all: Map<string, CompiledFlag>) => void } {
   const { key } = flag;
   const hasTargeting = flag.rules.length > 0 || Object.keys(flag.overrides).length > 0 ||
     flag.rollout !== null || flag.variants !== null || flag.dependencies.length > 0;
@@ -56,7 +59,19 @@ export function compileFlag(flag: FlagDefinition): { compiled: CompiledFlag; lin
   const rules: CompiledRule[] = flag.rules.map((rule) => compileRule(flag, rule));
   const fallthrough = compileFallthrough(flag, hasTargeting);
   const mismatches = new Map<FlagType, EvaluationResult>();
+  const experimentStep = experiment === null ? null : compileExperimentStep(key, experiment);
 
+  /** The flag's own targeting: what everyone outside its experiment gets. */
+  const ordinary = (context: Context, targetingKey: string | undefined): EvaluationResult => {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = rules[i];
+      if (rule.matches === null || rule.matches(context)) return rule.serve(context, targetingKey);
+    }
+    return fallthrough(context, targetingKey);
+  };
+
+  // A flag's off switch (enabled: false, served with reason DISABLED) belongs at the top of run,
+  // before prerequisites: it then skips overrides and the experiment step alike.
   const run = (context: Context, targetingKey: string | undefined): EvaluationResult => {
     for (let i = 0; i < dependencies.length; i++) {
       const dependency = dependencies[i];
@@ -66,11 +81,8 @@ export function compileFlag(flag: FlagDefinition): { compiled: CompiledFlag; lin
       const override = overrides.get(targetingKey);
       if (override !== undefined) return override;
     }
-    for (let i = 0; i < rules.length; i++) {
-      const rule = rules[i];
-      if (rule.matches === null || rule.matches(context)) return rule.serve(context, targetingKey);
-    }
-    return fallthrough(context, targetingKey);
+    if (experimentStep !== null) return experimentStep(context, targetingKey, ordinary);
+    return ordinary(context, targetingKey);
   };
 
   const compiled: CompiledFlag = {

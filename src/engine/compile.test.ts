@@ -22,8 +22,8 @@ describe('evaluate: plain flags and errors', () => {
     assert.deepEqual(summary(set.evaluate('label')), { key: 'label', value: 'hi', reason: 'STATIC', fallbackClass: 'none' });
   });
 
-  test('every result carries all eight fields, in one order', () => {
-    assert.deepEqual(Object.keys(set.evaluate('plain')), ['key', 'value', 'variant', 'reason', 'ruleId', 'errorCode', 'errorMessage', 'fallbackClass']);
+  test('every result carries all nine fields, in one order', () => {
+    assert.deepEqual(Object.keys(set.evaluate('plain')), ['key', 'value', 'variant', 'reason', 'ruleId', 'errorCode', 'errorMessage', 'fallbackClass', 'experiment']);
     assert.deepEqual(Object.keys(set.evaluate('missing')), Object.keys(set.evaluate('plain')));
   });
 

@@ -6,6 +6,8 @@ import { compileFlag, type CompiledFlag } from './compile-flag.js';
 import { validateFlagSet } from './dependency-graph.js';
 import { deepFreeze } from './json-value.js';
 import { errorResult, flagNotFoundResult } from './results.js';
+import { experimentFits } from './compile-experiment.js';
+import type { ServedExperiment } from './experiment-model.js';
 
 export interface CompiledFlagSet {
   /**
@@ -23,19 +25,26 @@ export interface CompiledFlagSet {
 
 const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
 
-/** @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, or the
- * prerequisites form a cycle. */
-export function compileFlagSet(flags: readonly FlagDefinition[]): CompiledFlagSet {
+/**
+ * `experiments`: the served experiments of the environment. Running ones assign subjects on their
+ * flag; paused ones, experiments on a missing flag or with variants of another type than the flag's
+ * are ignored (the flag's ordinary evaluation is served). With two running on one flag — the
+ * service never starts a second one — the lower id wins, so every evaluator decides alike.
+ * @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, or the
+ * prerequisites form a cycle.
+ */
+export function compileFlagSet(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[] = []): CompiledFlagSet {
   const issues = validateFlagSet(flags);
   if (issues.length > 0) throw new ConfigInvalidError(issues);
 
   // Results hand out the definitions' values by reference: a private frozen copy makes sure
   // neither the caller nor a consumer of a result can change what later evaluations serve.
   const definitions = deepFreeze(structuredClone(flags) as FlagDefinition[]);
+  const running = runningByFlag(definitions, deepFreeze(structuredClone(experiments) as ServedExperiment[]));
   const compiled = new Map<string, CompiledFlag>();
   const linkers: Array<(all: Map<string, CompiledFlag>) => void> = [];
   for (const definition of definitions) {
-    const { compiled: flag, link } = compileFlag(definition);
+    const { compiled: flag, link } = compileFlag(definition, running.get(definition.key) ?? null);
     compiled.set(flag.key, flag);
     linkers.push(link);
   }
@@ -70,4 +79,15 @@ export function compileFlagSet(flags: readonly FlagDefinition[]): CompiledFlagSe
     has: (key) => compiled.has(key),
     keys: () => keys,
   };
+}
+
+function runningByFlag(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[]): Map<string, ServedExperiment> {
+  const types = new Map(flags.map((f) => [f.key, f.type]));
+  const byFlag = new Map<string, ServedExperiment>();
+  for (const experiment of [...experiments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
+    const type = types.get(experiment.flagKey);
+    if (experiment.state !== 'running' || type === undefined || byFlag.has(experiment.flagKey) || !experimentFits(experiment, type)) continue;
+    byFlag.set(experiment.flagKey, experiment);
+  }
+  return byFlag;
 }

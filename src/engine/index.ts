@@ -5,6 +5,8 @@ export type {
   ErrorCode,
   EvaluationContext,
   EvaluationResult,
+  ExperimentDetail,
+  ExperimentReason,
   FallbackClass,
   FlagDefinition,
   FlagType,
@@ -15,7 +17,9 @@ export type {
   RuleServe,
   Variant,
 } from './model.js';
-export { ERROR_CODES, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS, withFlagDefaults } from './model.js';
+export { ERROR_CODES, EXPERIMENT_REASONS, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS, withFlagDefaults } from './model.js';
+export { variantSaltOf, type ServedExperiment } from './experiment-model.js';
+export { compileAssignment, experimentFits, type Assignment } from './compile-experiment.js';
 
 export { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
 export type { Bucketer } from './bucketing.js';
@@ -29,3 +33,4 @@ export { compileFlagSet } from './compile.js';
 export type { CompiledFlagSet } from './compile.js';
 export { ConfigInvalidError } from './config-invalid-error.js';
 export { configInvalidResult, errorResult, flagNotFoundResult } from './results.js';
+export { validateExperimentFields, MIN_EXPERIMENT_VARIANTS, MAX_EXPERIMENT_VARIANTS } from './validate-experiment.js';

@@ -84,6 +84,20 @@ export interface EvaluationContext {
   [attribute: string]: unknown;
 }
 
+export const EXPERIMENT_REASONS = ['assigned', 'holdout', 'not_allocated', 'not_targeted', 'layer_excluded'] as const;
+export type ExperimentReason = (typeof EXPERIMENT_REASONS)[number];
+
+/** What an evaluation says about the experiment on its flag. */
+export interface ExperimentDetail {
+  readonly id: string;
+  readonly iterationId: string;
+  readonly iterationRevision: number;
+  /** The variant assigned; null when the subject is not in the experiment. */
+  readonly variant: string | null;
+  readonly inExperiment: boolean;
+  readonly reason: ExperimentReason;
+}
+
 export const REASONS = ['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED', 'ERROR'] as const;
 export type Reason = (typeof REASONS)[number];
 
@@ -113,7 +127,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
  * Results are precomputed at compile time and shared between evaluations, so they are frozen:
- * never mutate one. Every result carries all eight fields (absent ones are `undefined`, which
+ * never mutate one. Every result carries all nine fields (absent ones are `undefined`, which
  * JSON.stringify drops) so that V8 sees a single object shape on the hot path.
  */
 export interface EvaluationResult {
@@ -126,6 +140,8 @@ export interface EvaluationResult {
   readonly errorCode?: ErrorCode;
   readonly errorMessage?: string;
   readonly fallbackClass: FallbackClass;
+  /** Set on a flag with a running experiment: whether and how the subject is in it. */
+  readonly experiment?: ExperimentDetail;
 }
 
 /** A complete definition from the required fields, with the defaults of every optional one

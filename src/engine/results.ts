@@ -1,15 +1,15 @@
 // Construction of evaluation results. Everything a flag can answer is built once at compile time
 // and frozen, so the hot path returns a shared object instead of allocating one per evaluation.
-import type { ErrorCode, EvaluationResult, FallbackClass, FlagType, Reason } from './model.js';
+import type { ErrorCode, EvaluationResult, ExperimentDetail, FallbackClass, FlagType, Reason } from './model.js';
 
 export function makeResult(
   key: string,
   value: unknown,
   reason: Reason,
   fallbackClass: FallbackClass,
-  extra: { variant?: string; ruleId?: string; errorCode?: ErrorCode; errorMessage?: string } = {},
+  extra: { variant?: string; ruleId?: string; errorCode?: ErrorCode; errorMessage?: string; experiment?: ExperimentDetail } = {},
 ): EvaluationResult {
-  // All eight fields always present, in one order: one hidden class for every result.
+  // All nine fields always present, in one order: one hidden class for every result.
   return Object.freeze({
     key,
     value,
@@ -19,6 +19,7 @@ export function makeResult(
     errorCode: extra.errorCode,
     errorMessage: extra.errorMessage,
     fallbackClass,
+    experiment: extra.experiment,
   });
 }
 

@@ -50,7 +50,7 @@ export function checkDescription(issues: IssueCollector, path: PathSegment[], va
   }
 }
 
-function checkConditions(issues: IssueCollector, path: PathSegment[], conditions: unknown): void {
+export function checkConditions(issues: IssueCollector, path: PathSegment[], conditions: unknown): void {
   if (!Array.isArray(conditions)) {
     issues.add(path, conditions === undefined ? 'required' : 'invalid_type',
       `must be an array of conditions, empty to match every subject (got ${describeType(conditions)})`);

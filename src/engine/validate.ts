@@ -84,7 +84,7 @@ export function parseFlagDefinition(input: unknown, knownFlagKeys?: Iterable<str
 }
 
 /** Returns the set of well-formed variant keys (so rules can be checked against them). */
-function checkVariants(issues: IssueCollector, variants: unknown, type: FlagType | null): Set<string> | null {
+export function checkVariants(issues: IssueCollector, variants: unknown, type: FlagType | null): Set<string> | null {
   if (!Array.isArray(variants)) {
     issues.add(['variants'], 'invalid_type', `must be null or an array of variants (got ${describeType(variants)})`);
     return null;

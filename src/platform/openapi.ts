@@ -15,6 +15,10 @@ export const API_TAGS = [
   { name: 'evaluation', description: 'Remote evaluation of flags for a context with a server (sdk_) key.' },
   { name: 'ofrep', description: 'OpenFeature Remote Evaluation Protocol (OFREP 0.3.0) for OpenFeature providers: sdk_ or pub_ keys, ETag/304, server-sent change events.' },
   { name: 'advanced', description: 'Advanced configuration: the composed core/v1 document (server and client projections), impact of proposed changes, inspection of proposed documents.' },
+  { name: 'metrics', description: 'Metrics of an environment and their immutable revisions, which experiments pin.' },
+  { name: 'layers', description: 'Layers of mutually exclusive experiments: 10,000 buckets, a disjoint range per experiment.' },
+  { name: 'holdouts', description: 'Holdouts: a fixed share of subjects kept out of every experiment that names them.' },
+  { name: 'experiments', description: 'Experiment definitions, lifecycle, ramps and iterations; running experiments assign subjects in evaluation.' },
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];
 

@@ -7,7 +7,7 @@ import { bearer, createApp, createKey, expectError, signUp } from '../../../test
 import { createConfigStateStore } from '../versions/index.js';
 import { advancedClient } from './advanced.test-client.js';
 
-const DOCUMENT_FIELDS = ['appId', 'audience', 'delivery', 'env', 'flags', 'privacy', 'schemaVersion', 'version'];
+const DOCUMENT_FIELDS = ['appId', 'audience', 'delivery', 'env', 'experiments', 'flags', 'privacy', 'schemaVersion', 'version'];
 const CORE_FLAG_FIELDS = ['clientVisible', 'dependencies', 'metadata', 'overrides', 'rollout', 'rules', 'type', 'value', 'variants'];
 
 const checkout = {
@@ -32,6 +32,7 @@ for (const dialect of dialects) {
       assert.equal(res.headers['x-sync-quota-remaining'], '999');
       const doc = res.json();
       assert.deepEqual(Object.keys(doc).sort(), DOCUMENT_FIELDS);
+      assert.deepEqual(doc.experiments, [], 'server documents carry the running experiments');
       assert.equal(doc.schemaVersion, 'core/v1');
       assert.deepEqual([doc.appId, doc.env, doc.version, doc.audience], [c.fx.target.appId, 'prod', 3, 'server']);
       assert.equal(doc.delivery.etag, res.headers.etag);

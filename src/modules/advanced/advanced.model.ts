@@ -1,6 +1,6 @@
 // Core schema v1: the composed advanced configuration document served by GET /api/v1/advanced-config,
 // as the domain sees it. Pure types; the schemas that document them are advanced.schemas.ts.
-import type { FlagDefinition } from '../../engine/index.js';
+import type { FlagDefinition, ServedExperiment } from '../../engine/index.js';
 import type { PrivacySettings } from '../versions/index.js';
 
 export const CORE_SCHEMA_VERSION = 'core/v1';
@@ -34,4 +34,7 @@ export interface CoreDocument {
   delivery: CoreDelivery;
   privacy: PrivacySettings;
   flags: Record<string, CoreFlag>;
+  /** Server audience only: the running experiments, sorted by id, so a local evaluator (the
+   * engine's compileFlagSet) assigns subjects exactly as remote evaluation does. */
+  experiments?: ServedExperiment[];
 }

@@ -6,7 +6,7 @@ import { IdString } from '../../platform/common-schemas.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { BulkApplyBody } from '../flags/index.js';
 import { DiffEntrySchema } from '../journal/index.js';
-import { DependencySchema, FLAG_KEY_DESCRIPTION, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from '../versions/index.js';
+import { ConditionSchema, DependencySchema, FLAG_KEY_DESCRIPTION, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from '../versions/index.js';
 import { CORE_SCHEMA_VERSION } from './advanced.model.js';
 
 const ConfigVersion = (description: string) => Type.Integer({ minimum: 0, description });
@@ -25,6 +25,25 @@ const coreFlagFields = {
 };
 const CoreFlagSchema = Type.Object(coreFlagFields, { title: 'CoreFlag' });
 
+const ServedExperimentSchema = Type.Object(
+  {
+    id: Type.String(),
+    key: Type.String(),
+    flagKey: Type.String(),
+    state: Type.Literal('running'),
+    iterationId: Type.String(),
+    iterationNumber: Type.Integer({ minimum: 1 }),
+    iterationRevision: Type.Integer({ minimum: 1 }),
+    salt: Type.String({ description: 'Allocation: murmur3(salt + "/" + targetingKey) mod 10000 < allocation × 100. Variant: buckets of salt + ":variant".' }),
+    allocation: Type.Number({ minimum: 0, maximum: 100, description: 'Unused in a layer: the layer range is the allocation.' }),
+    variants: Type.Array(VariantSchema, { description: 'The first is the control.' }),
+    targeting: Type.Array(ConditionSchema),
+    layer: Type.Union([Type.Object({ id: Type.String(), salt: Type.String(), start: Type.Integer(), end: Type.Integer({ description: 'Exclusive.' }) }), Type.Null()]),
+    holdout: Type.Union([Type.Object({ id: Type.String(), salt: Type.String(), percentage: Type.Number() }), Type.Null()]),
+  },
+  { title: 'CoreExperiment' },
+);
+
 export const CoreDocumentSchema = Type.Object(
   {
     schemaVersion: Type.Literal(CORE_SCHEMA_VERSION),
@@ -40,6 +59,9 @@ export const CoreDocumentSchema = Type.Object(
     }),
     privacy: PrivacySchema,
     flags: Type.Record(Type.String(), CoreFlagSchema, { description: 'By flag key, sorted. Client projection: client-visible flags and, transitively, the flags they depend on.' }),
+    experiments: Type.Optional(Type.Array(ServedExperimentSchema, {
+      description: 'Server audience only (absent for pub_ keys): running experiments sorted by id. For a flag with one, after overrides: targeting → holdout → layer range or allocation → variant by weight; see docs/experiments.md.',
+    })),
   },
   { title: 'CoreConfigDocument', description: 'Core schema v1' },
 );

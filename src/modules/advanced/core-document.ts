@@ -1,6 +1,7 @@
 // Projects an environment's composite state onto core schema v1 for one audience. Flags are emitted
 // in key order and privacy lists as stored (sorted), so every process builds the same bytes for the
 // same version and audience, and so the same entity tag behind a load balancer.
+import type { ServedExperiment } from '../../engine/index.js';
 import type { ConfigState, EnvironmentTarget, PrivacySettings } from '../versions/index.js';
 import { CORE_SCHEMA_VERSION, type CoreAudience, type CoreDocument, type CoreFlag } from './advanced.model.js';
 import { clientMetadata, clientProjectionKeys, clientRules, type ProjectableFlag } from './client-projection.js';
@@ -29,6 +30,11 @@ export function coreFlags(state: ConfigState, audience: CoreAudience): Record<st
   return flags;
 }
 
+function runningExperiments(state: ConfigState): ServedExperiment[] {
+  const all = state.experiments ?? {};
+  return Object.keys(all).sort().map((id) => all[id]!).filter((e) => e.state === 'running');
+}
+
 /** The delivery fields that vary by credential or process; the rest of the document does not. */
 export type VariableDelivery = Pick<CoreDocument['delivery'], 'etag' | 'generatedAt'>;
 
@@ -45,5 +51,8 @@ export function coreDocument(target: EnvironmentTarget, version: number, state: 
     delivery: { ttlSeconds, etag: variable.etag, generatedAt: variable.generatedAt, pollIntervalSeconds: ttlSeconds },
     privacy: { privateAttributes: [...state.privacy.privateAttributes], clientMetadataKeys: [...state.privacy.clientMetadataKeys] },
     flags: coreFlags(state, audience),
+    // Paused experiments assign nobody, so they are not sent; clients (pub_ keys) get assignments
+    // through OFREP, never experiment definitions (targeting may read private attributes).
+    ...(audience === 'server' ? { experiments: runningExperiments(state) } : {}),
   };
 }

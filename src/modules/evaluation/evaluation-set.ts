@@ -100,7 +100,7 @@ export function buildEvaluationSet(current: CurrentConfig, metrics?: EvaluationM
   let flags: CompiledFlagSet | null = null;
   let invalid: ConfigInvalidError | null = null;
   try {
-    flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!));
+    flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!), Object.values(current.state.experiments ?? {}));
     if (metrics !== undefined) flags = counted(flags, metrics);
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;

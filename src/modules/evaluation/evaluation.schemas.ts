@@ -1,7 +1,7 @@
 // Request and response schemas of POST /api/v1/evaluate: validation, types and the OpenAPI document
 // from one source. Responses are sent as prebuilt JSON, so these schemas never serialise anything.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { FALLBACK_CLASSES, ERROR_CODES, REASONS } from '../../engine/index.js';
+import { EXPERIMENT_REASONS, FALLBACK_CLASSES, ERROR_CODES, REASONS } from '../../engine/index.js';
 import { legacyErrorResponses } from '../../platform/error-schemas.js';
 
 export const EVALUATE_BODY_LIMIT = 64 * 1024;
@@ -56,6 +56,17 @@ export const EvaluationDetailSchema = Type.Object(
     fallbackClass: literals(FALLBACK_CLASSES),
     version: Type.Integer({ minimum: 0, description: 'The config version the flag was evaluated at.' }),
     flagMetadata: Type.Record(Type.String(), Type.Unknown(), { description: "The flag's metadata ({} for a missing flag)." }),
+    experiment: Type.Optional(Type.Object(
+      {
+        id: Type.String({ description: 'exp_…' }),
+        iterationId: Type.String({ description: 'itr_…' }),
+        iterationRevision: Type.Integer({ minimum: 1 }),
+        variant: Type.Union([Type.String(), Type.Null()], { description: 'The variant assigned; null when not in the experiment.' }),
+        inExperiment: Type.Boolean(),
+        reason: literals(EXPERIMENT_REASONS),
+      },
+      { title: 'ExperimentAssignment', description: 'Present when the flag runs an experiment: whether and why the subject is in it. Assigned subjects get reason SPLIT.' },
+    )),
   },
   { title: 'EvaluationDetail' },
 );

@@ -40,6 +40,7 @@ function detailOf(set: EvaluationSet, result: EvaluationResult, fallback: { valu
     fallbackClass: result.fallbackClass,
     version: set.version,
     flagMetadata: set.metadataOf(result.key),
+    experiment: result.experiment,
   };
 }
 

@@ -33,9 +33,24 @@ function failure(status: OfrepAnswer['status'], key: string, errorCode: string, 
   return { status, json: JSON.stringify({ key, errorCode, errorDetails, metadata }) };
 }
 
+/** The flag's flat metadata, with the experiment's assignment as flat keys when the flag runs one
+ * (OFREP metadata has no nesting): experimentId, iterationId, iterationRevision, inExperiment. */
+function metadataOf(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience) {
+  const metadata = set.flatMetadataOf(result.key, audience);
+  const experiment = result.experiment;
+  if (experiment === undefined) return metadata;
+  return {
+    ...metadata,
+    experimentId: experiment.id,
+    iterationId: experiment.iterationId,
+    iterationRevision: experiment.iterationRevision,
+    inExperiment: experiment.inExperiment,
+  };
+}
+
 function answerOf(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience): OfrepAnswer {
   const { key } = result;
-  const metadata = set.flatMetadataOf(key, audience);
+  const metadata = metadataOf(set, result, audience);
   if (result.reason === 'ERROR') {
     // INVALID_CONTEXT and GENERAL (a context that could not be read) are the caller's to fix.
     // PARSE_ERROR is a stored configuration that does not compile: the server's fault.

@@ -4,4 +4,4 @@ export { createConfigMutator, resolveTarget, type AppliedEdit, type ConfigEdit, 
 export { definitionOf, dependencyChanges, diffStates, redactSubjects, visibilityChanges, type DependencyChange, type VisibilityChange } from './config-diff.js';
 export { createVersionsService, type VersionDiff, type VersionsService } from './versions.service.js';
 export { versionsRoutes } from './versions.routes.js';
-export { ConfigStateSchema, DependencySchema, FLAG_KEY_DESCRIPTION, FlagRecordSchema, flagFieldSchemas, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from './config-state.schemas.js';
+export { ConditionSchema, ConfigStateSchema, DependencySchema, FLAG_KEY_DESCRIPTION, FlagRecordSchema, flagFieldSchemas, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from './config-state.schemas.js';

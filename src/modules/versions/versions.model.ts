@@ -1,5 +1,5 @@
 // The composite state of one environment: what every config version snapshots (CONTRACT section 5).
-import type { FlagDefinition } from '../../engine/index.js';
+import type { FlagDefinition, ServedExperiment } from '../../engine/index.js';
 import type { JournalAuthority } from '../journal/index.js';
 
 export interface FlagRecord extends FlagDefinition {
@@ -18,6 +18,9 @@ export interface ConfigState {
   flags: Record<string, FlagRecord>;
   privacy: PrivacySettings;
   settings: { ttlSeconds: number };
+  /** Running and paused experiments by id, as the engine assigns them (docs/decisions/0018).
+   * Written only by the experiments module; absent in states written before it existed. */
+  experiments?: Record<string, ServedExperiment>;
 }
 
 export const DEFAULT_TTL_SECONDS = 60;

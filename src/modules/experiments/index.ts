@@ -1,0 +1,3 @@
+export { createExperimentsService, type ExperimentsService, type ExperimentsDeps } from './experiments.service.js';
+export { experimentsRoutes, type ExperimentsRouteDeps } from './experiments.routes.js';
+export { EXPERIMENT_STATES, TRANSITIONS, type Experiment, type ExperimentState, type Iteration } from './experiments.model.js';
