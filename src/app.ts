@@ -27,6 +27,9 @@ import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
+import { createTelemetryService, telemetryRoutes } from './modules/telemetry/index.js';
+import { DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
+import { andThen } from './platform/maybe-async.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -34,7 +37,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> & Partial<Pick<EnsignConfig, 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -115,6 +118,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
   await app.register(advancedRoutes, { advanced });
+  const clock = deps.now ?? Date.now;
+  const telemetry = createTelemetryService({
+    db,
+    now: clock,
+    eventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
+  });
+  await app.register(telemetryRoutes, { telemetry });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

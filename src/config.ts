@@ -24,7 +24,13 @@ const ConfigSchema = Type.Object({
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
+  telemetryEventsPerSecond: Type.Integer({ minimum: 1 }),
+  insightsQueriesPerMinute: Type.Integer({ minimum: 1 }),
 });
+
+/** Defaults of the telemetry and insights rate limits (per environment; per credential). */
+export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
+export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
 
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
 export type QuotaSet = Static<typeof PlanQuotas>;
@@ -73,6 +79,8 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
         flags: integerFrom(env, 'ENSIGN_QUOTA_PRO_FLAGS', 10_000),
       },
     },
+    telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
+    insightsQueriesPerMinute: integerFrom(env, 'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE', DEFAULT_INSIGHTS_QUERIES_PER_MINUTE),
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];

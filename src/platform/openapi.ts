@@ -15,6 +15,8 @@ export const API_TAGS = [
   { name: 'evaluation', description: 'Remote evaluation of flags for a context with a server (sdk_) key.' },
   { name: 'ofrep', description: 'OpenFeature Remote Evaluation Protocol (OFREP 0.3.0) for OpenFeature providers: sdk_ or pub_ keys, ETag/304, server-sent change events.' },
   { name: 'advanced', description: 'Advanced configuration: the composed core/v1 document (server and client projections), impact of proposed changes, inspection of proposed documents.' },
+  { name: 'telemetry', description: 'Feature telemetry ingestion: batches of decision, assignment, exposure and outcome events (sdk_ or pub_ keys).' },
+  { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
   { name: 'operations', description: 'Health and readiness.' },
 ];
 
