@@ -28,7 +28,8 @@ import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/i
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { createTelemetryService, telemetryRoutes } from './modules/telemetry/index.js';
-import { DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
+import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
+import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
 import { andThen } from './platform/maybe-async.js';
 
 export interface AppDeps {
@@ -126,6 +127,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
   });
   await app.register(telemetryRoutes, { telemetry });
+  const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
+  await app.register(insightsRoutes, { insights });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
