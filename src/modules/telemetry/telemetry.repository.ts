@@ -66,7 +66,7 @@ function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
       iteration_id: e.iterationId ?? '',
       metric_key: e.metricKey ?? '',
     };
-    const id = JSON.stringify(KEY_COLUMNS.map((c) => key[c]));
+    const id = keyOf(key);
     let delta = deltas.get(id);
     if (!delta) {
       delta = { key, events: 0, metricCount: 0, metricSum: 0, metricSumSq: 0, sketch: new SubjectSketch() };
@@ -84,7 +84,8 @@ function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
   return [...deltas.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, d]) => d);
 }
 
-const sameKey = (a: RollupKey, b: RollupKey) => KEY_COLUMNS.every((c) => a[c] === b[c]);
+const keyOf = (k: RollupKey) => JSON.stringify(KEY_COLUMNS.map((c) => (c === 'bucket_start' ? Number(k[c]) : k[c])));
+const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
 
 async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
@@ -101,10 +102,14 @@ async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): 
       .selectFrom('telemetry_rollups')
       .selectAll()
       .where('env_id', '=', deltas[0]!.key.env_id)
-      .where((eb) => eb.or(deltas.map((d) => eb.and(KEY_COLUMNS.slice(1).map((c) => eb(c, '=', d.key[c])))))),
+      // Leading key columns as IN lists (index seeks); the exact keys are matched below.
+      .where('bucket_start', 'in', distinct(deltas, 'bucket_start'))
+      .where('kind', 'in', distinct(deltas, 'kind'))
+      .where('flag_key', 'in', distinct(deltas, 'flag_key')),
   ).execute();
+  const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const merged = deltas.map((d) => {
-    const row = current.find((r) => sameKey(r, d.key));
+    const row = byKey.get(keyOf(d.key));
     const sketch = SubjectSketch.decode(row?.subjects);
     sketch.merge(d.sketch);
     return {
