@@ -36,6 +36,10 @@ import { createMetricsService as createExperimentMetricsService, metricsRoutes a
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
 import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
+import { createTelemetryService, telemetryRoutes } from './modules/telemetry/index.js';
+import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
+import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
+import { andThen } from './platform/maybe-async.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -43,7 +47,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -152,6 +156,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(holdoutsRoutes, { holdouts, idempotency });
   experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts });
   await app.register(experimentsRoutes, { experiments, idempotency });
+  const clock = deps.now ?? Date.now;
+  const telemetry = createTelemetryService({
+    db,
+    now: clock,
+    eventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
+  });
+  await app.register(telemetryRoutes, { telemetry });
+  const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
+  await app.register(insightsRoutes, { insights });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

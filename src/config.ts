@@ -28,7 +28,13 @@ const ConfigSchema = Type.Object({
   jobs: Type.Object({ concurrency: Type.Integer({ minimum: 0, maximum: 64 }), pollIntervalMs: Type.Integer({ minimum: 50, maximum: 60_000 }) }),
   /** Bearer token for GET /metrics; without it only loopback clients are served. */
   metricsToken: Type.Optional(Type.String({ minLength: 16 })),
+  telemetryEventsPerSecond: Type.Integer({ minimum: 1 }),
+  insightsQueriesPerMinute: Type.Integer({ minimum: 1 }),
 });
+
+/** Defaults of the telemetry and insights rate limits (per environment; per credential). */
+export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
+export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
 
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
 export type QuotaSet = Static<typeof PlanQuotas>;
@@ -82,6 +88,8 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', 1000),
     },
     ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
+    telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
+    insightsQueriesPerMinute: integerFrom(env, 'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE', DEFAULT_INSIGHTS_QUERIES_PER_MINUTE),
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];

@@ -7,6 +7,7 @@ import { registerChangesCommand } from './commands/changes.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
 import { registerFlagsCommands } from './commands/flags.js';
+import { registerInsightsCommands } from './commands/insights.js';
 import { registerKeysCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerVersionsCommands } from './commands/versions.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerChangesCommand(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
+  registerInsightsCommands(program);
   registerServerCommands(program);
   return program;
 }

@@ -11,6 +11,7 @@ import type { MetricsTables } from '../modules/metrics/metrics.table.js';
 import type { LayersTables } from '../modules/layers/layers.table.js';
 import type { HoldoutsTables } from '../modules/holdouts/holdouts.table.js';
 import type { ExperimentsTables } from '../modules/experiments/experiments.table.js';
+import type { TelemetryTables } from '../modules/telemetry/telemetry.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
-  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables {}
+  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables {}

@@ -4,6 +4,7 @@ import { dialectOf } from './dialect.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
+import * as telemetry from './migrations/0020-telemetry.js';
 import * as experimentation from './migrations/0030-experimentation.js';
 import * as jobs from './migrations/0050-jobs.js';
 
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
   '0003-sync-metering': syncMetering,
+  '0020-telemetry': telemetry,
   '0030-experimentation': experimentation,
   '0050-jobs': jobs,
 };

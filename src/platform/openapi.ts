@@ -19,6 +19,8 @@ export const API_TAGS = [
   { name: 'layers', description: 'Layers of mutually exclusive experiments: 10,000 buckets, a disjoint range per experiment.' },
   { name: 'holdouts', description: 'Holdouts: a fixed share of subjects kept out of every experiment that names them.' },
   { name: 'experiments', description: 'Experiment definitions, lifecycle, ramps and iterations; running experiments assign subjects in evaluation.' },
+  { name: 'telemetry', description: 'Feature telemetry ingestion: batches of decision, assignment, exposure and outcome events (sdk_ or pub_ keys).' },
+  { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];
 

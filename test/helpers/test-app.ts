@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { PLANS, type EnsignConfig } from '../../src/config.js';
+import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DialectName } from '../../src/db/dialect.js';
@@ -80,6 +80,8 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     defaultPlan: 'free',
     quotas: Object.fromEntries(PLANS.map((p) => [p, { ...quotas }])) as EnsignConfig['quotas'],
     jobs: { concurrency: 2, pollIntervalMs: 1000 },
+    telemetryEventsPerSecond: DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    insightsQueriesPerMinute: DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
     ...overrides,
   };
 }

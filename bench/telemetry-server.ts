@@ -1,0 +1,30 @@
+// The Ensign process of `npm run bench:telemetry`: a server on a SQLite file (argv[2]) with the
+// telemetry and insights rate limits out of the way, an app with keys, and its port and ids sent to
+// the parent over IPC.
+import { startServer } from '../src/main.js';
+import { loadConfig } from '../src/config.js';
+
+const file = process.argv[2]!;
+const config = loadConfig({
+  ...process.env,
+  ENSIGN_DATABASE_URL: `sqlite://${file}`,
+  ENSIGN_DATA_DIR: process.argv[3],
+  ENSIGN_PORT: '0',
+  ENSIGN_LOG_LEVEL: 'warn',
+  ENSIGN_TELEMETRY_EVENTS_PER_SECOND: '1000000000',
+  ENSIGN_INSIGHTS_QUERIES_PER_MINUTE: '1000000',
+});
+const { app, address } = await startServer(config);
+const login = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' } });
+const token = login.json().token as string;
+const created = await app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-app-0001' }, payload: { name: 'Bench', slug: 'bench' } });
+const body = created.json();
+const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: string }) => [e.slug, e.id]));
+const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
+process.send!({ type: 'listening', address, token, appId: body.app.id, envs, sdk });
+process.on('message', async (m: { type: string }) => {
+  if (m.type === 'stop') {
+    await app.close();
+    process.exit(0);
+  }
+});

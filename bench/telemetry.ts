@@ -1,0 +1,155 @@
+// npm run bench:telemetry — telemetry ingestion and insight queries on SQLite, in one run:
+// 1. a bare better-sqlite3 loop inserting event rows (the event and its dedup key, exactly the rows
+//    Ensign stores per event, without rollups) in transactions of 100;
+// 2. Ensign (its own process) ingesting 100-event batches over HTTP from 16 connections (autocannon);
+//    accepted events per second are counted in the database afterwards;
+// 3. hourly rollups equivalent to 10 million events (30 days, 50 flags, 4 variants, exposure and
+//    outcome events, 200,000 subjects) seeded directly into the same database, then p95 latency of a
+//    30-day day-grain query with 3 dimensions and 5 measures and of a 24-hour hour-grain query.
+// BENCH_DURATION sets the ingestion seconds (default 10).
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import SQLite from 'better-sqlite3';
+import autocannon, { type Options } from 'autocannon';
+import { createDb } from '../src/db/create-db.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import { SubjectSketch } from '../src/modules/telemetry/index.js';
+
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = 16;
+const BATCH = 100;
+const HOUR = 3_600_000;
+const dir = mkdtempSync(join(tmpdir(), 'ensign-bench-telemetry-'));
+const now = Date.now();
+
+let serial = 0;
+function event(i: number) {
+  return { id: `ev-${process.pid}-${++serial}`, kind: 'exposure', timestamp: new Date(now - (i % 600) * 1000).toISOString(), targetingKey: `user-${i % 200_000}`, flagKey: `flag-${i % 50}`, variant: `v${i % 4}`, reason: 'SPLIT' };
+}
+
+async function migratedFile(name: string) {
+  const file = join(dir, name);
+  const handle = createDb(`sqlite://${file}`);
+  await migrateToLatest(handle.db);
+  await handle.close();
+  return file;
+}
+
+/** The bare loop: prepared inserts of the same rows, 100 per transaction. */
+async function bareLoop(total: number) {
+  const db = new SQLite(await migratedFile('bare.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  const key = db.prepare('INSERT INTO telemetry_event_keys (env_id, id, content_hash, ts) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
+  const row = db.prepare('INSERT INTO telemetry_events (env_id, id, app_id, kind, ts, received_at, targeting_key, flag_key, variant, value, reason, experiment_id, iteration_id, iteration_revision, metric_key, metric_value, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, NULL, NULL, NULL, NULL)');
+  const events = Array.from({ length: total }, (_, i) => event(i));
+  const insert = db.transaction((slice: ReturnType<typeof event>[]) => {
+    for (const e of slice) {
+      const ts = Date.parse(e.timestamp);
+      key.run('env_bare', e.id, 'x'.repeat(64), ts);
+      row.run('env_bare', e.id, 'app_bare', e.kind, ts, now, e.targetingKey, e.flagKey, e.variant, e.reason);
+    }
+  });
+  const start = performance.now();
+  for (let i = 0; i < total; i += BATCH) insert(events.slice(i, i + BATCH));
+  const seconds = (performance.now() - start) / 1000;
+  db.close();
+  return total / seconds;
+}
+
+interface ServerInfo { address: string; token: string; appId: string; envs: Record<string, string>; sdk: Record<string, string> }
+
+async function startEnsign(file: string) {
+  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const info = await new Promise<ServerInfo>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as ServerInfo));
+    child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
+  });
+  return { info, stop: () => new Promise((r) => { child.once('exit', r); child.send({ type: 'stop' }); }) };
+}
+
+async function ingest(server: ServerInfo, file: string) {
+  // Bodies prepared beforehand, each with new ids, so the load generator only sends.
+  const bodies = Array.from({ length: Math.ceil((DURATION * 80_000) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
+  let next = 0;
+  const warm = await fetch(`${server.address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' }, body: bodies[next++] });
+  if (warm.status !== 200) throw new Error(`ingestion answered ${warm.status}: ${await warm.text()}`);
+  const result = await autocannon({
+    url: `${server.address}/api/v1/events/batch`,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' },
+    requests: [{ method: 'POST', setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
+  } as unknown as Options);
+  const db = new SQLite(file, { readonly: true });
+  const stored = (db.prepare('SELECT count(*) AS n FROM telemetry_events').get() as { n: number }).n - BATCH;
+  db.close();
+  if (next > bodies.length) console.warn('warning: bodies were reused (duplicates counted as requests, not as accepted events)');
+  return { eventsPerSecond: stored / DURATION, requests: result.requests.total, non2xx: result.non2xx, p99: result.latency.p99, stored };
+}
+
+/** Rollups of 10 million events: 720 hours × 50 flags × 4 variants × {exposure, outcome}. */
+function seedRollups(file: string, envId: string) {
+  const db = new SQLite(file);
+  db.pragma('busy_timeout = 10000');
+  const insert = db.prepare('INSERT INTO telemetry_rollups (env_id, bucket_start, kind, flag_key, variant, reason, experiment_id, iteration_id, metric_key, events, metric_count, metric_sum, metric_sum_sq, subjects, updated_at) VALUES (?, ?, ?, ?, ?, ?, \'\', \'\', ?, ?, ?, ?, ?, ?, ?)');
+  const hours = 720;
+  const cells = hours * 50 * 4 * 2;
+  const perCell = Math.round(10_000_000 / cells);
+  const firstHour = Math.floor(now / HOUR) * HOUR - (hours - 1) * HOUR;
+  let subject = 0;
+  const start = performance.now();
+  const hourTx = db.transaction((h: number) => {
+    for (let f = 0; f < 50; f++) for (let v = 0; v < 4; v++) for (const kind of ['exposure', 'outcome']) {
+      const sketch = new SubjectSketch();
+      for (let i = 0; i < perCell; i++) sketch.add(`user-${(subject = (subject + 7919) % 200_000)}`);
+      const outcome = kind === 'outcome';
+      insert.run(envId, firstHour + h * HOUR, kind, `flag-${f}`, `v${v}`, outcome ? '' : 'SPLIT', outcome ? 'revenue' : '', perCell, outcome ? perCell : 0, outcome ? perCell * 2.5 : 0, outcome ? perCell * 8 : 0, sketch.encode(), now);
+    }
+  });
+  for (let h = 0; h < hours; h++) hourTx(h);
+  db.close();
+  return { rows: cells, events: cells * perCell, seconds: (performance.now() - start) / 1000 };
+}
+
+async function latencies(server: ServerInfo, body: object, runs: number) {
+  const times: number[] = [];
+  let scanned = 0;
+  for (let i = 0; i < runs + 3; i++) {
+    const send = () => fetch(`${server.address}/api/v1/insights/query`, { method: 'POST', headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    // A kept-alive socket idle through the seeding may have been closed by the server: one retry.
+    if (i === 0) await send().then((r) => r.arrayBuffer()).catch(() => undefined);
+    const t = performance.now();
+    const res = await send();
+    const json = await res.json() as { queryCost?: { scannedBuckets: number }; rows?: unknown[] };
+    if (res.status !== 200) throw new Error(`query answered ${res.status}: ${JSON.stringify(json)}`);
+    if (i >= 3) times.push(performance.now() - t);
+    scanned = json.queryCost!.scannedBuckets;
+  }
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, scanned };
+}
+
+try {
+  console.log(`load average at start ${loadavg()[0]!.toFixed(1)} (2 CPUs)`);
+  const bare = await bareLoop(200_000);
+  console.log(`bare better-sqlite3 loop: ${Math.round(bare).toLocaleString('en')} events/s (transactions of ${BATCH})`);
+  const file = await migratedFile('ensign.db');
+  const { info, stop } = await startEnsign(file);
+  const http = await ingest(info, file);
+  console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms)`);
+  console.log(`ratio ${(http.eventsPerSecond / bare).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
+  const seeded = seedRollups(file, info.envs.staging!);
+  console.log(`seeded ${seeded.rows.toLocaleString('en')} hourly rollups = ${seeded.events.toLocaleString('en')} events in ${seeded.seconds.toFixed(1)} s`);
+  const day = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 30 * 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'day', dimensions: ['flagKey', 'variant', 'kind'], measures: ['events', 'subjects', 'exposures', 'outcomes', 'metricMean'], filters: { flagKey: 'flag-7' } }, 40);
+  const hour = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'hour', dimensions: ['flagKey'], measures: ['events', 'subjects'] }, 40);
+  await stop();
+  console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
+  console.log(`30-day day-grain, 3 dimensions, 5 measures, one flag: p50 ${day.p50.toFixed(1)} ms, p95 ${day.p95.toFixed(1)} ms (bar < 100 ms), ${day.scanned} buckets scanned`);
+  console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), ${hour.scanned} buckets scanned`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

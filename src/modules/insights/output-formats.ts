@@ -1,0 +1,50 @@
+// csv and ndjson renderings of a query's rows (the same rows as the JSON body), and the X-Insights-*
+// headers that carry the metadata those formats have no room for.
+import { stringify } from 'csv-stringify/sync';
+import type { FastifyReply } from 'fastify';
+import type { RateLimitState } from './query-rate-limit.js';
+
+export type Format = 'json' | 'csv' | 'ndjson';
+
+/** Flattens nested row objects into csv columns: `dimensions.flagKey` → `flagKey`, `source.env` → `sourceEnv`. */
+function flatten(row: Record<string, unknown>, prefixNested: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const [inner, v] of Object.entries(value)) out[prefixNested ? `${key}${inner[0]!.toUpperCase()}${inner.slice(1)}` : inner] = v;
+    } else out[key] = value;
+  }
+  return out;
+}
+
+export function renderCsv(rows: Record<string, unknown>[], columns: string[], prefixNested: boolean): string {
+  const flat = rows.map((r) => flatten(r, prefixNested));
+  // csv has no null: an empty cell is null (suppressed or absent), which `""` would not distinguish.
+  return stringify(flat.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))), { header: true, columns, cast: { number: (n) => String(n) } });
+}
+
+export function renderNdjson(rows: unknown[]): string {
+  return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
+}
+
+/** Sets the metadata headers (every format) and sends csv or ndjson; returns false for json. */
+export function sendFormatted(reply: FastifyReply, format: Format, metadata: Record<string, unknown>, rateLimit: RateLimitState, render: { csv: () => string; ndjson: () => string }): boolean {
+  reply.header('x-ratelimit-limit', String(rateLimit.limit));
+  reply.header('x-ratelimit-remaining', String(rateLimit.remaining));
+  reply.header('x-ratelimit-reset', new Date(rateLimit.resetAt).toISOString());
+  const next = metadata.nextCursor;
+  if (typeof next === 'string') reply.header('x-insights-next-cursor', next);
+  if (metadata.schemaVersion) reply.header('x-insights-schema-version', String(metadata.schemaVersion));
+  if (metadata.engineVersion) reply.header('x-insights-engine-version', String(metadata.engineVersion));
+  if (metadata.watermark !== undefined) reply.header('x-insights-watermark', JSON.stringify(metadata.watermark));
+  if (metadata.checkpoint !== undefined) reply.header('x-insights-checkpoint', String(metadata.checkpoint ?? ''));
+  if (metadata.queryCost) reply.header('x-insights-query-cost', JSON.stringify(metadata.queryCost));
+  if (metadata.suppression) reply.header('x-insights-suppression', JSON.stringify(metadata.suppression));
+  if (metadata.freshness) reply.header('x-insights-freshness', JSON.stringify(metadata.freshness));
+  // Everything but the rows, for clients that want the JSON metadata whole.
+  reply.header('x-insights-metadata', JSON.stringify(metadata));
+  if (format === 'json') return false;
+  if (format === 'csv') reply.type('text/csv; charset=utf-8').send(Buffer.from(render.csv()));
+  else reply.type('application/x-ndjson; charset=utf-8').send(Buffer.from(render.ndjson()));
+  return true;
+}

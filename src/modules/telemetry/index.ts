@@ -1,0 +1,9 @@
+export { createTelemetryService, storageUnavailable, type FlagVisibility, type TelemetryService, type TelemetryServiceDeps } from './telemetry.service.js';
+export { telemetryRoutes, BATCH_BODY_LIMIT } from './telemetry.routes.js';
+export { purgeExpiredTelemetry, type PurgeResult } from './retention.js';
+export { countRollups, eventTimeOf, listEvents, redeemLegacyCursor, scanRollups, watermarkOf, type EventScan, type RollupScan } from './telemetry.repository.js';
+export { SubjectSketch, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR } from './subject-sketch.js';
+export {
+  DAY_MS, DIMENSIONS, EVENT_KINDS, HOUR_MS, RAW_RETENTION_MS, ROLLUP_RETENTION_MS,
+  type Dimension, type DimensionFilters, type EventKind, type RedactedEvent, type RollupRow, type Watermark,
+} from './telemetry.model.js';

@@ -1,0 +1,92 @@
+// Ingestion: validate each item, refuse what a pub_ key may not report, admit what the environment's
+// rate allows, store the rest in one transaction, answer one result per item in request order.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { AppError } from '../../platform/errors.js';
+import type { EnvironmentPrincipal } from '../../platform/principal.js';
+import { idOf, validateItem } from './event-validation.js';
+import { storeBatch } from './telemetry.repository.js';
+import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
+import { createTokenBuckets } from './token-buckets.js';
+
+/** Whether a flag key is client-visible in the environment's current configuration. */
+export type FlagVisibility = (flagKey: string) => boolean;
+
+export interface TelemetryServiceDeps {
+  db: Kysely<Database>;
+  now: () => number;
+  /** Token-bucket rate per environment (ENSIGN_TELEMETRY_EVENTS_PER_SECOND). */
+  eventsPerSecond: number;
+  /** The current client visibility of the principal's environment (from the in-memory snapshot). */
+  clientVisibility(principal: EnvironmentPrincipal): FlagVisibility | Promise<FlagVisibility>;
+}
+
+export interface TelemetryService {
+  ingest(principal: EnvironmentPrincipal, events: unknown[]): Promise<BatchResult>;
+}
+
+export function storageUnavailable(): AppError {
+  return new AppError(503, 'service_unavailable', 'Events could not be stored now; none of this batch was stored.', {
+    resolution: 'Retry the whole batch with the same event ids after Retry-After seconds.',
+    headers: { 'retry-after': '1' },
+  });
+}
+
+export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
+  const buckets = createTokenBuckets(deps.eventsPerSecond, deps.now);
+
+  return {
+    async ingest(principal, items) {
+      const now = deps.now();
+      const results: ItemResult[] = new Array(items.length);
+      const candidates: ValidEvent[] = [];
+      const visibility = principal.type === 'pub' && items.length > 0 ? await deps.clientVisibility(principal) : null;
+      items.forEach((item, index) => {
+        const checked = validateItem(item, index, now);
+        const id = idOf(item);
+        if ('code' in checked) {
+          results[index] = { index, id, status: 'permanent-error', code: checked.code, message: checked.message };
+        } else if (visibility && checked.event.flagKey !== undefined && !visibility(checked.event.flagKey)) {
+          results[index] = { index, id, status: 'permanent-error', code: 'flag_not_visible', message: 'This public key may only report flags that are client-visible in the environment.' };
+        } else candidates.push(checked);
+      });
+
+      const { granted, retryAfterSeconds } = buckets.take(principal.envId, candidates.length);
+      const admitted = candidates.slice(0, granted);
+      for (const held of candidates.slice(granted)) {
+        results[held.index] = {
+          index: held.index, id: held.event.id, status: 'retryable-error', code: 'rate_limited',
+          message: 'The environment is over its telemetry rate; retry this item later with the same id.', retryAfterSeconds,
+        };
+      }
+
+      let outcomes;
+      try {
+        outcomes = await storeBatch(deps.db, { envId: principal.envId, appId: principal.appId, receivedAt: now, events: admitted });
+      } catch {
+        throw storageUnavailable();
+      }
+      admitted.forEach((v, i) => {
+        const outcome = outcomes[i]!;
+        results[v.index] =
+          outcome === 'conflict'
+            ? { index: v.index, id: v.event.id, status: 'permanent-error', code: 'event_id_conflict', message: 'An event with this id and different content is already stored for this environment.' }
+            : { index: v.index, id: v.event.id, status: outcome };
+      });
+
+      let accepted = 0;
+      let duplicates = 0;
+      for (const r of results) {
+        if (r.status === 'accepted') accepted++;
+        else if (r.status === 'duplicate') duplicates++;
+      }
+      return {
+        results,
+        accepted,
+        duplicates,
+        rejected: results.length - accepted - duplicates,
+        ...(granted < candidates.length ? { retryAfterSeconds } : {}),
+      };
+    },
+  };
+}
