@@ -16,7 +16,7 @@ import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
 import { createValidatorCompiler, registerValidation } from './platform/validation.js';
-import { appsRoutes, createAppsService } from './modules/apps/index.js';
+import { appsRoutes, createAppsService, createMembersService, membersRoutes } from './modules/apps/index.js';
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/auth/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/journal/index.js';
@@ -82,13 +82,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
   keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
-  const resolver = createCredentialResolver(db, keys);
+  const resolver = createCredentialResolver(db, keys, deps.now);
   registerAuthentication(app, resolver);
   lane.attach(app, { resolver, compile });
   app.decorate('fastLane', lane.stats);
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
-  const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
+  const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret, requiredApprovals: apps.requiredApprovals });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
   const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log });
@@ -104,7 +104,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(discoveryRoutes, { ready, quotas: config.quotas });
   await app.register(authRoutes, { auth });
-  await app.register(appsRoutes, { apps, idempotency });
+  await app.register(appsRoutes, { db, apps, idempotency });
+  await app.register(membersRoutes, { db, members: createMembersService({ db, access: apps, journal }), idempotency });
   await app.register(keysRoutes, { keys, idempotency });
   await app.register(journalRoutes, { journal, access: apps });
   await app.register(flagsRoutes, { flags, idempotency });
