@@ -27,6 +27,7 @@ import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
+import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -110,6 +111,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(journalRoutes, { journal, access: apps });
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
+  const rollbacks = createRollbacksService({ access: apps, store: configStore, mutator });
+  await app.register(rollbacksRoutes, { rollbacks, idempotency });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery);
   await app.register(evaluationRoutes, { source: evaluation });
