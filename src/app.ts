@@ -28,6 +28,7 @@ import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/i
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
+import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -113,6 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(versionsRoutes, { versions });
   const rollbacks = createRollbacksService({ access: apps, store: configStore, mutator });
   await app.register(rollbacksRoutes, { rollbacks, idempotency });
+  const authority = createAuthorityService({
+    db, access: apps, auth, store: configStore, mutator, rollbacks, planOf: auth.planOf, quotas: config.quotas, now: deps.now ?? Date.now,
+    servedVersion: async (target) => (await delivery.snapshot(target, 'server')).version,
+  });
+  await app.register(authorityRoutes, { authority });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery);
   await app.register(evaluationRoutes, { source: evaluation });

@@ -6,5 +6,6 @@ import type { JournalTables } from '../modules/journal/journal.table.js';
 import type { IdempotencyTables } from '../platform/idempotency.table.js';
 import type { VersionsTables } from '../modules/versions/versions.table.js';
 import type { MeteringTables } from '../modules/metering/metering.table.js';
+import type { AuthorityTables } from '../modules/authority/authority.table.js';
 
-export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables {}
+export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, AuthorityTables {}

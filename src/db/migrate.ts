@@ -5,12 +5,14 @@ import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
 import * as appMembers from './migrations/0010-app-members.js';
+import * as authority from './migrations/0011-authority.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
   '0003-sync-metering': syncMetering,
   '0010-app-members': appMembers,
+  '0011-authority': authority,
 };
 
 /**

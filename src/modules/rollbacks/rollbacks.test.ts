@@ -98,7 +98,7 @@ for (const dialect of dialects) {
       const again = await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }, { key });
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.deepEqual({ ...again.json(), replay: undefined }, { ...first.json(), replay: undefined });
+      assert.deepEqual({ ...(again.json() as object), replay: undefined }, { ...(first.json() as object), replay: undefined });
       assert.equal(again.json().replay.replayed, true);
       expectError(await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest }, { key }), 409, 'idempotency_conflict');
       expectError(await rb.apply({ targetVersion: 1, expectedVersion: 6, planDigest: plan.digest }, { key: null }), 400, 'idempotency_key_required');

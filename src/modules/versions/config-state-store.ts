@@ -33,6 +33,8 @@ export interface ConfigStateStore {
   commit(trx: Executor, target: EnvironmentTarget, locked: CurrentConfig, change: ConfigCommit): Promise<number>;
   /** The current config outside any transaction (version 0 and an empty state if never written). */
   current(target: EnvironmentTarget): Promise<CurrentConfig>;
+  /** The current config read in the caller's transaction (a read-back right after a write). */
+  readIn(executor: Executor, envId: string): Promise<CurrentConfig | null>;
   /** A retained version's exact snapshot (in the caller's transaction when given); undefined if not retained. */
   retained(executor: Executor | null, envId: string, version: number): Promise<VersionSnapshot | undefined>;
   /** Environments changed after an instant (RFC 3339): the readers' polling fallback. */
@@ -68,6 +70,7 @@ export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNot
       await repo.ensureConfigRow(db, target);
       return (await repo.readConfig(db, target.envId))!;
     },
+    readIn: (executor, envId) => repo.readConfig(executor, envId),
     retained: (executor, envId, version) => findVersion(executor ?? db, envId, version),
     changedSince: (since) => repo.changedSince(db, since),
     onChange(listener) {
