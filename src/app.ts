@@ -19,7 +19,7 @@ import { registerOpenApi } from './platform/openapi.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
 import { createValidatorCompiler, registerValidation } from './platform/validation.js';
-import { appsRoutes, createAppsService } from './modules/apps/index.js';
+import { appsRoutes, createAppsService, createMembersService, membersRoutes } from './modules/apps/index.js';
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/auth/index.js';
 import { discoveryRoutes } from './modules/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/journal/index.js';
@@ -40,6 +40,8 @@ import { createTelemetryService, telemetryRoutes } from './modules/telemetry/ind
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
 import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
 import { andThen } from './platform/maybe-async.js';
+import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
+import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -111,13 +113,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
   keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
-  const resolver = createCredentialResolver(db, keys);
+  const resolver = createCredentialResolver(db, keys, deps.now);
   registerAuthentication(app, resolver);
   lane.attach(app, { resolver, compile });
   app.decorate('fastLane', { stats: lane.stats, routes: lane.routes });
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
   const configStore = createConfigStateStore(db, notifier);
-  const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret });
+  const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret, requiredApprovals: apps.requiredApprovals });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
   const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log, metrics: metrics.delivery });
@@ -134,11 +136,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(discoveryRoutes, { ready, quotas: config.quotas });
   await app.register(prometheusRoutes, { metrics, token: config.metricsToken });
   await app.register(authRoutes, { auth });
-  await app.register(appsRoutes, { apps, idempotency });
+  await app.register(appsRoutes, { db, apps, idempotency });
+  await app.register(membersRoutes, { db, members: createMembersService({ db, access: apps, journal }), idempotency });
   await app.register(keysRoutes, { keys, idempotency });
   await app.register(journalRoutes, { journal, access: apps });
   await app.register(flagsRoutes, { flags, idempotency });
   await app.register(versionsRoutes, { versions });
+  const rollbacks = createRollbacksService({ access: apps, store: configStore, mutator });
+  await app.register(rollbacksRoutes, { rollbacks, idempotency });
+  const authority = createAuthorityService({
+    db, access: apps, auth, store: configStore, mutator, rollbacks, planOf: auth.planOf, quotas: config.quotas, now: deps.now ?? Date.now,
+    servedVersion: async (target) => (await delivery.snapshot(target, 'server')).version,
+  });
+  await app.register(authorityRoutes, { authority });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });

@@ -11,6 +11,9 @@ import { registerInsightsCommands } from './commands/insights.js';
 import { registerKeysCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
 import { registerVersionsCommands } from './commands/versions.js';
+import { registerMembersCommands } from './commands/members.js';
+import { registerRollbackCommands } from './commands/rollback.js';
+import { registerAuthorityCommands } from './commands/authority.js';
 import { DEFAULT_URL } from './context.js';
 import { CLI_VERSION } from './http-client.js';
 
@@ -30,6 +33,9 @@ export function buildProgram(): Command {
   registerKeysCommands(program);
   registerFlagsCommands(program);
   registerVersionsCommands(program);
+  registerMembersCommands(program);
+  registerRollbackCommands(program);
+  registerAuthorityCommands(program);
   registerChangesCommand(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);

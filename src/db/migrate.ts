@@ -4,6 +4,8 @@ import { dialectOf } from './dialect.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
+import * as appMembers from './migrations/0010-app-members.js';
+import * as authority from './migrations/0011-authority.js';
 import * as telemetry from './migrations/0020-telemetry.js';
 import * as experimentation from './migrations/0030-experimentation.js';
 import * as jobs from './migrations/0050-jobs.js';
@@ -12,6 +14,8 @@ const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
   '0003-sync-metering': syncMetering,
+  '0010-app-members': appMembers,
+  '0011-authority': authority,
   '0020-telemetry': telemetry,
   '0030-experimentation': experimentation,
   '0050-jobs': jobs,

@@ -11,6 +11,8 @@ export const API_TAGS = [
   { name: 'journal', description: 'The append-only change journal.' },
   { name: 'flags', description: 'Flags of an environment: create, change, toggle, delete, bulk apply.' },
   { name: 'versions', description: 'Retained config versions of an environment and diffs between them.' },
+  { name: 'rollbacks', description: 'Deterministic rollback plans and their audited application as new versions.' },
+  { name: 'authority', description: 'Four-eyes authority workflow: scoped capability tokens, proposals, approvals, execution receipts and read-back.' },
   { name: 'delivery', description: 'Configuration documents for SDKs (environment keys), with ETags and monthly sync quotas.' },
   { name: 'evaluation', description: 'Remote evaluation of flags for a context with a server (sdk_) key.' },
   { name: 'ofrep', description: 'OpenFeature Remote Evaluation Protocol (OFREP 0.3.0) for OpenFeature providers: sdk_ or pub_ keys, ETag/304, server-sent change events.' },

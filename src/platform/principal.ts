@@ -8,6 +8,10 @@ export interface UserPrincipal {
   /** Scoped capability tokens (authority workflow) cannot list or create apps. */
   scoped: boolean;
   capabilities: string[] | null;
+  /** Scoped tokens reach only these apps (null: every app of the user). */
+  appIds: string[] | null;
+  /** Scoped tokens reach only these environment slugs (null: every environment). */
+  envs: string[] | null;
   fingerprint: string;
 }
 

@@ -47,7 +47,7 @@ function printMutation(verb: string, key: string, body: MutationResponse) {
   if (body.flag) printLine(`value: ${show(body.flag.value)}`);
 }
 
-interface SetOptions extends Scope {
+export interface SetOptions extends Scope {
   type?: string;
   value?: string;
   clientEnabled?: string;
@@ -61,7 +61,7 @@ interface SetOptions extends Scope {
   expectedVersion?: string;
 }
 
-function setBody(key: string, o: SetOptions): Record<string, unknown> {
+export function setBody(key: string, o: SetOptions): Record<string, unknown> {
   const body: Record<string, unknown> = { appId: o.app, env: o.env, key };
   if (o.op) body.op = o.op;
   if (o.expectedVersion !== undefined) body.expectedVersion = parseInteger('--expected-version', o.expectedVersion);

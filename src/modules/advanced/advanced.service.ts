@@ -128,7 +128,7 @@ export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
       }
       if (query.appId === undefined || query.env === undefined) throw missingEnvironment(query);
       const credentialId = principal.type === 'cli' ? principal.tokenId : principal.keyId;
-      return resolveTarget(access, principal, query.appId, query.env).then(({ appId, envId, env }) => ({ target: { appId, envId, env }, audience: 'server' as const, credentialId }));
+      return resolveTarget(access, principal, query.appId, query.env, 'read').then(({ appId, envId, env }) => ({ target: { appId, envId, env }, audience: 'server' as const, credentialId }));
     },
     document(request) {
       if (request.meteredBy === undefined) return latestDocument(request);
@@ -137,11 +137,11 @@ export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
     },
     admit: (principal) => delivery.admit(principal),
     async impact(principal, input) {
-      const current = await store.current(await resolveTarget(access, principal, input.appId, input.env));
+      const current = await store.current(await resolveTarget(access, principal, input.appId, input.env, 'read'));
       return impactOf(current, input.changes, nowIso());
     },
     async inspect(principal, input) {
-      const current = await store.current(await resolveTarget(access, principal, input.appId, input.env));
+      const current = await store.current(await resolveTarget(access, principal, input.appId, input.env, 'read'));
       if (input.baseVersion !== current.version) throw versionConflict(current.version);
       return inspectDocument(current, input.document);
     },

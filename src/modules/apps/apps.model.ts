@@ -1,3 +1,5 @@
+import type { Role } from '../../platform/app-access.js';
+
 export interface App {
   id: string;
   name: string;
@@ -11,6 +13,22 @@ export interface Environment {
   slug: string;
   name: string;
   createdAt: string;
+  policy: EnvironmentPolicy;
+}
+
+export interface EnvironmentPolicy {
+  /** Distinct approvals every configuration change needs (0 to 5); 0 allows direct writes. */
+  requiredApprovals: number;
+}
+
+export const MAX_REQUIRED_APPROVALS = 5;
+
+export interface Member {
+  userId: string;
+  email: string;
+  role: Role;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /** Default environments of a new app (CONTRACT section 1). */

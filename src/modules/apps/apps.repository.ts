@@ -5,7 +5,9 @@ import type { AppsTable, EnvironmentsTable } from './apps.table.js';
 import type { App, Environment } from './apps.model.js';
 
 export const toApp = (r: AppsTable): App => ({ id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at });
-export const toEnvironment = (r: EnvironmentsTable): Environment => ({ id: r.id, appId: r.app_id, slug: r.slug, name: r.name, createdAt: r.created_at });
+export const toEnvironment = (r: EnvironmentsTable): Environment => ({
+  id: r.id, appId: r.app_id, slug: r.slug, name: r.name, createdAt: r.created_at, policy: { requiredApprovals: Number(r.required_approvals ?? 0) },
+});
 
 export async function findApp(db: Executor, id: string): Promise<AppsTable | undefined> {
   return db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
@@ -15,8 +17,13 @@ export async function findEnvironment(db: Executor, appId: string, slug: string)
   return db.selectFrom('environments').selectAll().where('app_id', '=', appId).where('slug', '=', slug).executeTakeFirst();
 }
 
-export async function listAppsOfOwner(db: Executor, ownerUserId: string): Promise<AppsTable[]> {
-  return db.selectFrom('apps').selectAll().where('owner_user_id', '=', ownerUserId).orderBy('created_at').orderBy('id').execute();
+export async function setRequiredApprovals(db: Executor, envId: string, requiredApprovals: number): Promise<void> {
+  await db.updateTable('environments').set({ required_approvals: requiredApprovals }).where('id', '=', envId).execute();
+}
+
+export async function requiredApprovalsOf(db: Executor, envId: string): Promise<number> {
+  const row = await db.selectFrom('environments').select('required_approvals').where('id', '=', envId).executeTakeFirst();
+  return Number(row?.required_approvals ?? 0);
 }
 
 export async function listEnvironments(db: Executor, appIds: string[]): Promise<EnvironmentsTable[]> {

@@ -1,18 +1,22 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
 import { principalScope, type UserPrincipal } from '../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
 import type { AppsService } from './apps.service.js';
-import { CreateAppBody, CreateAppResponse, ListAppsResponse, ListEnvsQuery, ListEnvsResponse } from './apps.schemas.js';
+import { CreateAppBody, CreateAppResponse, ListAppsResponse, ListEnvsQuery, ListEnvsResponse, SetPolicyBody, SetPolicyResponse } from './apps.schemas.js';
 
 export interface AppsRouteDeps {
+  db: Kysely<Database>;
   apps: AppsService;
   idempotency: IdempotencyService;
 }
 
-export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, { apps, idempotency }) => {
+export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, { db, apps, idempotency }) => {
   app.get('/api/v1/apps', {
     config: { auth: { allow: ['cli'] } },
     schema: {
@@ -48,4 +52,16 @@ export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, 
       response: { 200: ListEnvsResponse, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request) => ({ environments: await apps.environments(principalOf(request), request.query.appId) }));
+
+  app.patch('/api/v1/envs', {
+    config: { auth: { allow: ['cli', 'admin'] } },
+    schema: {
+      tags: ['apps'], operationId: 'setEnvironmentPolicy', summary: 'Set how many approvals configuration changes of an environment need (owners only)', security: [{ bearer: [] }],
+      body: SetPolicyBody,
+      response: { 200: SetPolicyResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    return { environment: await inTransaction(db, (trx) => apps.setPolicy(trx, principal, request.body, sourceOf(request))) };
+  });
 };

@@ -12,9 +12,21 @@ export interface EnvironmentsTable {
   slug: string;
   name: string;
   created_at: string;
+  /** Distinct approvals a configuration change needs (authority workflow); 0 = direct writes allowed. */
+  required_approvals: number;
+}
+
+export interface AppMembersTable {
+  app_id: string;
+  user_id: string;
+  /** owner, editor or viewer */
+  role: string;
+  created_at: string;
+  updated_at: string;
 }
 
 export interface AppsTables {
   apps: AppsTable;
   environments: EnvironmentsTable;
+  app_members: AppMembersTable;
 }

@@ -131,9 +131,9 @@ for (const dialect of dialects) {
       assert.deepEqual(apps.map((a: any) => a.slug), ['first', 'second']);
       for (const [i, a] of apps.entries()) {
         const created = [first, second][i]!.body;
-        assert.deepEqual(Object.keys(a).sort(), ['createdAt', 'environments', 'id', 'name', 'slug']);
-        assert.deepEqual({ ...a, environments: undefined }, { ...created.app, environments: undefined });
-        assert.deepEqual(a.environments, created.environments.map((e: any) => ({ id: e.id, slug: e.slug, name: e.name })));
+        assert.deepEqual(Object.keys(a).sort(), ['createdAt', 'environments', 'id', 'name', 'role', 'slug']);
+        assert.deepEqual({ ...a, environments: undefined }, { ...created.app, role: 'owner', environments: undefined });
+        assert.deepEqual(a.environments, created.environments.map((e: any) => ({ id: e.id, slug: e.slug, name: e.name, policy: { requiredApprovals: 0 } })));
       }
       const keys = keysDeep(res.json());
       for (const k of ['token', 'tokenHash', 'token_hash', 'hash', 'secret']) assert.ok(!keys.has(k), `no ${k} field`);
@@ -147,7 +147,7 @@ for (const dialect of dialects) {
         const res = await call(app, 'GET', `/api/v1/envs?appId=${appId}`, { token });
         assert.equal(res.statusCode, 200, res.body);
         assert.deepEqual(res.json(), { environments: body.environments });
-        for (const e of res.json().environments) assert.deepEqual(Object.keys(e).sort(), ['appId', 'createdAt', 'id', 'name', 'slug']);
+        for (const e of res.json().environments) assert.deepEqual(Object.keys(e).sort(), ['appId', 'createdAt', 'id', 'name', 'policy', 'slug']);
       }
       expectValidation(await call(app, 'GET', '/api/v1/envs', { token: user.token }), 'querystring.appId');
       expectValidation(await call(app, 'GET', '/api/v1/envs?appId=', { token: user.token }));

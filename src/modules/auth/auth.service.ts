@@ -31,6 +31,15 @@ export interface AuthService {
   logout(principal: UserPrincipal): Promise<void>;
   setPlan(email: string, plan: string): Promise<void>;
   planOf(userId: string, executor?: Executor): Promise<Plan>;
+  /** A scoped cli_ token of a user (authority workflow): shown once, stored as its hash. */
+  issueScopedToken(userId: string, scope: ScopedTokenScope, createdAt: string, expiresAt: string): Promise<{ id: string; token: string }>;
+}
+
+export interface ScopedTokenScope {
+  capabilities: string[];
+  appIds: string[];
+  envs: string[] | null;
+  name: string | null;
 }
 
 const invalidCredentials = () =>
@@ -92,6 +101,12 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, throt
     async setPlan(email, plan) {
       if (!(PLANS as readonly string[]).includes(plan)) throw new AppError(400, 'validation_error', `Plan must be one of ${PLANS.join(', ')}.`);
       if (!(await repo.updateUserPlan(db, email.trim().toLowerCase(), plan))) throw new AppError(404, 'not_found', `No user with e-mail ${email}.`);
+    },
+    async issueScopedToken(userId, scope, createdAt, expiresAt) {
+      const issued = issueToken('cli');
+      const id = newId('tok');
+      await repo.insertCliToken(db, { id, user_id: userId, token_hash: issued.hash, prefix: issued.prefix, scope: JSON.stringify(scope), created_at: createdAt, expires_at: expiresAt, revoked_at: null });
+      return { id, token: issued.token };
     },
     async planOf(userId, executor = db) {
       const user = await repo.findUserById(executor, userId);

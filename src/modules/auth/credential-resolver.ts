@@ -6,7 +6,7 @@ import { fingerprintOfHash, hashToken } from '../../platform/tokens.js';
 import type { KeysService } from '../keys/index.js';
 import { findCliTokenByHash } from './auth.repository.js';
 
-export function createCredentialResolver(db: Kysely<Database>, keys: KeysService): CredentialResolver {
+export function createCredentialResolver(db: Kysely<Database>, keys: KeysService, now: () => number = Date.now): CredentialResolver {
   return {
     resolve(token, type) {
       // Environment and admin keys may be answered from memory, without a promise.
@@ -19,11 +19,22 @@ export function createCredentialResolver(db: Kysely<Database>, keys: KeysService
     const row = await findCliTokenByHash(db, hash);
     if (!row) return { ok: false, reason: 'invalid' };
     if (row.revoked_at) return { ok: false, reason: 'revoked' };
-    if (Date.parse(row.expires_at) <= Date.now()) return { ok: false, reason: 'expired' };
-    const capabilities = row.scope ? (JSON.parse(row.scope) as string[]) : null;
+    if (Date.parse(row.expires_at) <= now()) return { ok: false, reason: 'expired' };
+    const scope = scopeOf(row.scope);
     return {
       ok: true,
-      principal: { type: 'cli', userId: row.user_id, tokenId: row.id, scoped: capabilities !== null, capabilities, fingerprint: fingerprintOfHash(hash) },
+      principal: { type: 'cli', userId: row.user_id, tokenId: row.id, scoped: scope !== null, capabilities: scope?.capabilities ?? null, appIds: scope?.appIds ?? null, envs: scope?.envs ?? null, fingerprint: fingerprintOfHash(hash) },
     };
   }
+}
+
+/**
+ * The stored scope of a cli_ token: null for a login token; a capability list (the first form) or
+ * `{ capabilities, appIds, envs }` for a scoped token minted by POST /api/v1/authority/tokens.
+ */
+function scopeOf(text: string | null): { capabilities: string[]; appIds: string[] | null; envs: string[] | null } | null {
+  if (!text) return null;
+  const parsed = JSON.parse(text) as string[] | { capabilities: string[]; appIds?: string[] | null; envs?: string[] | null };
+  if (Array.isArray(parsed)) return { capabilities: parsed, appIds: null, envs: null };
+  return { capabilities: parsed.capabilities, appIds: parsed.appIds ?? null, envs: parsed.envs ?? null };
 }

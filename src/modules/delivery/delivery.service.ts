@@ -62,7 +62,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
   const meter = createSyncMeter<EnvironmentPrincipal>({
     db: deps.db,
     async quotaOf(principal) {
-      const app = await deps.access.requireApp(principal, principal.appId);
+      const app = await deps.access.requireApp(principal, principal.appId, 'read');
       return deps.quotas[await deps.planOf(app.ownerUserId)].configSyncs;
     },
     flushIntervalMs: deps.flushIntervalMs,

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Executor } from '../../db/transaction.js';
 import type { ServedExperiment } from '../../engine/index.js';
-import type { AppAccess } from '../../platform/app-access.js';
+import type { AppAccess, Permission } from '../../platform/app-access.js';
 import { canonicalJson } from '../../platform/canonical-json.js';
 import { conflict, notFound, validationError, versionConflict } from '../../platform/errors.js';
 import { newId, nowIso } from '../../platform/ids.js';
@@ -97,7 +97,7 @@ const journaled = (d: ExperimentDefinition, state: ExperimentState) => ({ ...d, 
 
 export function createExperimentsService(deps: ExperimentsDeps): ExperimentsService {
   const { layers } = deps;
-  const target = (principal: Principal, appId: string, env: string, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, executor);
+  const target = (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, need, executor);
 
   async function view(executor: Executor, envTarget: EnvironmentTarget, row: repo.ExperimentRow): Promise<Experiment> {
     const range = row.definition.layerId ? await layers.placement(executor, envTarget, row.definition.layerId, row.id) : null;
@@ -168,7 +168,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
 
   return {
     async create(trx, principal, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const definition: ExperimentDefinition = {
         name: input.name, hypothesis: input.hypothesis ?? '', flagKey: input.flagKey, variants: input.variants, allocation: input.allocation,
         layerId: input.layerId ?? null, holdoutId: input.holdoutId ?? null, primaryMetric: input.primaryMetric,
@@ -197,13 +197,13 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
     },
 
     async list(principal, appId, env) {
-      const envTarget = await target(principal, appId, env);
+      const envTarget = await target(principal, appId, env, 'read');
       const rows = await repo.listExperiments(deps.db, envTarget.envId);
       return Promise.all(rows.map((row) => view(deps.db, envTarget, row)));
     },
 
     async get(principal, appId, env, id) {
-      const envTarget = await target(principal, appId, env);
+      const envTarget = await target(principal, appId, env, 'read');
       const row = await repo.findExperiment(deps.db, envTarget.envId, id);
       if (!row) throw experimentNotFound(id);
       return view(deps.db, envTarget, row);
@@ -211,7 +211,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
 
     async patch(trx, principal, id, input, source) {
       const { appId, env, revision, analysis, ...fields } = input;
-      const envTarget = await target(principal, appId, env, trx);
+      const envTarget = await target(principal, appId, env, 'change', trx);
       const row = await held(trx, envTarget, id, revision);
       const before = row.definition;
       const next: ExperimentDefinition = { ...before, analysis: { ...before.analysis, ...analysis } };
@@ -241,7 +241,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
     },
 
     async transition(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const row = await held(trx, envTarget, id, input.revision);
       const from = row.state;
       if (!TRANSITIONS[from].includes(input.to)) {
@@ -282,7 +282,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
     },
 
     async ramp(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const row = await held(trx, envTarget, id, input.revision);
       if (row.state !== 'running' && row.state !== 'paused') {
         throw conflict('invalid_state', `Only a running or paused experiment can be ramped; this one is ${row.state}.`, {
@@ -305,7 +305,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
     },
 
     async iterate(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const row = await held(trx, envTarget, id, input.revision);
       if (row.state !== 'paused') {
         throw conflict('invalid_state', `Only a paused experiment can be iterated; this one is ${row.state}.`, {

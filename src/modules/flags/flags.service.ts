@@ -42,14 +42,14 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
 
   return {
     async list(principal, appId, env) {
-      const current = await store.current(await resolveTarget(access, principal, appId, env));
+      const current = await store.current(await resolveTarget(access, principal, appId, env, 'read'));
       const flags = Object.keys(current.state.flags).sort().map((key) => current.state.flags[key]!);
       return { flags, version: current.version };
     },
 
     async patch(trx, principal, input, source) {
       const { appId, env, key, op, expectedVersion, ...fields } = input;
-      const target = await resolveTarget(access, principal, appId, env, trx);
+      const target = await resolveTarget(access, principal, appId, env, 'change', trx);
       const applied = await mutator.apply(trx, request(principal, target, expectedVersion, source), async (current) => {
         // The owner's plan matters only when the change adds a flag.
         const flagLimit = hasFlag(current.state, key) ? Infinity : quotas[await planOf(target.ownerUserId, trx)].flags;
@@ -59,7 +59,7 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
     },
 
     async remove(trx, principal, input, source) {
-      const target = await resolveTarget(access, principal, input.appId, input.env, trx);
+      const target = await resolveTarget(access, principal, input.appId, input.env, 'change', trx);
       const applied = await mutator.apply(trx, request(principal, target, input.expectedVersion, source), (current) => deleteFlag(current.state, input.key));
       // A delete always changes the state (a missing flag is 404), so there is always a change id.
       return { version: applied.version, changeId: applied.changeId! };
@@ -67,7 +67,7 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
 
     async bulkApply(trx, principal, input) {
       const { appId, env, expectedVersion, ...changes } = input;
-      const target = await resolveTarget(access, principal, appId, env, trx);
+      const target = await resolveTarget(access, principal, appId, env, 'change', trx);
       const applied = await mutator.apply(trx, request(principal, target, expectedVersion, 'bulk'), (current) => ({
         ...bulkApply(current.state, changes, nowIso()),
         resourceId: target.envId,

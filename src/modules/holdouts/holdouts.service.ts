@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Executor } from '../../db/transaction.js';
-import type { AppAccess } from '../../platform/app-access.js';
+import type { AppAccess, Permission } from '../../platform/app-access.js';
 import { conflict, notFound, validationError, versionConflict } from '../../platform/errors.js';
 import { newId, nowIso } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
@@ -50,7 +50,7 @@ const twoDecimals = (percentage: number, path: string) => {
 };
 
 export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
-  const target = (principal: Principal, appId: string, env: string, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, executor);
+  const target = (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, need, executor);
   const fieldsOf = (h: Holdout): HoldoutFields => ({ name: h.name, description: h.description, percentage: h.percentage });
 
   async function holdoutOf(executor: Executor, envTarget: EnvironmentTarget, id: string) {
@@ -62,7 +62,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
   return {
     async create(writer, principal, input, source) {
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       twoDecimals(input.percentage, '/percentage');
       const at = nowIso();
       const by = authorityOf(principal);
@@ -84,7 +84,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
 
     async patch(writer, principal, id, input, source) {
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const current = await holdoutOf(trx, envTarget, id);
       if (current.version !== input.version) throw versionConflict(current.version);
       if (input.percentage !== undefined) twoDecimals(input.percentage, '/percentage');
@@ -113,12 +113,12 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
     },
 
     async list(principal, appId, env) {
-      const envTarget = await target(principal, appId, env);
+      const envTarget = await target(principal, appId, env, 'read');
       return (await listVersioned(deps.db, 'holdouts', envTarget.envId)).map((row) => toHoldout(row, envTarget.env));
     },
 
     async get(principal, appId, env, id) {
-      return holdoutOf(deps.db, await target(principal, appId, env), id);
+      return holdoutOf(deps.db, await target(principal, appId, env, 'read'), id);
     },
 
     async find(executor, envTarget, id) {

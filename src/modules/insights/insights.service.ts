@@ -37,7 +37,7 @@ export function createInsightsService(deps: InsightsServiceDeps): InsightsServic
 
   async function contextFor(principal: ManagementPrincipal, body: { appId: string; env: string; deadlineAt?: number }, headerDeadline?: number) {
     const deadline = deadlineOf(deps.now, body.deadlineAt, headerDeadline);
-    const { app, env } = await deps.access.requireEnv(principal, body.appId, body.env);
+    const { app, env } = await deps.access.requireEnv(principal, body.appId, body.env, 'read');
     const credential = credentialOf(principal);
     const rateLimit = limiter.charge(credential);
     return { ctx: { db: deps.db, codec, credential, envId: env.id, deadline, rateLimit }, source: { appId: app.id, env: env.slug } };

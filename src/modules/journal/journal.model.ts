@@ -31,6 +31,8 @@ export interface NewJournalEntry {
   beforeVersion: number | null;
   afterVersion: number | null;
   diff: DiffEntry[];
+  /** What else the entry names: a rollback's target version and plan digest, an authority execution's proposal and approvers. */
+  context?: Record<string, unknown>;
 }
 
 export interface JournalEntry extends NewJournalEntry {

@@ -38,6 +38,7 @@ function toEntry(row: ChangesTable): JournalEntry {
     beforeVersion: row.before_version,
     afterVersion: row.after_version,
     diff: JSON.parse(row.diff),
+    ...(row.context ? { context: JSON.parse(row.context) as Record<string, unknown> } : {}),
     createdAt: row.created_at,
   };
 }
@@ -57,6 +58,7 @@ export async function insertEntry(db: Executor, entry: NewJournalEntry): Promise
     before_version: entry.beforeVersion,
     after_version: entry.afterVersion,
     diff: JSON.stringify(entry.diff),
+    context: entry.context ? JSON.stringify(entry.context) : null,
     created_at: nowIso(),
   };
   await db.insertInto('changes').values(row).execute();

@@ -24,8 +24,8 @@ export const journalRoutes: FastifyPluginAsyncTypebox<JournalRouteDeps> = async 
   }, async (request) => {
     const principal = principalOf(request);
     const q = request.query;
-    const { env } = q.env ? await access.requireEnv(principal, q.appId, q.env) : { env: null };
-    if (!q.env) await access.requireApp(principal, q.appId);
+    const { env } = q.env ? await access.requireEnv(principal, q.appId, q.env, 'read') : { env: null };
+    if (!q.env) await access.requireApp(principal, q.appId, 'read');
     return journal.list({ ...q, env: env?.slug });
   });
 };

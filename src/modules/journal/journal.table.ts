@@ -13,6 +13,8 @@ export interface ChangesTable {
   after_version: number | null;
   /** JSON array of redacted diff entries. */
   diff: string;
+  /** JSON object: what else the entry names (rollback target, proposal and approvers); null if nothing. */
+  context: string | null;
   created_at: string;
 }
 

@@ -112,10 +112,11 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       let envSlug: string | null = null;
       if (input.type === 'admin') {
         if (input.env !== undefined) throw validationError('An admin key belongs to the whole app: omit env.', [{ path: '/env', message: 'must be absent for admin keys' }]);
-        await access.requireApp(principal, input.appId, trx);
+        // Admin keys manage the whole app (keys included): owners only. Environment keys: editors too.
+        await access.requireApp(principal, input.appId, 'keys', trx);
       } else {
         if (input.env === undefined) throw validationError(`A ${input.type} key belongs to one environment: give env.`, [{ path: '/env', message: `is required for ${input.type} keys` }]);
-        const { env } = await access.requireEnv(principal, input.appId, input.env, trx);
+        const { env } = await access.requireEnv(principal, input.appId, input.env, 'change', trx);
         envId = env.id;
         envSlug = env.slug;
       }
@@ -136,10 +137,10 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     },
     async list(principal, appId, env) {
       if (env !== undefined) {
-        const { env: e } = await access.requireEnv(principal, appId, env);
+        const { env: e } = await access.requireEnv(principal, appId, env, 'read');
         return (await repo.listKeys(db, appId, e.id)).map(repo.toKeyRecord);
       }
-      await access.requireApp(principal, appId);
+      await access.requireApp(principal, appId, 'read');
       return (await repo.listKeys(db, appId)).map(repo.toKeyRecord);
     },
     async isActive(keyId) {
@@ -151,7 +152,7 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       // the id exists, and its message would name the app that owns it.
       const unreachable = notFound(`Key ${keyId}`);
       if (!existing) throw unreachable;
-      await access.requireApp(principal, existing.app_id).catch((error: unknown) => {
+      await access.requireApp(principal, existing.app_id, 'keys').catch((error: unknown) => {
         throw error instanceof AppError && error.statusCode === 403 ? unreachable : error;
       });
       if (existing.status === 'revoked') return repo.toKeyRecord(existing);

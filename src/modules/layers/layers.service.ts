@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Executor } from '../../db/transaction.js';
-import type { AppAccess } from '../../platform/app-access.js';
+import type { AppAccess, Permission } from '../../platform/app-access.js';
 import { conflict, notFound, versionConflict } from '../../platform/errors.js';
 import { newId, nowIso } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
@@ -51,7 +51,7 @@ const layerNotFound = (id: string) => notFound(`Layer ${id}`);
 const PLACEMENT_ATTEMPTS = 5;
 
 export function createLayersService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): LayersService {
-  const target = (principal: Principal, appId: string, env: string, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, executor);
+  const target = (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, need, executor);
 
   async function rowOf(executor: Executor, envTarget: EnvironmentTarget, id: string) {
     const row = await findVersioned(executor, 'layers', envTarget.envId, id);
@@ -75,7 +75,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
     async create(writer, principal, input, source) {
       const dryRun = writer === null;
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const at = nowIso();
       const by = authorityOf(principal);
       const fields: LayerFields = { name: input.name, description: input.description ?? '', allocations: [] };
@@ -99,7 +99,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
     async patch(writer, principal, id, input, source) {
       const dryRun = writer === null;
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, trx);
+      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
       const row = await rowOf(trx, envTarget, id);
       if (Number(row.version) !== input.version) throw versionConflict(Number(row.version));
       const before = fieldsOf(row);
@@ -120,12 +120,12 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
     },
 
     async list(principal, appId, env) {
-      const envTarget = await target(principal, appId, env);
+      const envTarget = await target(principal, appId, env, 'read');
       return (await listVersioned(deps.db, 'layers', envTarget.envId)).map((row) => toLayer(row, envTarget.env));
     },
 
     async get(principal, appId, env, id) {
-      const envTarget = await target(principal, appId, env);
+      const envTarget = await target(principal, appId, env, 'read');
       return toLayer(await rowOf(deps.db, envTarget, id), envTarget.env);
     },
 

@@ -3,7 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Executor } from '../../db/transaction.js';
-import type { AppAccess } from '../../platform/app-access.js';
+import type { AppAccess, Permission } from '../../platform/app-access.js';
 import { conflict, notFound, validationError, versionConflict } from '../../platform/errors.js';
 import { newId, nowIso } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
@@ -54,15 +54,15 @@ const fieldsOf = (m: MetricRevision): MetricFields => ({
 });
 
 export function createMetricsService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): MetricsService {
-  const scopeOf = async (principal: Principal, appId: string, env: string, executor?: Executor) => {
-    const target = await resolveTarget(deps.access, principal, appId, env, executor);
+  const scopeOf = async (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => {
+    const target = await resolveTarget(deps.access, principal, appId, env, need, executor);
     return { appId: target.appId, envId: target.envId, env: target.env };
   };
   const metricNotFound = (id: string, revision?: number) => notFound(revision === undefined ? `Metric ${id}` : `Revision ${revision} of metric ${id}`);
 
   return {
     async create(trx, principal, input, source) {
-      const scope = await scopeOf(principal, input.appId, input.env, trx);
+      const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       const fields: MetricFields = {
         name: input.name,
         kind: input.kind,
@@ -87,18 +87,18 @@ export function createMetricsService(deps: { db: Kysely<Database>; access: AppAc
     },
 
     async list(principal, appId, env) {
-      return repo.listHeads(deps.db, await scopeOf(principal, appId, env));
+      return repo.listHeads(deps.db, await scopeOf(principal, appId, env, 'read'));
     },
 
     async get(principal, appId, env, id, revision) {
-      const scope = await scopeOf(principal, appId, env);
+      const scope = await scopeOf(principal, appId, env, 'read');
       const found = await repo.findRevision(deps.db, scope, id, revision);
       if (!found) throw metricNotFound(id, revision);
       return found;
     },
 
     async revisions(principal, appId, env, id) {
-      const scope = await scopeOf(principal, appId, env);
+      const scope = await scopeOf(principal, appId, env, 'read');
       const all = await repo.listRevisions(deps.db, scope, id);
       if (all.length === 0) throw metricNotFound(id);
       return all;
@@ -106,7 +106,7 @@ export function createMetricsService(deps: { db: Kysely<Database>; access: AppAc
 
     async revise(trx, principal, id, input, source) {
       const { appId, env, revision, ...changes } = input;
-      const scope = await scopeOf(principal, appId, env, trx);
+      const scope = await scopeOf(principal, appId, env, 'change', trx);
       const head = await repo.findRevision(trx, scope, id);
       if (!head) throw metricNotFound(id);
       if (head.revision !== revision) throw versionConflict(head.revision, 'currentRevision');

@@ -4,8 +4,8 @@
 // and — unless nothing changed — write the journal entry and version N+1 together. Keeping this in
 // one place is what makes "every applied change is exactly one version and one journal entry" true.
 import type { Executor } from '../../db/transaction.js';
-import type { AppAccess } from '../../platform/app-access.js';
-import { versionConflict } from '../../platform/errors.js';
+import type { AppAccess, Permission } from '../../platform/app-access.js';
+import { AppError, versionConflict } from '../../platform/errors.js';
 import type { Principal } from '../../platform/principal.js';
 import { keyedHash } from '../../platform/secret-box.js';
 import type { JournalAuthority, JournalService, JournalSource } from '../journal/index.js';
@@ -20,6 +20,8 @@ export interface ConfigEdit<T> {
   resourceType: string;
   resourceId: string | null;
   result: T;
+  /** What else the journal entry names (rollback target and plan digest, proposal and approvers). */
+  context?: Record<string, unknown>;
 }
 
 export interface ConfigMutationRequest {
@@ -28,6 +30,12 @@ export interface ConfigMutationRequest {
   expectedVersion?: number;
   source: JournalSource;
   authority: JournalAuthority;
+  /**
+   * Set only by the authority workflow when it executes an approved proposal. Every other write of
+   * an environment whose policy requires approvals is refused here (403 approval_required), so each
+   * writer — present or future — inherits the rule by going through this one path.
+   */
+  approvedProposal?: string;
 }
 
 export interface AppliedEdit<T> {
@@ -47,11 +55,30 @@ export interface ConfigMutator {
   ): Promise<AppliedEdit<T>>;
 }
 
-export function createConfigMutator(deps: { store: ConfigStateStore; journal: JournalService; secret: string }): ConfigMutator {
+export interface ConfigMutatorDeps {
+  store: ConfigStateStore;
+  journal: JournalService;
+  secret: string;
+  /** The environment's policy, read in the writing transaction (apps module). */
+  requiredApprovals: (executor: Executor, envId: string) => Promise<number>;
+}
+
+export function approvalRequired(env: string, requiredApprovals: number): AppError {
+  return new AppError(403, 'approval_required', `Environment ${env} is protected: changes need ${requiredApprovals} approval${requiredApprovals === 1 ? '' : 's'}.`, {
+    metadata: { requiredApprovals },
+    resolution: 'Use the authority workflow: POST /api/v1/authority/propose (ensign propose), have another member approve it (POST /api/v1/authority/approve), then POST /api/v1/authority/execute.',
+  });
+}
+
+export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
   const hashSubject = (subject: string) => keyedHash(deps.secret, 'journal-subject', subject);
   return {
     async apply(trx, request, compute) {
       const { target } = request;
+      if (request.approvedProposal === undefined) {
+        const required = await deps.requiredApprovals(trx, target.envId);
+        if (required > 0) throw approvalRequired(target.env, required);
+      }
       const current = await deps.store.lock(trx, target);
       if (request.expectedVersion !== undefined && request.expectedVersion !== current.version) throw versionConflict(current.version);
       const edit = await compute(current);
@@ -69,6 +96,7 @@ export function createConfigMutator(deps: { store: ConfigStateStore; journal: Jo
         beforeVersion: current.version,
         afterVersion: current.version + 1,
         diff: redactSubjects(changes, hashSubject),
+        ...(edit.context ? { context: edit.context } : {}),
       });
       const version = await deps.store.commit(trx, target, current, {
         state: edit.state,
@@ -82,7 +110,9 @@ export function createConfigMutator(deps: { store: ConfigStateStore; journal: Jo
 }
 
 /** The environment a management request names, after the ownership check (403/404). */
-export async function resolveTarget(access: AppAccess, principal: Principal, appId: string, env: string, executor?: Executor): Promise<EnvironmentTarget & { ownerUserId: string }> {
-  const found = await access.requireEnv(principal, appId, env, executor);
-  return { appId: found.app.id, envId: found.env.id, env: found.env.slug, ownerUserId: found.app.ownerUserId };
+export async function resolveTarget(
+  access: AppAccess, principal: Principal, appId: string, env: string, need: Permission, executor?: Executor,
+): Promise<EnvironmentTarget & { ownerUserId: string; requiredApprovals: number }> {
+  const found = await access.requireEnv(principal, appId, env, need, executor);
+  return { appId: found.app.id, envId: found.env.id, env: found.env.slug, ownerUserId: found.app.ownerUserId, requiredApprovals: found.env.requiredApprovals };
 }

@@ -7,7 +7,8 @@ import type { ChangeNotifier } from '../../db/notifications.js';
 import type { Executor } from '../../db/transaction.js';
 import type { JournalAuthority } from '../journal/index.js';
 import * as repo from './config-state.repository.js';
-import type { ConfigState, CurrentConfig, EnvironmentTarget } from './versions.model.js';
+import type { ConfigState, CurrentConfig, EnvironmentTarget, VersionSnapshot } from './versions.model.js';
+import { findVersion } from './versions.repository.js';
 
 const RETAIN_NEWEST = 1000;
 const RETAIN_DAYS = 90;
@@ -32,6 +33,10 @@ export interface ConfigStateStore {
   commit(trx: Executor, target: EnvironmentTarget, locked: CurrentConfig, change: ConfigCommit): Promise<number>;
   /** The current config outside any transaction (version 0 and an empty state if never written). */
   current(target: EnvironmentTarget): Promise<CurrentConfig>;
+  /** The current config read in the caller's transaction (a read-back right after a write). */
+  readIn(executor: Executor, envId: string): Promise<CurrentConfig | null>;
+  /** A retained version's exact snapshot (in the caller's transaction when given); undefined if not retained. */
+  retained(executor: Executor | null, envId: string, version: number): Promise<VersionSnapshot | undefined>;
   /** Environments changed after an instant (RFC 3339): the readers' polling fallback. */
   changedSince(since: string): Promise<{ envId: string; version: number; updatedAt: string }[]>;
   onChange(listener: (change: ConfigChange) => void): () => void;
@@ -65,6 +70,8 @@ export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNot
       await repo.ensureConfigRow(db, target);
       return (await repo.readConfig(db, target.envId))!;
     },
+    readIn: (executor, envId) => repo.readConfig(executor, envId),
+    retained: (executor, envId, version) => findVersion(executor ?? db, envId, version),
     changedSince: (since) => repo.changedSince(db, since),
     onChange(listener) {
       return notifier.subscribe((payload) => {

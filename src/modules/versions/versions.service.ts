@@ -47,18 +47,18 @@ export function createVersionsService(deps: { db: Kysely<Database>; store: Confi
 
   return {
     async list(principal, appId, env, limit) {
-      const target = await resolveTarget(access, principal, appId, env);
+      const target = await resolveTarget(access, principal, appId, env, 'read');
       const current = await store.current(target);
       // Bounded by the current version read first, so the list never runs ahead of `current`.
       const versions = await repo.listVersions(db, target.envId, current.version, limit);
       return { versions, current };
     },
     async get(principal, appId, env, version) {
-      const found = await snapshot(await resolveTarget(access, principal, appId, env), version);
+      const found = await snapshot(await resolveTarget(access, principal, appId, env, 'read'), version);
       return { version: found.version, createdAt: found.createdAt, changeId: found.changeId, state: found.state };
     },
     async diff(principal, appId, env, from, to) {
-      const target = await resolveTarget(access, principal, appId, env);
+      const target = await resolveTarget(access, principal, appId, env, 'read');
       const a = (await snapshot(target, from)).state;
       const b = (await snapshot(target, to)).state;
       return {
