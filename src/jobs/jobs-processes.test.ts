@@ -42,7 +42,7 @@ for (const dialect of dialects) {
 
     test('two processes share one queue and never run a job twice', async (t) => {
       const { database, db, logFile } = await setup(t);
-      const settings = { JOB_CONCURRENCY: '3', JOB_POLL_MS: '20', JOB_DELAY_MS: '15' };
+      const settings = { JOB_CONCURRENCY: '3', JOB_POLL_MS: '20', JOB_DELAY_MS: '30' };
       const [a, b] = await Promise.all([worker(t, database, logFile, settings), worker(t, database, logFile, settings)]);
       const ids: string[] = [];
       for (let i = 0; i < 60; i++) ids.push((await enqueue(db, { kind: 'test.record', payload: { i } })).id);
