@@ -36,8 +36,9 @@ import { createMetricsService as createExperimentMetricsService, metricsRoutes a
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
 import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
-import { createTelemetryService, telemetryRoutes } from './modules/telemetry/index.js';
+import { createTelemetryService, flagEvaluationsOf, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
+import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
 import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
@@ -176,6 +177,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(telemetryRoutes, { telemetry });
   const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
   await app.register(insightsRoutes, { insights });
+  const cleanup = createCleanupService({
+    access: apps,
+    environmentsOf: (principal, appId) => apps.environments(principal, appId),
+    store: configStore,
+    journal,
+    evaluations: { evaluations: (target, since, until) => flagEvaluationsOf(db, target.envId, Date.parse(since), Date.parse(until)) },
+    now: clock,
+  });
+  await app.register(cleanupRoutes, { cleanup });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
