@@ -4,6 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildApp } from '../../app.js';
 import { createDb } from '../../db/create-db.js';
 import type { DialectName } from '../../db/dialect.js';
+import { servedLimits } from './capability-contract.js';
 import { buildTestApp, dialects, testConfig, type TestContext } from '../../../test/helpers/test-app.js';
 import { expectError } from '../../../test/helpers/fixtures.js';
 
@@ -94,6 +95,7 @@ for (const dialect of dialects) {
       assert.deepEqual(['cli', 'admin', 'sdk', 'pub'].map((type) => (credentials.get(type) as any).scope), ['user', 'app', 'environment', 'environment']);
       for (const [type, x] of credentials) assert.equal((x as any).prefix, `${type}_`);
       const l = c.limits;
+      const served = new Set([...capabilities.values()].flat() as string[]);
       assert.deepEqual(l.configSyncsPerMonthPerEnvironment, { free: 25_000, pro: 1_000_000 });
       assert.deepEqual(l.telemetryBatchEvents, { min: 1, max: 100 });
       assert.deepEqual(
@@ -101,17 +103,30 @@ for (const dialect of dialects) {
         [90, 24, 3, 10, 1000, 10_000],
       );
       assert.deepEqual([l.eventReadWindowDays, l.eventPageRows, l.minimumCellSubjects, l.cursorMaxCharacters, l.cursorResumeTtlMinutes], [7, 100, 20, 8192, 15]);
-      assert.deepEqual(l.requestBodyBytes, { evaluate: 65_536, inspect: 65_536, cleanup: 262_144, default: 1_048_576 });
+      assert.deepEqual(l.requestBodyBytes, { default: 1_048_576, evaluate: 65_536, inspect: 65_536, cleanup: 262_144 });
       assert.deepEqual(l.configVersionsListLimit, { min: 1, max: 100, default: 20 });
       assert.deepEqual(l.changesListLimit, { min: 1, max: 200 });
-      assert.deepEqual(l.exportListLimit, { min: 1, max: 100, default: 20 });
-      assert.deepEqual(l.deliveryListLimit, { min: 1, max: 100, default: 20 });
-      assert.deepEqual([l.exportBackfillRetentionDays, l.erasureLatenessWindowDays], [30, 7]);
-      assert.deepEqual(l.idempotencyKeyLength.recompute, { min: 16, max: 128 });
-      assert.equal(l.idempotencyKeyLength.backfill.min, 16);
       assert.deepEqual(l.identifierLength, { min: 1, max: 128 });
+      assert.deepEqual(l.idempotencyKeyLength.header, { min: 8, max: 128 });
+      // Limits of routes that are not served are not promised.
+      assert.equal(l.exportListLimit !== undefined, served.has('GET /api/v1/telemetry/exports'));
+      assert.equal(l.erasureLatenessWindowDays !== undefined, served.has('POST /api/v1/telemetry/erasures'));
+      assert.equal(l.idempotencyKeyLength.recompute !== undefined, served.has('POST /api/v1/experiments/{id}/results/recompute'));
+      assert.equal(c.versions.analysisEngine !== undefined, served.has('GET /api/v1/experiments/{id}/results'));
+      assert.equal(c.versions.telemetryEvents, 1);
       assert.deepEqual(c.plans.free, { appsPerUser: 10, flagsPerEnvironment: 500, configSyncsPerMonthPerEnvironment: 25_000 });
       assert.deepEqual(c.plans.pro, { appsPerUser: 1000, flagsPerEnvironment: 10_000, configSyncsPerMonthPerEnvironment: 1_000_000 });
+    });
+
+    test('a limit is published only while its route is served', () => {
+      const none = servedLimits(new Set());
+      assert.deepEqual(Object.keys(none.limits).sort(), ['idempotencyKeyLength', 'identifierLength', 'requestBodyBytes']);
+      assert.deepEqual(none.versions, {});
+      const some = servedLimits(new Set(['POST /api/v1/cleanup', 'POST /api/v1/telemetry/exports/{id}/backfills', 'POST /api/v1/experiments/{id}/results/recompute']));
+      assert.deepEqual(some.limits.requestBodyBytes, { default: 1_048_576, cleanup: 262_144 });
+      assert.deepEqual(some.limits.idempotencyKeyLength, { header: { min: 8, max: 128 }, backfill: { min: 16 }, recompute: { min: 16, max: 128 } });
+      assert.equal(some.limits.exportBackfillRetentionDays, 30);
+      assert.equal(some.limits.telemetryBatchEvents, undefined);
     });
 
     test('both OpenAPI documents are one valid OpenAPI 3.1.0 document, version 1.0.0', async (t) => {
