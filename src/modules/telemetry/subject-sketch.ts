@@ -29,6 +29,14 @@ export class SubjectSketch {
   private sparse: Map<number, number> | null = new Map();
   private dense: Uint8Array | null = null;
 
+  /** A sketch that starts dense: queries merge many stored sketches into few, and writing registers
+   * of a 4 KiB array is far cheaper than growing a map. */
+  static forMerging(): SubjectSketch {
+    const sketch = new SubjectSketch();
+    sketch.densify();
+    return sketch;
+  }
+
   static decode(bytes: Uint8Array | null | undefined): SubjectSketch {
     const sketch = new SubjectSketch();
     if (bytes && bytes.length > 0) sketch.mergeBytes(bytes);
@@ -78,6 +86,14 @@ export class SubjectSketch {
       return;
     }
     if (bytes[0] !== SPARSE || (bytes.length - 1) % 3 !== 0) throw new Error('not a subject sketch');
+    const dense = this.dense;
+    if (dense) {
+      for (let o = 1; o < bytes.length; o += 3) {
+        const index = (bytes[o]! << 8) | bytes[o + 1]!;
+        if (dense[index]! < bytes[o + 2]!) dense[index] = bytes[o + 2]!;
+      }
+      return;
+    }
     for (let o = 1; o < bytes.length; o += 3) this.set((bytes[o]! << 8) | bytes[o + 1]!, bytes[o + 2]!);
   }
 
