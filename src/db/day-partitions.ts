@@ -29,9 +29,9 @@ export async function ensureDayPartitions(db: Kysely<any>, table: string, days: 
     } catch (err) {
       const code = (err as { code?: string }).code;
       // 42P07 duplicate table, 23505 catalog race between two creators: the partition exists.
-      // 42P17 overlap: rows of that day already sit in the default partition (created before this
-      // partition); they stay there and retention deletes them from it.
-      if (code !== '42P07' && code !== '23505' && code !== '42P17') throw err;
+      // 23514 / 42P17: rows of that day already sit in the default partition (they arrived before
+      // this partition existed); they stay there and retention deletes them from it.
+      if (code !== '42P07' && code !== '23505' && code !== '42P17' && code !== '23514') throw err;
     }
   }
 }

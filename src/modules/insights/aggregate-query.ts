@@ -19,6 +19,8 @@ export const MAX_SCANNED_BUCKETS = 10_000;
 export const ENGINE_VERSION = 'rollup-hll-v1';
 const MAX_WINDOW_MS = 90 * DAY_MS;
 const UNFILTERED_WINDOW_MS = DAY_MS;
+/** Time span read per scan page; at most 10,000 buckets per query keeps a page small anyway. */
+const SCAN_PAGE_MS = 7 * DAY_MS;
 
 export interface QueryContext {
   db: Kysely<Database>;
@@ -116,13 +118,13 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     });
   }
 
-  // Pages of one day of buckets; the deadline is checked between pages.
+  // Pages of up to a week of buckets; the deadline is checked between pages.
   const dims = (body.dimensions ?? []) as Dimension[];
   const cells = new Map<string, Cell>();
   let scanned = 0;
-  for (let pageStart = scan.from; pageStart < scan.to; pageStart += DAY_MS) {
+  for (let pageStart = scan.from; pageStart < scan.to; pageStart += SCAN_PAGE_MS) {
     if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
-    const rows: RollupRow[] = await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + DAY_MS) });
+    const rows: RollupRow[] = await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) });
     ctx.deadline.pages++;
     scanned += rows.length;
     for (const row of rows) {
@@ -130,7 +132,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
       const dimensions = dims.map((d) => row.dimensions[d]);
       const key = JSON.stringify([bucketStart, dimensions]);
       let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions, events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketch: new SubjectSketch() }));
+      if (!cell) cells.set(key, (cell = { bucketStart, dimensions, events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketch: SubjectSketch.forMerging() }));
       cell.events += row.events;
       const kind = row.dimensions.kind ?? '';
       cell.byKind[kind] = (cell.byKind[kind] ?? 0) + row.events;

@@ -16,6 +16,8 @@ const DENSE = 2;
 /** Sparse entries are 3 bytes; past this many the dense form (M bytes) is smaller. */
 const SPARSE_LIMIT = Math.floor(M / 3);
 const ALPHA = 0.7213 / (1 + 1.079 / M);
+/** 2^-rank for every possible rank (0..33), so estimating a dense sketch makes no Math.pow calls. */
+const INVERSE_POWERS = Float64Array.from({ length: 34 }, (_, r) => 2 ** -r);
 
 export const SKETCH_RELATIVE_STANDARD_ERROR = Math.round((1.04 / Math.sqrt(M)) * 10000) / 10000;
 
@@ -28,6 +30,14 @@ export class SubjectSketch {
   /** Sparse registers (register → rank) until they outgrow SPARSE_LIMIT, then dense. */
   private sparse: Map<number, number> | null = new Map();
   private dense: Uint8Array | null = null;
+
+  /** A sketch that starts dense: queries merge many stored sketches into few, and writing registers
+   * of a 4 KiB array is far cheaper than growing a map. */
+  static forMerging(): SubjectSketch {
+    const sketch = new SubjectSketch();
+    sketch.densify();
+    return sketch;
+  }
 
   static decode(bytes: Uint8Array | null | undefined): SubjectSketch {
     const sketch = new SubjectSketch();
@@ -78,6 +88,14 @@ export class SubjectSketch {
       return;
     }
     if (bytes[0] !== SPARSE || (bytes.length - 1) % 3 !== 0) throw new Error('not a subject sketch');
+    const dense = this.dense;
+    if (dense) {
+      for (let o = 1; o < bytes.length; o += 3) {
+        const index = (bytes[o]! << 8) | bytes[o + 1]!;
+        if (dense[index]! < bytes[o + 2]!) dense[index] = bytes[o + 2]!;
+      }
+      return;
+    }
     for (let o = 1; o < bytes.length; o += 3) this.set((bytes[o]! << 8) | bytes[o + 1]!, bytes[o + 2]!);
   }
 
@@ -111,13 +129,13 @@ export class SubjectSketch {
     if (this.dense) {
       for (let i = 0; i < M; i++) {
         const r = this.dense[i]!;
-        sum += 2 ** -r;
+        sum += INVERSE_POWERS[r]!;
         if (r === 0) zeros++;
       }
     } else {
       zeros = M - this.sparse!.size;
       sum = zeros;
-      for (const rank of this.sparse!.values()) sum += 2 ** -rank;
+      for (const rank of this.sparse!.values()) sum += INVERSE_POWERS[rank]!;
     }
     const raw = (ALPHA * M * M) / sum;
     if (raw <= 2.5 * M && zeros > 0) return M * Math.log(M / zeros);

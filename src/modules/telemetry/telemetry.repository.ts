@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../db/day-partitions.js';
-import { lockedForUpdate } from '../../db/row-locks.js';
+import { lockedForUpdate, lockNeedsRows } from '../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
 import type { TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
@@ -89,13 +89,16 @@ const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: Rollup
 
 async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
-  const empty = new SubjectSketch().encode();
   // Rows first (so the lock below covers buckets another batch is creating), then lock and merge.
-  await trx
-    .insertInto('telemetry_rollups')
-    .values(deltas.map((d) => ({ ...d.key, events: 0, metric_count: 0, metric_sum: 0, metric_sum_sq: 0, subjects: empty, updated_at: now })))
-    .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing())
-    .execute();
+  // Called after the batch's first write: on SQLite the transaction already holds the write lock.
+  if (lockNeedsRows(trx)) {
+    const empty = new SubjectSketch().encode();
+    await trx
+      .insertInto('telemetry_rollups')
+      .values(deltas.map((d) => ({ ...d.key, events: 0, metric_count: 0, metric_sum: 0, metric_sum_sq: 0, subjects: empty, updated_at: now })))
+      .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing())
+      .execute();
+  }
   const current = await lockedForUpdate(
     trx,
     trx
@@ -110,8 +113,8 @@ async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): 
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const merged = deltas.map((d) => {
     const row = byKey.get(keyOf(d.key));
-    const sketch = SubjectSketch.decode(row?.subjects);
-    sketch.merge(d.sketch);
+    const sketch = d.sketch;
+    if (row) sketch.mergeBytes(row.subjects);
     return {
       ...d.key,
       events: (row?.events ?? 0) + d.events,
