@@ -4,8 +4,10 @@ import { registerAdvancedCommands } from './commands/advanced.js';
 import { registerAppsCommands } from './commands/apps.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerChangesCommand } from './commands/changes.js';
+import { registerDefinitionCommands } from './commands/definitions.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
+import { registerExperimentsCommands } from './commands/experiments.js';
 import { registerFlagsCommands } from './commands/flags.js';
 import { registerKeysCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
@@ -32,6 +34,8 @@ export function buildProgram(): Command {
   registerChangesCommand(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
+  registerDefinitionCommands(program);
+  registerExperimentsCommands(program);
   registerServerCommands(program);
   return program;
 }
