@@ -143,6 +143,7 @@ for (const dialect of dialects) {
       const completed = await client.served(exp.id, 'transition', { to: 'completed', winner: 'treatment', reason: 'clear win' });
       assert.equal(completed.experiment.state, 'completed');
       assert.equal(completed.experiment.winner, 'treatment');
+      assert.deepEqual({ ...completed.experiment.lastTransition, at: undefined }, { from: 'running', to: 'completed', reason: 'clear win', at: undefined });
       assert.equal(completed.experiment.currentIteration.state, 'completed');
       assert.equal(completed.version, started.version + 1);
       const after = await client.evaluate('checkout', { targetingKey: 'user-1' }, completed.version);
