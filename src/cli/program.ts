@@ -5,8 +5,10 @@ import { registerAppsCommands } from './commands/apps.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerChangesCommand } from './commands/changes.js';
 import { registerCleanupCommand } from './commands/cleanup.js';
+import { registerDefinitionCommands } from './commands/definitions.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
+import { registerExperimentsCommands } from './commands/experiments.js';
 import { registerFlagsCommands } from './commands/flags.js';
 import { registerInsightsCommands } from './commands/insights.js';
 import { registerKeysCommands } from './commands/keys.js';
@@ -42,6 +44,8 @@ export function buildProgram(): Command {
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
   registerInsightsCommands(program);
+  registerDefinitionCommands(program);
+  registerExperimentsCommands(program);
   registerServerCommands(program);
   return program;
 }

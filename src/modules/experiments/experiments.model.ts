@@ -52,6 +52,8 @@ export interface ExperimentDefinition {
   targeting: Condition[];
   /** Recorded when completed with a winner. */
   winner: string | null;
+  /** The latest lifecycle move, with the reason the caller gave (null before the first one). */
+  lastTransition: { from: ExperimentState; to: ExperimentState; reason: string | null; at: string } | null;
 }
 
 /** Fields only a draft may change: they decide who is assigned what, and what is measured. */

@@ -132,6 +132,10 @@ export const ExperimentSchema = Type.Object(
     analysis: Type.Object(AnalysisFields),
     targeting: Type.Array(ConditionSchema),
     winner: Type.Union([Type.String(), Type.Null()]),
+    lastTransition: Type.Union([
+      Type.Object({ from: Literals(EXPERIMENT_STATES), to: Literals(EXPERIMENT_STATES), reason: Type.Union([Type.String(), Type.Null()]), at: Timestamp() }),
+      Type.Null(),
+    ], { description: 'The latest lifecycle move and the reason given for it; null before the first.' }),
     currentIteration: Type.Union([IterationSchema, Type.Null()], { description: 'null while draft.' }),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),

@@ -173,7 +173,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
         name: input.name, hypothesis: input.hypothesis ?? '', flagKey: input.flagKey, variants: input.variants, allocation: input.allocation,
         layerId: input.layerId ?? null, holdoutId: input.holdoutId ?? null, primaryMetric: input.primaryMetric,
         secondaryMetrics: input.secondaryMetrics ?? [], guardrailMetrics: input.guardrailMetrics ?? [],
-        analysis: { ...DEFAULT_ANALYSIS, ...input.analysis }, targeting: input.targeting ?? [], winner: null,
+        analysis: { ...DEFAULT_ANALYSIS, ...input.analysis }, targeting: input.targeting ?? [], winner: null, lastTransition: null,
       };
       checkAllocation(definition.allocation);
       const { state } = await deps.store.lock(trx, envTarget);
@@ -274,7 +274,8 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
           await repo.setIterationState(trx, iteration, iteration.state);
         }
         if (input.to === 'archived' && row.definition.layerId) await layers.release(trx, envTarget, row.definition.layerId, id);
-        const definition = input.to === 'completed' ? { ...row.definition, winner: input.winner ?? null } : row.definition;
+        const lastTransition = { from, to: input.to, reason: input.reason ?? null, at: nowIso() };
+        const definition = { ...row.definition, lastTransition, ...(input.to === 'completed' ? { winner: input.winner ?? null } : {}) };
         const saved = await save(trx, row, { state: input.to, definition }, principal);
         const serves = input.to === 'running' || input.to === 'paused';
         return { row: saved, before: row, served: serves ? await served(trx, envTarget, saved, iteration!) : null };

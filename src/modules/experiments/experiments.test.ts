@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
 import { expectError, expectValidation, uniqueKey } from '../../../test/helpers/fixtures.js';
 import { journalOf } from '../flags/flags.test-client.js';
-import { single } from '../ofrep/ofrep.fixtures.js';
+import { bulk, single } from '../ofrep/ofrep.fixtures.js';
 import { compileFlagSet, withFlagDefaults, type FlagDefinition } from '../../engine/index.js';
 import { CHECKOUT_VARIANTS, experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
 
@@ -57,6 +57,13 @@ for (const dialect of dialects) {
         key: 'checkout', value: detail.value, reason: 'SPLIT', variant: detail.variant,
         metadata: { experimentId: draft.id, iterationId: iteration.id, iterationRevision: 1, inExperiment: true },
       });
+
+      const bulkAnswer = await bulk(app, { context: { targetingKey: [...at10].find(([, v]) => v === null)![0] } }, { token: client.pub });
+      assert.equal(bulkAnswer.statusCode, 200, bulkAnswer.body);
+      const inBulk = bulkAnswer.json().flags.find((f: any) => f.key === 'checkout');
+      assert.equal(inBulk, undefined, 'a flag hidden from pub_ keys stays hidden');
+      const serverBulk = await bulk(app, { context: { targetingKey: [...at10].find(([, v]) => v === null)![0] } }, { token: client.sdk });
+      assert.deepEqual(serverBulk.json().flags.find((f: any) => f.key === 'checkout').metadata, { experimentId: draft.id, iterationId: iteration.id, iterationRevision: 1, inExperiment: false });
 
       const ramped = await client.served(draft.id, 'ramp', { allocation: 50 });
       assert.equal(ramped.version, started.version + 1);
@@ -143,6 +150,7 @@ for (const dialect of dialects) {
       const completed = await client.served(exp.id, 'transition', { to: 'completed', winner: 'treatment', reason: 'clear win' });
       assert.equal(completed.experiment.state, 'completed');
       assert.equal(completed.experiment.winner, 'treatment');
+      assert.deepEqual({ ...completed.experiment.lastTransition, at: undefined }, { from: 'running', to: 'completed', reason: 'clear win', at: undefined });
       assert.equal(completed.experiment.currentIteration.state, 'completed');
       assert.equal(completed.version, started.version + 1);
       const after = await client.evaluate('checkout', { targetingKey: 'user-1' }, completed.version);

@@ -75,5 +75,20 @@ for (const dialect of dialects) {
       const c = await client.create({ layerId: layer.id, allocation: 25 });
       assert.deepEqual(c.layerRange, { start: 0, end: 2500 });
     });
+
+    test('concurrent placements in one layer never overlap: one of two that cannot both fit is layer_full', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const client = await experimentsClient(app);
+      const layer = (await client.post('/api/v1/layers', { key: 'race', name: 'Race' })).json().layer;
+      const body = (key: string) => ({
+        key, name: key, flagKey: 'checkout', variants: [{ key: 'x', value: 'x', weight: 50 }, { key: 'y', value: 'y', weight: 50 }], allocation: 60,
+        layerId: layer.id, primaryMetric: { metricId: client.metricId, revision: 1 },
+      });
+      const answers = await Promise.all(['r1', 'r2', 'r3'].map((k) => client.post('/api/v1/experiments', body(k))));
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [201, 409, 409]);
+      const read = (await client.get(`/api/v1/layers/${layer.id}`)).json().layer;
+      assert.deepEqual([read.allocations.length, read.freeBuckets], [1, 4000]);
+      assert.deepEqual((await client.get('/api/v1/experiments')).json().experiments.length, 1, 'the refused ones left nothing behind');
+    });
   });
 }

@@ -68,6 +68,16 @@ for (const dialect of dialects) {
       assert.equal((await call(app, 'GET', `/api/v1/metrics/${id}/revisions?${qs()}`, { token: owner.user.token })).json().revisions.length, 2);
     });
 
+    test('concurrent appends on one head: exactly one wins, the others are version_conflict', async (t) => {
+      const { app, owner, env, qs } = await setup(t, dialect);
+      const id = (await call(app, 'POST', '/api/v1/metrics', { token: owner.user.token, payload: { ...env, ...conversion } })).json().metric.id;
+      const answers = await Promise.all([1, 2, 3, 4, 5].map((n) =>
+        call(app, 'POST', `/api/v1/metrics/${id}/revisions`, { token: owner.user.token, payload: { ...env, revision: 1, description: `writer ${n}` } })));
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 409, 409, 409, 409]);
+      for (const r of answers.filter((a) => a.statusCode === 409)) assert.equal(r.json().error.code, 'version_conflict');
+      assert.deepEqual((await call(app, 'GET', `/api/v1/metrics/${id}/revisions?${qs()}`, { token: owner.user.token })).json().revisions.map((r: any) => r.revision), [1, 2]);
+    });
+
     test('key_conflict, idempotent replay, idempotency_conflict', async (t) => {
       const { app, owner, env, qs } = await setup(t, dialect);
       const key = uniqueKey();
