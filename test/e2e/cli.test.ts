@@ -82,7 +82,7 @@ test('ensign CLI against a real server', async (t) => {
 
   await t.test('apps list: table and JSON', async () => {
     const r = await ok(['apps', 'list']);
-    assert.match(r.stdout.split('\n')[0], /^ID\s+SLUG\s+NAME\s+ENVIRONMENTS\s+CREATED$/);
+    assert.match(r.stdout.split('\n')[0], /^ID\s+SLUG\s+NAME\s+ENVIRONMENTS\s+CREATED\s+ROLE$/);
     assert.match(r.stdout, /web-shop\s+Web Shop\s+dev,staging,prod/);
     const body = await json(['apps', 'list']);
     assert.ok(body.apps.some((a: { id: string }) => a.id === appId));

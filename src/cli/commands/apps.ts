@@ -20,7 +20,7 @@ interface CreateAppResponse {
 }
 
 interface ListAppsResponse {
-  apps: { id: string; name: string; slug: string; createdAt: string; environments: { slug: string }[] }[];
+  apps: { id: string; name: string; slug: string; role?: string; createdAt: string; environments: { slug: string }[] }[];
 }
 
 export function registerAppsCommands(program: Command): void {
@@ -28,13 +28,13 @@ export function registerAppsCommands(program: Command): void {
 
   apps
     .command('list')
-    .description('list the apps you own, with their environments')
+    .description('list the apps you own or are a member of, with your role and their environments')
     .action(action(async (ctx) => {
       const res = await ctx.client.get<ListAppsResponse>('/api/v1/apps');
       emit(ctx.json, res.body, () =>
         printTable(
-          ['ID', 'SLUG', 'NAME', 'ENVIRONMENTS', 'CREATED'],
-          res.body.apps.map((a) => [a.id, a.slug, a.name, a.environments.map((e) => e.slug).join(','), a.createdAt]),
+          ['ID', 'SLUG', 'NAME', 'ENVIRONMENTS', 'CREATED', 'ROLE'],
+          res.body.apps.map((a) => [a.id, a.slug, a.name, a.environments.map((e) => e.slug).join(','), a.createdAt, a.role ?? '']),
           'No apps yet: create one with `ensign apps create <name> --slug <slug>`.',
         ),
       );

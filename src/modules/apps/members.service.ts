@@ -45,10 +45,13 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
     });
   }
 
-  /** The owner check and a lock on the app, so concurrent changes cannot remove every owner. */
+  /**
+   * A lock on the app, then the owner check: concurrent changes cannot remove every owner, and an
+   * owner demoted a moment ago is checked against the committed demotion.
+   */
   async function asOwner(trx: Executor, principal: Principal, appId: string) {
-    await access.requireApp(principal, appId, 'members', trx);
     await repo.lockApp(trx, appId);
+    await access.requireApp(principal, appId, 'members', trx);
   }
 
   return {

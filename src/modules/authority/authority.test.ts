@@ -234,6 +234,27 @@ for (const dialect of dialects) {
       expectError(await flagsClient(app, revocable, s.appId).list(), 401, 'unauthorized');
     });
 
+    test('every route of issue 9 is in the OpenAPI document with request and response schemas', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const doc = (await call(app, 'GET', '/openapi.json')).json();
+      const routes: [string, string, boolean][] = [
+        ['post', '/api/v1/rollbacks/plan', true], ['post', '/api/v1/rollbacks/apply', true], ['post', '/api/v1/authority/tokens', true],
+        ['post', '/api/v1/authority/propose', true], ['get', '/api/v1/authority/proposals', false], ['get', '/api/v1/authority/proposals/{id}', false],
+        ['post', '/api/v1/authority/approve', true], ['post', '/api/v1/authority/execute', true], ['post', '/api/v1/authority/readback', true],
+        ['get', '/api/v1/apps/{appId}/members', false], ['post', '/api/v1/apps/{appId}/members', true], ['patch', '/api/v1/apps/{appId}/members/{userId}', true],
+        ['delete', '/api/v1/apps/{appId}/members/{userId}', false], ['patch', '/api/v1/envs', true],
+      ];
+      for (const [method, path, hasBody] of routes) {
+        const op = doc.paths[path]?.[method];
+        assert.ok(op, `${method} ${path} documented`);
+        assert.ok(op.operationId && op.tags?.length, `${method} ${path} has operationId and tags`);
+        if (hasBody) assert.ok(op.requestBody?.content?.['application/json']?.schema, `${method} ${path} request schema`);
+        const success = op.responses['200'] ?? op.responses['201'] ?? op.responses['204'];
+        assert.ok(success, `${method} ${path} success response`);
+        assert.ok(op.responses['401'], `${method} ${path} documents 401`);
+      }
+    });
+
     if (dialect === 'postgres') {
       test('two instances on one PostgreSQL: concurrent executes of one proposal give one version and one receipt', async (t) => {
         const database = await createTestDatabase('postgres');

@@ -6,7 +6,7 @@ export const CAPABILITY_CONTRACT = {
   openapiVersion: '3.1.0',
   documentVersion: '1.0.0',
   credentials: [
-    { type: 'cli', prefix: 'cli_', scope: 'user', obtainedFrom: 'POST /api/v1/cli-token', lifetimeDays: 90, uses: ['app list and creation (unscoped only)', 'all management routes of owned apps'] },
+    { type: 'cli', prefix: 'cli_', scope: 'user', obtainedFrom: 'POST /api/v1/cli-token', lifetimeDays: 90, uses: ['app list and creation (unscoped only)', 'management routes of the apps its user is a member of, within the role (owner, editor, viewer)', 'scoped capability tokens (POST /api/v1/authority/tokens): listed apps, environments and capabilities only, at most 24 hours'] },
     { type: 'admin', prefix: 'admin_', scope: 'app', uses: ['management of resources in its app'], cannot: ['list apps', 'create apps'] },
     { type: 'sdk', prefix: 'sdk_', scope: 'environment', side: 'server', uses: ['GET /api/v1/config', 'POST /api/v1/evaluate', 'GET /api/v1/advanced-config', 'OFREP'] },
     { type: 'pub', prefix: 'pub_', scope: 'environment', side: 'client', uses: ['GET /api/v1/public-config', 'client-visible GET /api/v1/advanced-config', 'OFREP (client-visible flags)'], managementAuthority: false },
