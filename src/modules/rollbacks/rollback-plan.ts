@@ -3,7 +3,7 @@
 // the whole plan. No timestamps, no generated ids: the same inputs always give the same bytes, which
 // is what lets apply recompute the plan and compare digests.
 import { validateDependencyGraph } from '../../engine/index.js';
-import { digestOf } from '../../platform/canonical-json.js';
+import { canonicalJson, digestOf } from '../../platform/canonical-json.js';
 import { AppError } from '../../platform/errors.js';
 import type { DiffEntry } from '../journal/index.js';
 import { dependencyChanges, diffStates, visibilityChanges, type ConfigState, type DependencyChange, type FlagRecord, type VisibilityChange } from '../versions/index.js';
@@ -66,15 +66,38 @@ function sortedFlags(flags: Record<string, FlagRecord>): Record<string, FlagReco
   return out;
 }
 
-/** The state a restore within `scope` produces. A full restore is the retained state itself, byte for byte. */
+/**
+ * Sections a rollback never restores: the served experiments belong to the experiments' own records
+ * (lifecycle, ramps, iterations); restoring an old copy would revive completed experiments or undo
+ * ramps behind those records (docs/decisions/0018). The current section is kept as it is.
+ */
+const NEVER_RESTORED = new Set(['experiments']);
+
+function keepCurrent(next: Record<string, unknown>, current: Record<string, unknown>) {
+  for (const section of NEVER_RESTORED) {
+    if (has(current, section)) next[section] = structuredClone(current[section]);
+    else delete next[section];
+  }
+}
+
+/**
+ * The state a restore within `scope` produces. A full restore is the retained state itself, byte for
+ * byte, except for the sections a rollback never restores.
+ */
 export function restoredState(current: ConfigState, target: ConfigState, scope: RollbackScope): ConfigState {
-  if (scope.flags === null && scope.advanced && scope.privacy) return structuredClone(target);
+  if (scope.flags === null && scope.advanced && scope.privacy) {
+    const whole = structuredClone(target) as unknown as Record<string, unknown>;
+    if (canonicalJson((current as { experiments?: unknown }).experiments ?? null) !== canonicalJson((target as { experiments?: unknown }).experiments ?? null)) {
+      keepCurrent(whole, current as unknown as Record<string, unknown>);
+    }
+    return whole as unknown as ConfigState;
+  }
   const from = current as unknown as Record<string, unknown>;
   const to = target as unknown as Record<string, unknown>;
   const next: Record<string, unknown> = {};
   const sections = [...new Set([...Object.keys(from), ...Object.keys(to)])];
   for (const section of sections) {
-    const restore = section === 'flags' ? false : section === 'privacy' ? scope.privacy : scope.advanced;
+    const restore = section === 'flags' || NEVER_RESTORED.has(section) ? false : section === 'privacy' ? scope.privacy : scope.advanced;
     const source = restore ? to : from;
     if (has(source, section)) next[section] = structuredClone(source[section]);
   }
@@ -93,6 +116,9 @@ function warningsOf(inputs: PlanInputs, scope: RollbackScope, changes: DiffEntry
   if (inputs.target.version === inputs.from.version) warnings.push(`version ${inputs.target.version} is the current version: nothing to restore`);
   for (const key of scope.flags ?? []) {
     if (!has(inputs.from.state.flags, key) && !has(inputs.target.state.flags, key)) warnings.push(`flag "${key}" exists neither now nor at version ${inputs.target.version}: nothing to restore`);
+  }
+  if (canonicalJson(inputs.from.state.experiments ?? null) !== canonicalJson(inputs.target.state.experiments ?? null)) {
+    warnings.push(`experiments are not rolled back: the running and paused experiments stay as they are now, not as at version ${inputs.target.version}; change them through /api/v1/experiments`);
   }
   for (const c of changes) {
     if (c.resourceType === 'flag' && c.path === '' && c.op === 'remove') warnings.push(`flag "${c.key}" did not exist at version ${inputs.target.version}: the rollback deletes it`);
