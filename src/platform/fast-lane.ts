@@ -370,14 +370,14 @@ export function createFastLane(options: FastLaneOptions) {
       resolver = deps.resolver;
       const pending: { scope: FastifyInstance; route: RouteOptions }[] = [];
       app.addHook('onRoute', function collect(this: FastifyInstance, route) {
-        // Fastify adds a HEAD route beside each GET route, with its config: HEAD stays with Fastify.
-        if (route.config?.fastLane === undefined || route.method === 'HEAD') return;
+        if (route.config?.fastLane === undefined) return;
         // Lane routes log their request lines at debug, both ways (quiet-request-logger.ts).
         if (route.childLoggerFactory !== undefined && route.childLoggerFactory !== quietRequestLogging) {
           throw new Error(`fast lane route ${String(route.method)} ${route.url} has a logger factory the lane does not follow`);
         }
         route.childLoggerFactory = quietRequestLogging;
-        pending.push({ scope: this, route });
+        // Fastify adds a HEAD route beside each GET route, with its config: HEAD stays with Fastify.
+        if (route.method !== 'HEAD') pending.push({ scope: this, route });
       });
       // Hooks and route configs are complete once every plugin has loaded: checked then, and the app
       // does not start if a lane route has a hook the lane does not implement.
