@@ -36,7 +36,7 @@ import { createMetricsService as createExperimentMetricsService, metricsRoutes a
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
 import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
-import { createTelemetryService, flagEvaluationsOf, telemetryRoutes } from './modules/telemetry/index.js';
+import { createTelemetryService, flagEvaluationsOf, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
 import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
 import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
@@ -175,6 +175,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
   });
   await app.register(telemetryRoutes, { telemetry });
+  registerTelemetryRetention(jobs, db, clock);
   const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
   await app.register(insightsRoutes, { insights });
   const cleanup = createCleanupService({
