@@ -10,7 +10,7 @@ import { registerAuthentication } from './platform/authenticate.js';
 import { registerBodyLimits } from './platform/body-limit.js';
 import { createFastLane, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
-import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
 import { registerOpenApi } from './platform/openapi.js';
@@ -24,7 +24,7 @@ import { createJournalService, journalRoutes } from './modules/journal/index.js'
 import { createKeysService, keysRoutes, type KeysService } from './modules/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/versions/index.js';
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
-import { createDeliveryService, deliveryRoutes, entityTagKeyOf } from './modules/delivery/index.js';
+import { createDeliveryService, deliveryRoutes, entityTagKeyOf, PUBLIC_CORS_RESPONSE_HEADERS } from './modules/delivery/index.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, sendOfrepError } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
@@ -64,6 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: sendOfrepError }),
+    clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../platform/errors.js';
 import { toAppError } from '../../platform/error-handler.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS } from '../delivery/index.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -30,6 +31,9 @@ export function sendOfrepError(request: FastifyRequest, reply: FastifyReply, err
   const appError = toAppError(error as FastifyError);
   if (appError.statusCode >= 500) request.log.error({ err: error }, 'request failed');
   if (appError.headers) reply.headers(appError.headers);
+  // The scope's CORS hook has not run for errors raised before routing (an undecodable URL, a key
+  // past the length limit): a browser could not read them although its preflight was allowed.
+  reply.headers(PUBLIC_CORS_RESPONSE_HEADERS);
   const key = (request.params as { key?: unknown } | undefined)?.key;
   return reply
     .code(appError.statusCode)
