@@ -76,6 +76,8 @@ export function renderError(request: FastifyRequest, reply: FastifyReply, appErr
       code: appError.legacyCode ?? upperSnake(appError.code),
       message: appError.message,
       resolution: appError.resolution,
+      // A validation error's resolution sends the reader to its details: they are given here too.
+      ...(appError.details ? { details: appError.details } : {}),
     });
   }
   return reply.send({
