@@ -75,7 +75,8 @@ const ELEMENT_RULES: Record<Exclude<OperatorValueKind, 'none' | 'regex'>, { test
   scalar: { test: isScalar, noun: 'a string, number or boolean' },
   string: { test: (v) => typeof v === 'string', noun: 'a string' },
   number: { test: (v) => typeof v === 'number' && Number.isFinite(v), noun: 'a finite number' },
-  semver: { test: (v) => parseSemver(v) !== null, noun: 'a semantic version like "1.4.0" or "v2.0.0-beta.1"' },
+  // Rule values are strings; a context attribute may also be a whole number (semver-version.ts).
+  semver: { test: (v) => typeof v === 'string' && parseSemver(v) !== null, noun: 'a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4"' },
   timestamp: { test: isRfc3339, noun: 'an RFC 3339 timestamp like "2026-01-31T09:00:00Z"' },
 };
 
