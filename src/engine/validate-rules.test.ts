@@ -70,7 +70,7 @@ describe('validateFlagDefinition: rules', () => {
   });
   test('operator is known', () => {
     expectIssue({ rules: [condition('like', ['a'])] }, '/rules/0/conditions/0/operator',
-      'rules[0].conditions[0].operator must be one of in, notIn, contains, notContains, startsWith, endsWith, matches, eq, neq, lt, lte, gt, gte, semverEq, semverLt, semverGt, before, after, exists, notExists (got "like")',
+      'rules[0].conditions[0].operator must be one of: in, notIn, contains, notContains, startsWith, endsWith, matches, eq, neq, lt, lte, gt, gte, semverEq, semverLt, semverGt, before, after, exists, notExists (got "like")',
       'unknown_operator');
   });
   test('values is an array', () => {

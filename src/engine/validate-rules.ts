@@ -64,7 +64,7 @@ function checkConditions(issues: IssueCollector, path: PathSegment[], conditions
     if (attributeProblem !== null) issues.add([...at, 'attribute'], 'invalid_attribute', attributeProblem);
     if (!isOperator(condition.operator)) {
       issues.add([...at, 'operator'], condition.operator === undefined ? 'required' : 'unknown_operator',
-        `must be one of ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`);
+        `must be one of: ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`);
       return;
     }
     checkOperatorValues(issues, [...at, 'values'], condition.operator, OPERATOR_VALUE_KINDS[condition.operator], condition.values);

@@ -17,19 +17,68 @@ function upperSnake(code: string): string {
   return code.toUpperCase();
 }
 
+type SchemaIssue = NonNullable<FastifyError['validation']>[number];
+
+/** Allowed values as a reader would write them: strings bare, anything else as JSON. */
+const listed = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+/** The one value a failed branch of a union stood for (a literal or null), if it stood for one. */
+function branchValue(issue: SchemaIssue): { value: unknown } | null {
+  const params = issue.params as Record<string, unknown>;
+  if (issue.keyword === 'const') return { value: params.allowedValue };
+  if (issue.keyword === 'type' && params.type === 'null') return { value: null };
+  return null;
+}
+
+/**
+ * Ajv's issues with the allowed values named once: a union of literals fails each branch ("must be
+ * equal to constant", once per allowed value: 21 times for a rule operator) and then the union
+ * itself; that becomes one "must be one of: in, notIn, …". A single literal or an enum names its
+ * values as well.
+ */
+function withAllowedValues(issues: readonly SchemaIssue[]): { issue: SchemaIssue; message?: string }[] {
+  const out: { issue: SchemaIssue; message?: string }[] = [];
+  let pending: SchemaIssue[] = [];
+  for (const issue of issues) {
+    if (issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf') {
+      pending.push(issue);
+      continue;
+    }
+    const branches = pending.filter((b) => b.schemaPath.startsWith(`${issue.schemaPath}/`));
+    const values = branches.map(branchValue);
+    if (branches.length > 0 && branches.every((b, i) => b.instancePath === issue.instancePath && values[i] !== null)) {
+      pending = pending.filter((b) => !branches.includes(b));
+      out.push(...pending.map((b) => ({ issue: b })), { issue, message: `must be one of: ${listed(values.map((v) => v!.value))}` });
+    } else {
+      out.push(...pending.map((b) => ({ issue: b })), { issue });
+    }
+    pending = [];
+  }
+  out.push(...pending.map((issue) => ({ issue })));
+  return out;
+}
+
 function validationDetails(error: FastifyError): ErrorDetail[] {
   const context = (error as { validationContext?: string }).validationContext ?? 'body';
-  return (error.validation ?? []).map((v) => {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const { issue: v, message: summary } of withAllowedValues(error.validation ?? [])) {
     const params = v.params as Record<string, unknown>;
     let path = v.instancePath || '';
     if (v.keyword === 'additionalProperties' && params.additionalProperty) path += `/${params.additionalProperty}`;
     if (v.keyword === 'required' && params.missingProperty) path += `/${params.missingProperty}`;
     const where = context === 'body' ? path || '/' : `${context}${path ? path.replace(/^\//, '.') : ''}`;
-    let message = v.message ?? 'is invalid';
+    let message = summary ?? v.message ?? 'is invalid';
     if (v.keyword === 'additionalProperties') message = 'is not an allowed field';
     if (v.keyword === 'required') message = 'is required';
-    return { path: where, message };
-  });
+    if (v.keyword === 'const') message = `must be ${JSON.stringify(params.allowedValue)}`;
+    if (v.keyword === 'enum' && Array.isArray(params.allowedValues)) message = `must be one of: ${listed(params.allowedValues)}`;
+    const key = `${where}\n${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ path: where, message });
+  }
+  return details;
 }
 
 /** Translates framework errors into domain errors so one renderer handles everything. */
