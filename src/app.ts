@@ -10,7 +10,7 @@ import { registerAuthentication } from './platform/authenticate.js';
 import { registerBodyLimits } from './platform/body-limit.js';
 import { createFastLane, type FastLaneRouteInfo, type FastLaneStats } from './platform/fast-lane.js';
 import { ErrorBody, LegacyErrorBody } from './platform/error-schemas.js';
-import { frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling } from './platform/error-handler.js';
 import { createIdempotencyService } from './platform/idempotency.js';
 import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/metrics.js';
@@ -28,6 +28,7 @@ import { createConfigStateStore, createConfigMutator, createVersionsService, ver
 import { createFlagsService, flagsRoutes } from './modules/flags/index.js';
 import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.js';
 import { entityTagKeyOf } from './platform/entity-tag.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS } from './platform/public-cors.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
 import { OFREP_PREFIX, ofrepRoutes, ofrepErrors } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
@@ -86,6 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepErrors }),
+    clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   registerRequestIds(app);

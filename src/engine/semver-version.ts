@@ -1,18 +1,29 @@
-// Semantic versions for the semver* operators. Our choice (docs/engine.md): a version is what
-// node-semver's strict (non-loose) parser accepts, which allows one leading "v" ("v1.2.3"), and
-// nothing is coerced: "1.2" or " 1.2.3" is not a version, so a condition on it is false rather
-// than comparing against a guess. Build metadata is ignored when comparing, as SemVer 2.0 says.
+// Semantic versions for the semver* operators (docs/engine.md). A version is what node-semver's
+// strict parser accepts, after two readings the ecosystem's evaluators (flagd, LaunchDarkly) share:
+// a leading "v" or "V" is dropped ("V1.0.0" is 1.0.0), and a version of one or two numbers has the
+// missing minor and patch read as 0 ("1.2" is 1.2.0, "1" is 1.0.0, as is the integer 1 in a
+// context). Nothing else is coerced: "1.2-beta", "01.2", "1.2.3.4", " 1.2.3" and fractional numbers
+// (1.10 would be 1.1) are not versions, so a condition on them is false rather than a guess. Build
+// metadata is ignored when comparing, as SemVer 2.0 says.
 import semver, { type SemVer } from 'semver';
 
 export type SemVerInstance = SemVer;
 
 const MAX_LENGTH = 256;
+/** One or two numeric identifiers without leading zeros (node-semver's own component rule). */
+const PARTIAL = /^(0|[1-9]\d{0,15})(?:\.(0|[1-9]\d{0,15}))?$/;
 
 export function parseSemver(value: unknown): SemVerInstance | null {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? semver.parse(`${value}.0.0`) : null;
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_LENGTH) return null;
   // node-semver trims surrounding whitespace; we do not accept it.
   if (value.trim() !== value) return null;
-  return semver.parse(value, { loose: false });
+  const text = value[0] === 'v' || value[0] === 'V' ? value.slice(1) : value;
+  // One prefix only: node-semver would take the "v" of "vv1.2.3" once more.
+  if (text[0] === 'v' || text[0] === 'V') return null;
+  const partial = PARTIAL.exec(text);
+  if (partial !== null) return semver.parse(`${partial[1]}.${partial[2] ?? '0'}.0`);
+  return semver.parse(text, { loose: false });
 }
 
 // Context attributes like an app version take few distinct values, and parsing is the dominant
@@ -22,12 +33,16 @@ const CACHE_LIMIT = 1024;
 const cache = new Map<string, SemVerInstance | null>();
 
 export function parseSemverCached(value: unknown): SemVerInstance | null {
-  if (typeof value !== 'string') return null;
-  let parsed = cache.get(value);
+  let text: string;
+  if (typeof value === 'string') text = value;
+  // An integer reads as the string of its digits would ("1" and 1 are both 1.0.0).
+  else if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) text = String(value);
+  else return null;
+  let parsed = cache.get(text);
   if (parsed === undefined) {
-    parsed = parseSemver(value);
+    parsed = parseSemver(text);
     if (cache.size >= CACHE_LIMIT) cache.clear();
-    cache.set(value, parsed);
+    cache.set(text, parsed);
   }
   return parsed;
 }

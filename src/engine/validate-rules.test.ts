@@ -70,7 +70,7 @@ describe('validateFlagDefinition: rules', () => {
   });
   test('operator is known', () => {
     expectIssue({ rules: [condition('like', ['a'])] }, '/rules/0/conditions/0/operator',
-      'rules[0].conditions[0].operator must be one of in, notIn, contains, notContains, startsWith, endsWith, matches, eq, neq, lt, lte, gt, gte, semverEq, semverLt, semverGt, before, after, exists, notExists (got "like")',
+      'rules[0].conditions[0].operator must be one of: in, notIn, contains, notContains, startsWith, endsWith, matches, eq, neq, lt, lte, gt, gte, semverEq, semverLt, semverGt, before, after, exists, notExists (got "like")',
       'unknown_operator');
   });
   test('values is an array', () => {
@@ -104,10 +104,14 @@ describe('validateFlagDefinition: rules', () => {
   });
   test('semver operators take semantic versions', () => {
     for (const operator of ['semverEq', 'semverLt', 'semverGt']) {
-      for (const version of ['1.2', ' 1.2.3', 'latest']) {
+      for (const version of ['1.2-beta', ' 1.2.3', 'latest', '1.2.3.4', '01.2', 'vv1.2.3']) {
         expectIssue({ rules: [condition(operator, [version])] }, `${VALUES}/0`,
-          `rules[0].conditions[0].values[0] must be a semantic version like "1.4.0" or "v2.0.0-beta.1" for ${operator} (got ${JSON.stringify(version)})`, 'invalid_values');
+          `rules[0].conditions[0].values[0] must be a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4" for ${operator} (got ${JSON.stringify(version)})`, 'invalid_values');
       }
+      expectIssue({ rules: [condition(operator, [1])] }, `${VALUES}/0`,
+        `rules[0].conditions[0].values[0] must be a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4" for ${operator} (got a number)`, 'invalid_values');
+      // Partial versions and either prefix, as flagd and LaunchDarkly read them.
+      assert.deepEqual(issuesOf({ rules: [condition(operator, ['1', '1.2', 'v1.2.3', 'V1.0.0', 'V2.0.0-rc.1'])] }), []);
     }
   });
   test('before and after take RFC 3339 timestamps', () => {

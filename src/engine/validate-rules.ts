@@ -64,7 +64,7 @@ export function checkConditions(issues: IssueCollector, path: PathSegment[], con
     if (attributeProblem !== null) issues.add([...at, 'attribute'], 'invalid_attribute', attributeProblem);
     if (!isOperator(condition.operator)) {
       issues.add([...at, 'operator'], condition.operator === undefined ? 'required' : 'unknown_operator',
-        `must be one of ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`);
+        `must be one of: ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`);
       return;
     }
     checkOperatorValues(issues, [...at, 'values'], condition.operator, OPERATOR_VALUE_KINDS[condition.operator], condition.values);
@@ -75,7 +75,8 @@ const ELEMENT_RULES: Record<Exclude<OperatorValueKind, 'none' | 'regex'>, { test
   scalar: { test: isScalar, noun: 'a string, number or boolean' },
   string: { test: (v) => typeof v === 'string', noun: 'a string' },
   number: { test: (v) => typeof v === 'number' && Number.isFinite(v), noun: 'a finite number' },
-  semver: { test: (v) => parseSemver(v) !== null, noun: 'a semantic version like "1.4.0" or "v2.0.0-beta.1"' },
+  // Rule values are strings; a context attribute may also be a whole number (semver-version.ts).
+  semver: { test: (v) => typeof v === 'string' && parseSemver(v) !== null, noun: 'a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4"' },
   timestamp: { test: isRfc3339, noun: 'an RFC 3339 timestamp like "2026-01-31T09:00:00Z"' },
 };
 

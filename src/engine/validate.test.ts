@@ -92,9 +92,9 @@ describe('validateFlagDefinition: key', () => {
 
 describe('validateFlagDefinition: type and value', () => {
   test('type is one of the four', () => {
-    expectIssue({ type: 'boolean' }, '/type', 'type must be one of bool, string, number, json (got "boolean")', 'invalid_type');
+    expectIssue({ type: 'boolean' }, '/type', 'type must be one of: bool, string, number, json (got "boolean")', 'invalid_type');
     assert.deepEqual(validateFlagDefinition({ key: 'k', value: 1 }), [
-      { path: '/type', message: 'type must be one of bool, string, number, json (got nothing)', code: 'required' },
+      { path: '/type', message: 'type must be one of: bool, string, number, json (got nothing)', code: 'required' },
     ]);
   });
   test('value is required', () => {

@@ -42,7 +42,7 @@ export function validateFlagDefinition(input: unknown, knownFlagKeys?: Iterable<
   if (isFlagType(input.type)) type = input.type;
   else {
     issues.add(['type'], input.type === undefined ? 'required' : 'invalid_type',
-      `must be one of bool, string, number, json (got ${JSON.stringify(input.type) ?? 'nothing'})`);
+      `must be one of: bool, string, number, json (got ${JSON.stringify(input.type) ?? 'nothing'})`);
   }
   if (type !== null) checkTypedValue(issues, ['value'], type, input.value);
   else if (input.value === undefined) issues.add(['value'], 'required', 'is required');

@@ -51,26 +51,34 @@ function bearerOf(headers: IncomingHttpHeaders, auth: RouteAuth): string | null 
   return null;
 }
 
-/** The credential of the request, checked against what the route accepts (throws the 401s). */
-function credentialOf(headers: IncomingHttpHeaders, auth: RouteAuth): { token: string; type: TokenType } {
+/** The credential of the request and whether the route accepts its type (throws the 401s of a
+ * missing or malformed credential). */
+function credentialOf(headers: IncomingHttpHeaders, auth: RouteAuth): { token: string; type: TokenType; accepted: boolean } {
   const token = bearerOf(headers, auth);
   if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
   const type = tokenTypeOf(token);
   if (!type) throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
-  if (!(auth.allow as readonly TokenType[]).includes(type)) {
-    const w = auth.wrongType;
-    if (w) throw credentialError(w.code, w.legacyCode, w.message, w.status);
-    throw credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
-  }
-  return { token, type };
+  return { token, type, accepted: (auth.allow as readonly TokenType[]).includes(type) };
 }
 
-function principalFrom(result: CredentialResolution, auth: RouteAuth): Principal {
+function wrongTypeError(auth: RouteAuth, type: TokenType) {
+  const w = auth.wrongType;
+  if (w) return credentialError(w.code, w.legacyCode, w.message, w.status);
+  return credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
+}
+
+/**
+ * The principal, or the error of a credential that is none: an unknown, revoked or expired one is
+ * refused as such (401) before the route's type rules apply, since it is no credential of any type
+ * (a revoked pub_ key on evaluate is KEY_REVOKED, not SERVER_KEY_REQUIRED).
+ */
+function principalFrom(result: CredentialResolution, auth: RouteAuth, type: TokenType, accepted: boolean): Principal {
   if (!result.ok) {
     if (result.reason === 'revoked') throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
     if (result.reason === 'expired') throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
     throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
   }
+  if (!accepted) throw wrongTypeError(auth, type);
   const principal = result.principal;
   if (auth.unscopedCliOnly && principal.type === 'cli' && principal.scoped) {
     throw credentialError('unauthorized', 'WRONG_KEY_TYPE', 'A scoped capability token cannot do this; use a login token.');
@@ -85,21 +93,22 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.addHook('preHandler', implementedByLane(function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
     const auth = request.routeOptions.config?.auth;
     if (!auth) return done();
+    let credential: ReturnType<typeof credentialOf>;
+    let resolved: CredentialResolution | Promise<CredentialResolution>;
+    try {
+      credential = credentialOf(request.headers, auth);
+      resolved = resolver.resolve(credential.token, credential.type);
+    } catch (err) {
+      return done(err as Error);
+    }
     const accept = (result: CredentialResolution) => {
       try {
-        request.principal = principalFrom(result, auth);
+        request.principal = principalFrom(result, auth, credential.type, credential.accepted);
       } catch (err) {
         return done(err as Error);
       }
       done();
     };
-    let resolved: CredentialResolution | Promise<CredentialResolution>;
-    try {
-      const { token, type } = credentialOf(request.headers, auth);
-      resolved = resolver.resolve(token, type);
-    } catch (err) {
-      return done(err as Error);
-    }
     if (resolved instanceof Promise) resolved.then(accept, done);
     else accept(resolved);
   }, { name: 'authentication' }));
@@ -112,20 +121,24 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
  * fills the resolver's cache, so the preHandler finds the answer there. For the fast lane.
  */
 export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth, resolver: CredentialResolver): Principal | null | Promise<Principal | null> {
+  let credential: ReturnType<typeof credentialOf>;
   let resolved: CredentialResolution | Promise<CredentialResolution>;
   try {
-    const { token, type } = credentialOf(headers, auth);
-    resolved = resolver.resolve(token, type);
+    credential = credentialOf(headers, auth);
+    // A type the route refuses is answered by the preHandler (after checking revocation).
+    if (!credential.accepted) return null;
+    resolved = resolver.resolve(credential.token, credential.type);
   } catch {
     return null;
   }
-  if (resolved instanceof Promise) return resolved.then((resolution) => acceptedOf(resolution, auth), () => null);
-  return acceptedOf(resolved, auth);
+  const { type, accepted } = credential;
+  if (resolved instanceof Promise) return resolved.then((resolution) => acceptedOf(resolution, auth, type, accepted), () => null);
+  return acceptedOf(resolved, auth, type, accepted);
 }
 
-function acceptedOf(resolution: CredentialResolution, auth: RouteAuth): Principal | null {
+function acceptedOf(resolution: CredentialResolution, auth: RouteAuth, type: TokenType, accepted: boolean): Principal | null {
   try {
-    return principalFrom(resolution, auth);
+    return principalFrom(resolution, auth, type, accepted);
   } catch {
     return null;
   }

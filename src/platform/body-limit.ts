@@ -33,6 +33,8 @@ function discard(stream: Readable, cap: number, done: () => void) {
   stream.once('end', finish);
   stream.once('error', finish);
   stream.once('close', finish);
+  // A stream paused for back-pressure stays paused when a listener is added: read on.
+  stream.resume();
 }
 
 /**

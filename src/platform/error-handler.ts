@@ -1,8 +1,10 @@
 // Renders every failure in the contract's error body: domain errors, schema validation, body limits,
 // malformed JSON, unknown routes and unexpected faults (which never leak stack traces or SQL).
 import { STATUS_CODES } from 'node:http';
-import type { FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { ConnectionError, FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
+import { newId } from './ids.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,19 +17,68 @@ function upperSnake(code: string): string {
   return code.toUpperCase();
 }
 
+type SchemaIssue = NonNullable<FastifyError['validation']>[number];
+
+/** Allowed values as a reader would write them: strings bare, anything else as JSON. */
+const listed = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+/** The one value a failed branch of a union stood for (a literal or null), if it stood for one. */
+function branchValue(issue: SchemaIssue): { value: unknown } | null {
+  const params = issue.params as Record<string, unknown>;
+  if (issue.keyword === 'const') return { value: params.allowedValue };
+  if (issue.keyword === 'type' && params.type === 'null') return { value: null };
+  return null;
+}
+
+/**
+ * Ajv's issues with the allowed values named once: a union of literals fails each branch ("must be
+ * equal to constant", once per allowed value: 21 times for a rule operator) and then the union
+ * itself; that becomes one "must be one of: in, notIn, …". A single literal or an enum names its
+ * values as well.
+ */
+function withAllowedValues(issues: readonly SchemaIssue[]): { issue: SchemaIssue; message?: string }[] {
+  const out: { issue: SchemaIssue; message?: string }[] = [];
+  let pending: SchemaIssue[] = [];
+  for (const issue of issues) {
+    if (issue.keyword !== 'anyOf' && issue.keyword !== 'oneOf') {
+      pending.push(issue);
+      continue;
+    }
+    const branches = pending.filter((b) => b.schemaPath.startsWith(`${issue.schemaPath}/`));
+    const values = branches.map(branchValue);
+    if (branches.length > 0 && branches.every((b, i) => b.instancePath === issue.instancePath && values[i] !== null)) {
+      pending = pending.filter((b) => !branches.includes(b));
+      out.push(...pending.map((b) => ({ issue: b })), { issue, message: `must be one of: ${listed(values.map((v) => v!.value))}` });
+    } else {
+      out.push(...pending.map((b) => ({ issue: b })), { issue });
+    }
+    pending = [];
+  }
+  out.push(...pending.map((issue) => ({ issue })));
+  return out;
+}
+
 function validationDetails(error: FastifyError): ErrorDetail[] {
   const context = (error as { validationContext?: string }).validationContext ?? 'body';
-  return (error.validation ?? []).map((v) => {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const { issue: v, message: summary } of withAllowedValues(error.validation ?? [])) {
     const params = v.params as Record<string, unknown>;
     let path = v.instancePath || '';
     if (v.keyword === 'additionalProperties' && params.additionalProperty) path += `/${params.additionalProperty}`;
     if (v.keyword === 'required' && params.missingProperty) path += `/${params.missingProperty}`;
     const where = context === 'body' ? path || '/' : `${context}${path ? path.replace(/^\//, '.') : ''}`;
-    let message = v.message ?? 'is invalid';
+    let message = summary ?? v.message ?? 'is invalid';
     if (v.keyword === 'additionalProperties') message = 'is not an allowed field';
     if (v.keyword === 'required') message = 'is required';
-    return { path: where, message };
-  });
+    if (v.keyword === 'const') message = `must be ${JSON.stringify(params.allowedValue)}`;
+    if (v.keyword === 'enum' && Array.isArray(params.allowedValues)) message = `must be one of: ${listed(params.allowedValues)}`;
+    const key = `${where}\n${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    details.push({ path: where, message });
+  }
+  return details;
 }
 
 /** Translates framework errors into domain errors so one renderer handles everything. */
@@ -102,6 +153,8 @@ export const contractErrors: ErrorRenderer = (error, subject) => {
         code: appError.legacyCode ?? upperSnake(appError.code),
         message: appError.message,
         resolution: appError.resolution,
+        // A validation error's resolution sends the reader to its details: they are given here too.
+        ...(appError.details ? { details: appError.details } : {}),
       }
     : {
         error: {
@@ -150,4 +203,69 @@ export function registerErrorHandling(app: FastifyInstance) {
       resolution: 'See /api/v1/openapi for the routes this service offers.',
     })),
   );
+}
+
+/** What Node's HTTP parser reports with a request it could not read (Fastify's type says less). */
+interface ClientError extends Error {
+  code?: string;
+  /** The bytes of the request so far (Node sets it for parse errors). */
+  rawPacket?: Buffer;
+}
+
+function clientErrorOf(code: string | undefined): AppError {
+  switch (code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new AppError(408, 'request_timeout', 'The request was not received in time.', { resolution: 'Send the whole request without pausing.' });
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError(431, 'headers_too_large', 'The request headers are larger than the server accepts (16 KiB in all).', {
+        resolution: 'Send fewer or shorter headers (cookies included).',
+      });
+    case 'HPE_INVALID_CONTENT_LENGTH':
+    case 'HPE_UNEXPECTED_CONTENT_LENGTH':
+      return new AppError(400, 'validation_error', 'The Content-Length header is not a valid length, or conflicts with Transfer-Encoding.', { legacyCode: 'VALIDATION_ERROR' });
+    case 'HPE_INVALID_TRANSFER_ENCODING':
+    case 'HPE_INVALID_CHUNK_SIZE':
+      return new AppError(400, 'validation_error', 'The request body is not validly chunked.', { legacyCode: 'VALIDATION_ERROR' });
+    default:
+      return new AppError(400, 'validation_error', 'The request is not valid HTTP/1.1.', { legacyCode: 'VALIDATION_ERROR' });
+  }
+}
+
+/** The target of the request line in the bytes Node could read, when there is one. */
+function targetOf(rawPacket: Buffer | undefined): string {
+  if (rawPacket === undefined) return '';
+  const line = rawPacket.subarray(0, Math.min(rawPacket.length, 8192)).toString('latin1');
+  const first = line.indexOf(' ');
+  const second = first < 0 ? -1 : line.indexOf(' ', first + 1);
+  return second < 0 ? '' : line.slice(first + 1, second);
+}
+
+/**
+ * Fastify's `clientErrorHandler`: Node could not read a request (oversized headers, a malformed
+ * Content-Length or request line, a request timeout), so there is no request to route and no hook
+ * runs. The answer still has the contract's error body, a request id and, under a prefix of
+ * `headersByPrefix` (OFREP's, where browsers read errors), that prefix's CORS headers.
+ */
+export function clientErrorHandler(headersByPrefix: Record<string, Record<string, string>> = {}) {
+  return function handleClientError(this: FastifyInstance, connectionError: ConnectionError, socket: Socket) {
+    const error = connectionError as unknown as ClientError;
+    // A reset connection has nobody to answer.
+    if (error.code === 'ECONNRESET' || socket.destroyed) return;
+    const appError = clientErrorOf(error.code);
+    const requestId = newId('req');
+    this.log.debug({ err: error, requestId }, 'client error');
+    const body = JSON.stringify({ error: { code: appError.code, message: appError.message, resolution: appError.resolution, requestId } });
+    const target = targetOf(error.rawPacket);
+    let extra = '';
+    for (const prefix in headersByPrefix) {
+      if (!target.startsWith(prefix)) continue;
+      for (const [name, value] of Object.entries(headersByPrefix[prefix]!)) extra += `${name}: ${value}\r\n`;
+    }
+    if (socket.writable) {
+      socket.end(`HTTP/1.1 ${appError.statusCode} ${STATUS_CODES[appError.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}connection: close\r\n\r\n${body}`);
+    }
+    // The client may never close its side: do not keep the socket past a short grace.
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
 }

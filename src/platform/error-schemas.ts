@@ -21,6 +21,7 @@ export const LegacyErrorBody = Type.Object(
     code: Type.String({ description: 'UPPER_SNAKE code.' }),
     message: Type.String(),
     resolution: Type.String(),
+    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'On validation errors: the fields at fault.' })),
   },
   { $id: 'LegacyErrorBody', title: 'LegacyError' },
 );

@@ -78,6 +78,9 @@ for (const dialect of dialects) {
         assert.match(String(res.headers['x-request-id']), /^req_/);
         assert.deepEqual(Object.keys(res.json()).sort(), ['errorCode', 'errorDetails']);
         assert.equal(res.json().errorCode, 'GENERAL');
+        // Raised before the scope's CORS hook, yet readable by the browser its preflight allowed.
+        assert.equal(res.headers['access-control-allow-origin'], '*', url);
+        assert.match(String(res.headers['access-control-expose-headers']), /X-Request-Id/);
       }
     });
 
@@ -112,6 +115,11 @@ for (const dialect of dialects) {
       assert.equal((await call(app, 'DELETE', `/api/v1/keys?keyId=${s.body.keys[0].id}`, { token: s.user.token, headers: json })).statusCode, 200);
       const form = await call(app, 'POST', '/api/v1/apps', { token: s.user.token, idem: true, payload: 'name=Shop&slug=shop', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
       expectError(form, 415, 'unsupported_media_type');
+      // Text is not JSON either, even when it holds JSON: 415, not a schema error.
+      for (const r of bodyRoutes(s.appId, s.body.keys[0].id)) {
+        const text = await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: JSON.stringify(r.payload), headers: { 'content-type': 'text/plain' } });
+        expectError(text, 415, 'unsupported_media_type');
+      }
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: s.user.token })).json().apps.length, 1);
     });
 

@@ -26,6 +26,9 @@ function makeAjv(coerce: boolean) {
  */
 function registerJsonParser(app: FastifyInstance) {
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Fastify also reads text/plain, which then failed the route's schema ("/ must be object"):
+  // JSON is the only body this API takes, so text is 415 like XML and form bodies.
+  app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();

@@ -182,7 +182,7 @@ function cases(fx: EnvironmentFixture): Case[] {
     { name: 'evaluate with an admin_ key', url: EVALUATE, headers: { ...bearer(fx.admin), ...JSON_HEADERS }, body: body({ context }), way: 'framework', status: 403 },
     { name: 'evaluate without a credential', url: EVALUATE, headers: JSON_HEADERS, body: body({ context }), way: 'framework', status: 401 },
     { name: 'evaluate with an unknown key', url: EVALUATE, headers: { ...bearer(`${fx.sdk}x`), ...JSON_HEADERS }, body: body({ context }), way: 'framework', status: 401 },
-    { name: 'evaluate as text (a string is not a request)', url: EVALUATE, headers: { ...bearer(fx.sdk), 'content-type': 'text/plain' }, body: body({ context }), way: 'framework', status: 400 },
+    { name: 'evaluate as text (only JSON is read: 415)', url: EVALUATE, headers: { ...bearer(fx.sdk), 'content-type': 'text/plain' }, body: body({ context }), way: 'framework', status: 415 },
     { name: 'evaluate over 64 KiB', url: EVALUATE, headers: sdk, body: body({ context: { ...context, blob: 'x'.repeat(64 * 1024) } }), way: 'framework', status: 413 },
     { name: 'evaluate with a query string', url: `${EVALUATE}?debug=1`, headers: sdk, body: body({ context }), way: 'framework', status: 200 },
     { name: 'evaluate with a prototype key', url: EVALUATE, headers: sdk, body: '{"flagKey":"checkout","context":{"__proto__":{"plan":"beta"},"targetingKey":"u"}}', way: 'lane', status: 200 },

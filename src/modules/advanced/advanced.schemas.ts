@@ -2,14 +2,14 @@
 // as prebuilt bytes, so its schema documents it and never serialises anything.
 import { Type, type TSchema } from '@sinclair/typebox';
 import { FLAG_TYPES } from '../../engine/index.js';
-import { IdString } from '../../platform/common-schemas.js';
+import { ConfigVersionNumber, IdString } from '../../platform/common-schemas.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { BulkApplyBody } from '../flags/index.js';
 import { DiffEntrySchema } from '../journal/index.js';
 import { ConditionSchema, DependencySchema, FLAG_KEY_DESCRIPTION, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from '../versions/index.js';
 import { CORE_SCHEMA_VERSION } from './advanced.model.js';
 
-const ConfigVersion = (description: string) => Type.Integer({ minimum: 0, description });
+const ConfigVersion = ConfigVersionNumber;
 const FlagKeys = (description: string) => Type.Array(Type.String({ description: FLAG_KEY_DESCRIPTION }), { description });
 
 const coreFlagFields = {

@@ -99,7 +99,7 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, throt
       await repo.revokeCliToken(db, principal.tokenId, nowIso());
     },
     async setPlan(email, plan) {
-      if (!(PLANS as readonly string[]).includes(plan)) throw new AppError(400, 'validation_error', `Plan must be one of ${PLANS.join(', ')}.`);
+      if (!(PLANS as readonly string[]).includes(plan)) throw new AppError(400, 'validation_error', `Plan must be one of: ${PLANS.join(', ')}.`);
       if (!(await repo.updateUserPlan(db, email.trim().toLowerCase(), plan))) throw new AppError(404, 'not_found', `No user with e-mail ${email}.`);
     },
     async issueScopedToken(userId, scope, createdAt, expiresAt) {

@@ -44,12 +44,20 @@ export function evaluate(app: FastifyInstance, token: string, payload: unknown, 
   return app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(token), ...headers }, payload: payload as object });
 }
 
-/** The frozen legacy error shape: reason phrase, UPPER_SNAKE code, message and resolution only. */
+/** The frozen legacy error shape: reason phrase, UPPER_SNAKE code, message and resolution, plus the
+ * `details` of a validation error (whose resolution points at them). */
 export function expectLegacyError(res: LightMyRequestResponse, status: number, code: string) {
   assert.equal(res.statusCode, status, res.body);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = res.json();
-  assert.deepEqual(Object.keys(body).sort(), ['code', 'error', 'message', 'resolution'], res.body);
+  const fields = ['code', 'error', 'message', 'resolution'];
+  if (/details/.test(body.resolution)) assert.ok(Array.isArray(body.details) && body.details.length > 0, `the resolution points at details: ${res.body}`);
+  if (body.details !== undefined) {
+    assert.equal(status, 400, 'details only on validation errors');
+    for (const detail of body.details) assert.deepEqual(Object.keys(detail).sort(), ['message', 'path']);
+    fields.push('details');
+  }
+  assert.deepEqual(Object.keys(body).sort(), fields.sort(), res.body);
   assert.equal(body.error, STATUS_CODES[status]);
   assert.equal(body.code, code, res.body);
   assert.ok(body.message.length > 0 && body.resolution.length > 0);

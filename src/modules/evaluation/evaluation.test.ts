@@ -135,6 +135,10 @@ for (const dialect of dialects) {
       assert.equal((await inject(bearer(fx.sdk))).statusCode, 200);
       await revokeKey(test.app, fx, fx.sdk);
       expectLegacyError(await inject(bearer(fx.sdk)), 401, 'KEY_REVOKED');
+      // A revoked key is no credential of any type: revocation is told before the type rule.
+      await revokeKey(test.app, fx, fx.pub);
+      expectLegacyError(await inject(bearer(fx.pub)), 401, 'KEY_REVOKED');
+      expectLegacyError(await inject(bearer('pub_unknownunknownunknownunknownunknown00000')), 401, 'INVALID_CREDENTIAL');
     });
 
     test('405 METHOD_NOT_ALLOWED with Allow: POST for every other method', async (t) => {

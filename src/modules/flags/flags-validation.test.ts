@@ -80,6 +80,27 @@ for (const dialect of dialects) {
       assert.deepEqual((await flags.list()).json(), { flags: [], version: 0 });
     });
 
+    test('a value outside a fixed list is one detail naming the allowed values, not one per value', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const user = await signUp(app);
+      const created = await createApp(app, user.token);
+      const flags = flagsClient(app, user.token, created.appId);
+      const operator = (await flags.patch({ key: 'k', type: 'bool', value: true, ...rule('like', ['a']) })).json().error;
+      assert.deepEqual(operator.details, [{
+        path: '/rules/0/conditions/0/operator',
+        message: 'must be one of: in, notIn, contains, notContains, startsWith, endsWith, matches, eq, neq, lt, lte, gt, gte, semverEq, semverLt, semverGt, before, after, exists, notExists',
+      }]);
+      assert.equal(operator.message, `/rules/0/conditions/0/operator ${operator.details[0].message}`);
+      const type = (await flags.patch({ key: 'k', type: 'boolean', value: true })).json().error;
+      assert.deepEqual(type.details, [{ path: '/type', message: 'must be one of: bool, string, number, json' }]);
+      const bulk = (await flags.bulk({ advanced: { flags: { k: rule('like', ['a']) } } })).json().error;
+      assert.equal(bulk.details.length, 1, JSON.stringify(bulk.details));
+      assert.match(bulk.details[0].message, /^must be one of: in, notIn, /);
+      // A single allowed value is named too.
+      const action = (await app.inject({ method: 'PATCH', url: '/api/v1/keys', headers: { authorization: `Bearer ${user.token}` }, payload: { keyId: 'key_x', action: 'delete' } })).json().error;
+      assert.deepEqual(action.details, [{ path: '/action', message: 'must be "revoke"' }]);
+    });
+
     test('each operator accepts well-typed values and refuses others', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const user = await signUp(app);

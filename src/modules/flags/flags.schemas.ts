@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { IdString } from '../../platform/common-schemas.js';
+import { ConfigVersionNumber, IdString } from '../../platform/common-schemas.js';
 import { FLAG_KEY_DESCRIPTION, FlagRecordSchema, flagFieldSchemas } from '../versions/index.js';
 import { ADVANCED_FLAG_FIELDS, FLAG_PATCH_OPS } from './flags.model.js';
 
 const FlagFields = Type.Object(flagFieldSchemas);
-const ExpectedVersion = Type.Integer({ minimum: 0, description: 'Compare-and-swap: apply only if the environment is at this config version (409 version_conflict otherwise).' });
+const ExpectedVersion = ConfigVersionNumber('Compare-and-swap: apply only if the environment is at this config version (409 version_conflict otherwise).');
 const ConfigVersion = Type.Integer({ minimum: 0, description: 'The environment config version after the request.' });
 const ChangeId = Type.Union([Type.String(), Type.Null()], { description: 'Journal entry of the change; null when nothing changed.' });
 const FlagKey = Type.String({ description: FLAG_KEY_DESCRIPTION });

@@ -5,6 +5,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../platform/errors.js';
 import { sendError, toAppError, type ErrorRenderer } from '../../platform/error-handler.js';
+import { PUBLIC_CORS_RESPONSE_HEADERS } from '../../platform/public-cors.js';
 
 /** Fastify's codes for a body that is not JSON at all: OFREP calls that PARSE_ERROR. */
 const UNPARSABLE = new Set(['FST_ERR_CTP_INVALID_JSON_BODY', 'FST_ERR_CTP_EMPTY_JSON_BODY']);
@@ -24,12 +25,16 @@ function errorCodeOf(error: FastifyError | Error, appError: AppError): string {
   return appError.legacyCode ?? appError.code.toUpperCase();
 }
 
-/** OFREP's error body; statuses and headers as the contract's renderer gives them. */
+/**
+ * OFREP's error body; statuses and headers as the contract's renderer gives them, plus CORS always:
+ * a scope's CORS hook has not run for errors raised before routing (an undecodable URL, a key past
+ * the length limit), and a browser could not read them although its preflight was allowed.
+ */
 export const ofrepErrors: ErrorRenderer = (error, subject) => {
   const appError = toAppError(error);
   const key = (subject.params as { key?: unknown } | undefined)?.key;
   const body = JSON.stringify({ ...(typeof key === 'string' ? { key } : {}), errorCode: errorCodeOf(error, appError), errorDetails: appError.message });
-  return { status: appError.statusCode, headers: appError.headers ?? {}, body };
+  return { status: appError.statusCode, headers: { ...(appError.headers ?? {}), ...PUBLIC_CORS_RESPONSE_HEADERS }, body };
 };
 
 /**

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { IdString } from '../../platform/common-schemas.js';
+import { ConfigVersionNumber, IdString } from '../../platform/common-schemas.js';
 import { DiffEntrySchema } from '../journal/index.js';
 import { ConfigStateSchema, DependencySchema } from './config-state.schemas.js';
 
-const VersionNumber = (description: string) => Type.Integer({ minimum: 0, description });
+const VersionNumber = ConfigVersionNumber;
 const ChangeId = Type.Union([Type.String(), Type.Null()], { description: 'Journal entry of the change; null for version 0.' });
 
 const AuthoritySchema = Type.Object({
