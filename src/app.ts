@@ -30,7 +30,7 @@ import { createDeliveryService, deliveryRoutes } from './modules/delivery/index.
 import { entityTagKeyOf } from './platform/entity-tag.js';
 import { PUBLIC_CORS_RESPONSE_HEADERS } from './platform/public-cors.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/evaluation/index.js';
-import { OFREP_PREFIX, ofrepRoutes, ofrepErrors } from './modules/ofrep/index.js';
+import { OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/advanced/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/metrics/index.js';
@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
-    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepErrors }),
+    frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 

@@ -25,16 +25,22 @@ function errorCodeOf(error: FastifyError | Error, appError: AppError): string {
   return appError.legacyCode ?? appError.code.toUpperCase();
 }
 
-/**
- * OFREP's error body; statuses and headers as the contract's renderer gives them, plus CORS always:
- * a scope's CORS hook has not run for errors raised before routing (an undecodable URL, a key past
- * the length limit), and a browser could not read them although its preflight was allowed.
- */
+/** OFREP's error body; statuses and headers as the contract's renderer gives them. */
 export const ofrepErrors: ErrorRenderer = (error, subject) => {
   const appError = toAppError(error);
   const key = (subject.params as { key?: unknown } | undefined)?.key;
   const body = JSON.stringify({ ...(typeof key === 'string' ? { key } : {}), errorCode: errorCodeOf(error, appError), errorDetails: appError.message });
-  return { status: appError.statusCode, headers: { ...(appError.headers ?? {}), ...PUBLIC_CORS_RESPONSE_HEADERS }, body };
+  return { status: appError.statusCode, headers: appError.headers ?? {}, body };
+};
+
+/**
+ * OFREP's errors raised before routing (an undecodable URL, a key past the length limit): the
+ * scope's CORS hook has not run for them, so the headers are added here, or a browser could not read
+ * the answer although its preflight was allowed. Routed errors get them from the scope's hook.
+ */
+export const ofrepFrameworkErrors: ErrorRenderer = (error, subject) => {
+  const answer = ofrepErrors(error, subject);
+  return { ...answer, headers: { ...answer.headers, ...PUBLIC_CORS_RESPONSE_HEADERS } };
 };
 
 /**
