@@ -42,6 +42,7 @@ import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECON
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
+import { createExportsService, DEFAULT_EXPORT_POLICY, exportsRoutes } from './modules/exports/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -49,7 +50,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'exportPolicy'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -176,6 +177,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(telemetryRoutes, { telemetry });
   const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
   await app.register(insightsRoutes, { insights });
+  const exportsService = createExportsService({ db, access: apps, policy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY, box: createSecretBox(config.secret, 'export-signing-secret'), now: clock });
+  await app.register(exportsRoutes, { exports: exportsService, idempotency });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));
