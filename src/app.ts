@@ -36,8 +36,9 @@ import { createMetricsService as createExperimentMetricsService, metricsRoutes a
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
 import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
-import { createTelemetryService, telemetryRoutes } from './modules/telemetry/index.js';
+import { createTelemetryService, flagEvaluationsOf, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
+import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
 import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
@@ -177,6 +178,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(telemetryRoutes, { telemetry });
   const insights = createInsightsService({ db, access: apps, secret: config.secret, now: clock, queriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE });
   await app.register(insightsRoutes, { insights });
+  const cleanup = createCleanupService({
+    access: apps,
+    environmentsOf: (principal, appId) => apps.environments(principal, appId),
+    store: configStore,
+    journal,
+    evaluations: { evaluations: (target, since, until) => flagEvaluationsOf(db, target.envId, Date.parse(since), Date.parse(until)) },
+    now: clock,
+  });
+  await app.register(cleanupRoutes, { cleanup });
   const exportsService = createExportsService({ db, access: apps, policy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY, box: createSecretBox(config.secret, 'export-signing-secret'), now: clock });
   await app.register(exportsRoutes, { exports: exportsService, idempotency });
 

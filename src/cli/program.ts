@@ -4,6 +4,7 @@ import { registerAdvancedCommands } from './commands/advanced.js';
 import { registerAppsCommands } from './commands/apps.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerChangesCommand } from './commands/changes.js';
+import { registerCleanupCommand } from './commands/cleanup.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
 import { registerFlagsCommands } from './commands/flags.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerRollbackCommands(program);
   registerAuthorityCommands(program);
   registerChangesCommand(program);
+  registerCleanupCommand(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
   registerInsightsCommands(program);

@@ -9,7 +9,7 @@ import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { enqueue } from './enqueue.js';
-import { buryExhausted, finishJob, hasPendingJob, leaseJobs, renewLease, type JobOutcome, type LeaseToken } from './jobs.repository.js';
+import { buryExhausted, finishJob, hasLeasableJobs, hasPendingJob, leaseJobs, renewLease, type JobOutcome, type LeaseToken } from './jobs.repository.js';
 import type { JobsTable } from './jobs.table.js';
 
 export interface JobContext<P = unknown> {
@@ -224,6 +224,7 @@ export class JobRunner {
     if (this.stopping || free <= 0) return [];
     const kinds = [...this.handlers.keys()];
     const now = this.now();
+    if (!(await hasLeasableJobs(this.db, kinds, this.iso(now)))) return [];
     await buryExhausted(this.db, kinds, this.iso(now));
     const rows = await leaseJobs(this.db, { owner: this.owner, kinds, now: this.iso(now), leaseUntil: this.iso(now + this.leaseMs), limit: free });
     return rows.map((row) => this.dispatch(row));

@@ -2,37 +2,19 @@
 // queue without running any job twice, and a process killed with SIGKILL mid-job leaves the job to
 // be run by another once its lease expires.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { startChild } from '../../test/helpers/child-process.js';
 import { createTestDatabase, dialects, type TestContext, type TestDatabase } from '../../test/helpers/test-app.js';
 import { enqueue, findJob } from './index.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function worker(t: TestContext, database: TestDatabase, logFile: string, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/job-worker.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, JOB_DB_URL: database.url, ...(database.pgSchema ? { JOB_PG_SCHEMA: database.pgSchema } : {}), JOB_LOG: logFile, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  t.after(() => new Promise<void>((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  }));
-  return new Promise((done, fail) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('ready\n')) done(child);
-    });
-    child.once('exit', (code) => fail(new Error(`job worker exited with ${code}: ${err}${out}`)));
-  });
+async function worker(t: TestContext, database: TestDatabase, logFile: string, env: Record<string, string>): Promise<ChildProcess> {
+  const databaseEnv = { JOB_DB_URL: database.url, ...(database.pgSchema ? { JOB_PG_SCHEMA: database.pgSchema } : {}) };
+  const started = await startChild(t, 'test/helpers/job-worker.ts', { ...process.env, ...databaseEnv, JOB_LOG: logFile, ...env }, (out) => (out.includes('ready\n') ? true : null));
+  return started.child;
 }
 
 async function until(check: () => Promise<boolean>, timeoutMs = 30_000) {
@@ -60,7 +42,7 @@ for (const dialect of dialects) {
 
     test('two processes share one queue and never run a job twice', async (t) => {
       const { database, db, logFile } = await setup(t);
-      const settings = { JOB_CONCURRENCY: '3', JOB_POLL_MS: '20', JOB_DELAY_MS: '15' };
+      const settings = { JOB_CONCURRENCY: '3', JOB_POLL_MS: '20', JOB_DELAY_MS: '30' };
       const [a, b] = await Promise.all([worker(t, database, logFile, settings), worker(t, database, logFile, settings)]);
       const ids: string[] = [];
       for (let i = 0; i < 60; i++) ids.push((await enqueue(db, { kind: 'test.record', payload: { i } })).id);

@@ -55,6 +55,16 @@ function dueJobs(db: Executor, request: LeaseRequest) {
     .limit(request.limit);
 }
 
+/**
+ * Whether anything is leasable: a read, so an idle runner polling every second takes no write lock
+ * (SQLite has one) and opens no locking transaction (PostgreSQL).
+ */
+export async function hasLeasableJobs(db: Executor, kinds: string[], now: string): Promise<boolean> {
+  if (kinds.length === 0) return false;
+  const row = await dueJobs(db, { owner: '', kinds, now, leaseUntil: now, limit: 1 }).executeTakeFirst();
+  return row !== undefined;
+}
+
 function leaseChanges(request: LeaseRequest) {
   return {
     state: 'running' as const,

@@ -23,6 +23,7 @@ export const API_TAGS = [
   { name: 'experiments', description: 'Experiment definitions, lifecycle, ramps and iterations; running experiments assign subjects in evaluation.' },
   { name: 'telemetry', description: 'Feature telemetry ingestion: batches of decision, assignment, exposure and outcome events (sdk_ or pub_ keys).' },
   { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
+  { name: 'cleanup', description: 'Stale-flag report: inventory, reconciliation with code references, readiness and a staged removal plan; reads only.' },
   { name: 'exports', description: 'Raw telemetry export destinations signed with Standard Webhooks: policy-checked targets, secrets shown once, rotation with dual signing (cli_ or admin_).' },
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];

@@ -2,16 +2,15 @@
 // applying 20 flag changes at once, spread over both processes, produce versions 1..1000 with one
 // journal entry each. (The in-process variant with two app instances is in src/modules/flags.)
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import pg from 'pg';
+import { startChild } from '../helpers/child-process.js';
 import { POSTGRES_URL } from '../helpers/test-app.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const CLIENTS = 50;
 const CHANGES_PER_CLIENT = 20;
 const TOTAL = CLIENTS * CHANGES_PER_CLIENT;
@@ -34,24 +33,9 @@ async function scratchDatabase(t: { after(fn: () => unknown): void }): Promise<s
 }
 
 /** Starts `src/main.ts` as its own process and resolves with the address it logs. */
-function startProcess(env: NodeJS.ProcessEnv, t: { after(fn: () => unknown): void }): Promise<string> {
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => new Promise<void>((done) => {
-    if (child.exitCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  }));
-  return new Promise((done, fail) => {
-    let out = '';
-    let err = '';
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const match = /"address":"(http:\/\/[^"]+)"/.exec(out);
-      if (match) done(match[1]!);
-    });
-    child.once('exit', (code) => fail(new Error(`server exited with ${code}: ${err}${out}`)));
-  });
+async function startProcess(env: NodeJS.ProcessEnv, t: { after(fn: () => unknown): void }): Promise<string> {
+  const started = await startChild(t, 'src/main.ts', env, (out) => /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null);
+  return started.value;
 }
 
 async function call(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {

@@ -152,9 +152,11 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       // the id exists, and its message would name the app that owns it.
       const unreachable = notFound(`Key ${keyId}`);
       if (!existing) throw unreachable;
-      await access.requireApp(principal, existing.app_id, 'keys').catch((error: unknown) => {
+      await access.requireApp(principal, existing.app_id, 'read').catch((error: unknown) => {
         throw error instanceof AppError && error.statusCode === 403 ? unreachable : error;
       });
+      // A member of the app may know the key exists; without the permission it is a plain 403.
+      await access.requireApp(principal, existing.app_id, 'keys');
       if (existing.status === 'revoked') return repo.toKeyRecord(existing);
       const revoked = await db.transaction().execute(async (trx) => {
         const at = nowIso();

@@ -7,3 +7,4 @@ export {
   DAY_MS, DIMENSIONS, EVENT_KINDS, HOUR_MS, RAW_RETENTION_MS, ROLLUP_RETENTION_MS,
   type Dimension, type DimensionFilters, type EventKind, type RedactedEvent, type RollupRow, type Watermark,
 } from './telemetry.model.js';
+export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';

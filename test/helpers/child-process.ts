@@ -1,0 +1,34 @@
+// Starts a TypeScript entry point (through tsx) as a child process of a test, stopped with SIGTERM
+// when the test ends, and resolves once its stdout says it is ready.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import type { TestContext } from './test-app.js';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+
+export interface StartedChild<T> {
+  child: ChildProcess;
+  /** What `ready` extracted from the output. */
+  value: T;
+}
+
+/** `ready` looks at all output so far and returns a value once the process is ready (else null). */
+export function startChild<T>(t: TestContext, entry: string, env: NodeJS.ProcessEnv, ready: (stdout: string) => T | null): Promise<StartedChild<T>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  t.after(() => new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once('exit', () => done());
+    child.kill('SIGTERM');
+  }));
+  return new Promise((done, fail) => {
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (d) => (err += d));
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const value = ready(out);
+      if (value !== null) done({ child, value });
+    });
+    child.once('exit', (code) => fail(new Error(`${entry} exited with ${code}: ${err}${out}`)));
+  });
+}
