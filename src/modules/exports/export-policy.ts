@@ -46,7 +46,9 @@ export function checkTarget(policy: ExportPolicy, raw: string): string {
 }
 
 // Everything that is not a public unicast address: loopback, private, link-local, CGNAT, multicast,
-// documentation, benchmarking, reserved and the IPv6 equivalents (unique local, mapped, NAT64 …).
+// documentation, benchmarking, reserved and the IPv6 equivalents (unique local, NAT64 …). IPv4-mapped
+// IPv6 addresses are checked against the IPv4 rules by BlockList itself (a ::ffff:0:0/96 rule would
+// also match every plain IPv4 address).
 const nonPublic = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
@@ -54,7 +56,7 @@ for (const [net, prefix] of [
   ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) nonPublic.addSubnet(net, prefix, 'ipv4');
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['::ffff:0:0', 96], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
   ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
 ] as const) nonPublic.addSubnet(net, prefix, 'ipv6');
 

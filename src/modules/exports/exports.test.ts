@@ -11,7 +11,7 @@ async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dia
   const owner = await userWithApp(app);
   const env = { appId: owner.appId, env: 'dev' };
   const qs = (extra: Record<string, string | number> = {}) => new URLSearchParams(Object.entries({ ...env, ...extra }).map(([k, v]): [string, string] => [k, String(v)])).toString();
-  const create = (payload: object, idem: string | boolean = true) => call(app, 'POST', '/api/v1/telemetry/exports', { token: owner.user.token, idem, payload: { ...env, ...payload } });
+  const create = (payload: object, idem: string | boolean = true) => call(app, 'POST', '/api/v1/telemetry/exports', { token: owner.user.token, ...(idem === false ? {} : { idem }), payload: { ...env, ...payload } });
   return { app, owner, env, qs, create };
 }
 
