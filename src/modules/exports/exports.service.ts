@@ -87,7 +87,7 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       };
       const signingSecret = newSigningSecret();
       const id = newId('dst');
-      if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso() }))) throw nameConflict(input.name, scope.env);
+      if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso(), startAt: deps.now() }))) throw nameConflict(input.name, scope.env);
       return { destination: repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env), signingSecret };
     },
 

@@ -2,6 +2,8 @@ export interface ExportDestinationsTable {
   id: string;
   app_id: string;
   env_id: string;
+  /** The environment's slug, carried in every delivery body. */
+  env: string;
   name: string;
   url: string;
   /** JSON array of event kinds; empty means every kind. */
@@ -25,10 +27,33 @@ export interface ExportDestinationsTable {
   last_error: string | null;
   /** When the current run of failures began (a destination failing 24 h in a row is disabled). */
   failing_since: string | null;
+  /** The scheduler's read position in the environment's raw events: (received_at ms, event id). */
+  position_received_at: number;
+  position_event_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExportDeliveriesTable {
+  id: string;
+  destination_id: string;
+  env_id: string;
+  status: string;
+  attempts: number;
+  /** JSON array of raw event ids. */
+  event_ids: string;
+  event_count: number;
+  first_event_at: string;
+  last_event_at: string;
+  last_attempt_at: string | null;
+  next_attempt_at: string | null;
+  /** JSON { status, code, message }. */
+  last_error: string | null;
   created_at: string;
   updated_at: string;
 }
 
 export interface ExportsTables {
   export_destinations: ExportDestinationsTable;
+  export_deliveries: ExportDeliveriesTable;
 }
