@@ -43,7 +43,7 @@ import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECON
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
-import { createExportsService, DEFAULT_EXPORT_POLICY, exportsRoutes } from './modules/exports/index.js';
+import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerDeliveryJobs } from './modules/exports/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -187,7 +187,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: clock,
   });
   await app.register(cleanupRoutes, { cleanup });
-  const exportsService = createExportsService({ db, access: apps, policy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY, box: createSecretBox(config.secret, 'export-signing-secret'), now: clock });
+  const exportPolicy = config.exportPolicy ?? DEFAULT_EXPORT_POLICY;
+  const exportBox = createSecretBox(config.secret, 'export-signing-secret');
+  const exportWorker = createDeliveryWorker({ db, policy: exportPolicy, box: exportBox, send: createWebhookSender(exportPolicy), now: clock });
+  registerDeliveryJobs(jobs, exportWorker);
+  const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, backfillInto: exportWorker.backfill });
   await app.register(exportsRoutes, { exports: exportsService, idempotency });
 
   const background = setInterval(() => {

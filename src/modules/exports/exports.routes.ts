@@ -8,7 +8,7 @@ import { principalScope } from '../../platform/principal.js';
 import type { ExportsService } from './exports.service.js';
 import {
   CreateDestinationBody, DestinationHealthResponse, DestinationListQuery, DestinationListResponse, DestinationResponse, DestinationWithSecretResponse,
-  RotateSecretBody, UpdateDestinationBody,
+  RotateSecretBody, UpdateDestinationBody, BackfillBody, BackfillResponse, DeliveryListQuery, DeliveryListResponse, DeliveryParams, RetryBody, RetryResponse,
 } from './exports.schemas.js';
 
 export interface ExportsRouteDeps {
@@ -87,6 +87,43 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     const key = idempotencyKeyOf(request, { required: false });
     const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/rotate-secret`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
       statusCode: 200, containsSecrets: true, body: await exports.rotateSecret(trx, principal, request.params.id, request.body),
+    }));
+    return sendStored(reply, result);
+  });
+
+  app.get('/api/v1/telemetry/exports/:id/deliveries', {
+    config: MANAGEMENT_AUTH,
+    schema: {
+      tags: ['exports'], operationId: 'listExportDeliveries', summary: 'Deliveries of a destination, newest first', security,
+      params: IdParams, querystring: DeliveryListQuery,
+      response: { 200: DeliveryListResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => exports.deliveries(principalOf(request), request.params.id, request.query));
+
+  app.post('/api/v1/telemetry/exports/:id/deliveries/:deliveryId/retry', {
+    config: MANAGEMENT_AUTH,
+    schema: {
+      tags: ['exports'], operationId: 'retryExportDelivery', summary: 'Schedule a failed or delivered delivery (still retained) again', security,
+      headers: IDEMPOTENCY_HEADER, params: DeliveryParams, body: RetryBody,
+      response: { 202: RetryResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => runIdempotent(idempotency, request, reply, {
+    route: 'POST /api/v1/telemetry/exports/{id}/deliveries/{deliveryId}/retry', fingerprint: { ...request.params, body: request.body }, statusCode: 202,
+    work: async (trx, principal) => ({ delivery: await exports.retry(trx, principal, request.params.id, request.params.deliveryId, request.body) }),
+  }));
+
+  app.post('/api/v1/telemetry/exports/:id/backfills', {
+    config: MANAGEMENT_AUTH,
+    schema: {
+      tags: ['exports'], operationId: 'backfillExport', summary: 'Re-send the retained events of a window (at most the last 30 days)', security,
+      params: IdParams, body: BackfillBody,
+      response: { 202: BackfillResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const key = idempotencyKeyOf(request, { required: true, bodyField: 'idempotencyKey' });
+    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/backfills`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
+      statusCode: 202, body: { backfill: await exports.backfill(trx, principal, request.params.id, request.body) },
     }));
     return sendStored(reply, result);
   });

@@ -3,6 +3,7 @@ import { IdString, Nullable, Timestamp } from '../../platform/common-schemas.js'
 import { Literals } from '../../platform/definition-schemas.js';
 import { EVENT_KINDS } from '../telemetry/index.js';
 import { DESTINATION_STATUSES } from './exports.model.js';
+import { DELIVERY_STATUSES } from './deliveries.repository.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Unique per environment.' });
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https://<host allowed by ENSIGN_EXPORT_ALLOWED_HOSTS>/…, port 443, no IP literal, no credentials.' });
@@ -79,4 +80,46 @@ export const DestinationListQuery = Type.Object({
   status: Type.Optional(Literals(DESTINATION_STATUSES)),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   cursor: Type.Optional(Type.String({ maxLength: 512 })),
+});
+
+const DeliveryErrorSchema = Type.Object({ status: Type.Union([Type.Integer(), Type.Null()]), code: Type.String({ description: 'http_error, connection_failed, address_not_allowed, redirect_not_followed, dns_failed.' }), message: Type.String() });
+
+export const DeliverySchema = Type.Object(
+  {
+    id: Type.String({ description: 'dlv_…; also the webhook-id header of every attempt.' }),
+    status: Literals(DELIVERY_STATUSES),
+    attempts: Type.Integer({ minimum: 0 }),
+    eventCount: Type.Integer({ minimum: 1 }),
+    firstEventAt: Timestamp(),
+    lastEventAt: Timestamp(),
+    lastAttemptAt: Nullable(Timestamp()),
+    nextAttemptAt: Nullable(Timestamp()),
+    lastError: Type.Union([DeliveryErrorSchema, Type.Null()]),
+  },
+  { title: 'ExportDelivery' },
+);
+
+export const DeliveryListQuery = Type.Object({
+  appId: IdString(), env: IdString(),
+  status: Type.Optional(Literals(DELIVERY_STATUSES)),
+  from: Type.Optional(Timestamp('Deliveries with events at or after this instant.')),
+  to: Type.Optional(Timestamp('Deliveries with events before this instant.')),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  cursor: Type.Optional(Type.String({ maxLength: 512 })),
+});
+export const DeliveryListResponse = Type.Object({ deliveries: Type.Array(DeliverySchema, { description: 'Newest first.' }), nextCursor: Type.Union([Type.String(), Type.Null()]) });
+export const DeliveryParams = Type.Object({ id: IdString(), deliveryId: IdString() });
+export const RetryBody = Type.Object({ appId: IdString(), env: IdString() }, { additionalProperties: false, title: 'ExportDeliveryRetry' });
+export const RetryResponse = Type.Object({ delivery: DeliverySchema });
+export const BackfillBody = Type.Object(
+  {
+    appId: IdString(), env: IdString(),
+    from: Timestamp('Start of the window (events by their timestamp), within the last 30 days.'),
+    to: Type.Optional(Timestamp('End of the window (exclusive); default now.')),
+    idempotencyKey: Type.String({ minLength: 16, maxLength: 128, pattern: '^[\\x21-\\x7e]+$', description: 'Caller-stable: a retry replays the first answer.' }),
+  },
+  { additionalProperties: false, title: 'ExportBackfill' },
+);
+export const BackfillResponse = Type.Object({
+  backfill: Type.Object({ id: Type.String({ description: 'bkf_…' }), from: Timestamp(), to: Timestamp(), status: Type.Literal('scheduled'), deliveries: Type.Integer({ minimum: 0, description: 'Deliveries created for the window.' }) }, { title: 'ExportBackfillReceipt' }),
 });

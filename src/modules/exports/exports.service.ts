@@ -5,12 +5,14 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { Executor } from '../../db/transaction.js';
 import type { AppAccess } from '../../platform/app-access.js';
-import { conflict, notFound, versionConflict } from '../../platform/errors.js';
+import { conflict, notFound, validationError, versionConflict } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
 import type { Principal } from '../../platform/principal.js';
 import type { SecretBox } from '../../platform/secret-box.js';
-import { EVENT_KINDS, type EventKind } from '../telemetry/index.js';
+import { EVENT_KINDS, RAW_RETENTION_MS, type EventKind } from '../telemetry/index.js';
+import * as deliveryRepo from './deliveries.repository.js';
+import type { DeliveryStatus, DeliveryView } from './deliveries.repository.js';
 import { resolveTarget } from '../versions/index.js';
 import { checkTarget, type ExportPolicy } from './export-policy.js';
 import { DEFAULT_BATCH_SIZE, DUAL_SIGNING_MS, type Destination, type DestinationFields, type DestinationFilters, type DestinationHealth, type DestinationStatus } from './exports.model.js';
@@ -35,6 +37,17 @@ export interface ExportsService {
   get(principal: Principal, appId: string, env: string, id: string): Promise<{ destination: Destination; health: DestinationHealth }>;
   update(trx: Executor, principal: Principal, id: string, input: UpdateDestinationInput): Promise<Destination>;
   rotateSecret(trx: Executor, principal: Principal, id: string, input: EnvInput & { version: number }): Promise<DestinationWithSecret>;
+  deliveries(principal: Principal, id: string, query: EnvInput & { status?: DeliveryStatus; from?: string; to?: string; limit: number; cursor?: string }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }>;
+  retry(trx: Executor, principal: Principal, id: string, deliveryId: string, input: EnvInput): Promise<DeliveryView>;
+  backfill(trx: Executor, principal: Principal, id: string, input: EnvInput & { from: string; to?: string; idempotencyKey: string }): Promise<Backfill>;
+}
+
+export interface Backfill {
+  id: string;
+  from: string;
+  to: string;
+  status: 'scheduled';
+  deliveries: number;
 }
 
 export interface ExportsServiceDeps {
@@ -44,11 +57,12 @@ export interface ExportsServiceDeps {
   /** Seals signing secrets at rest (purpose `export-signing-secret`). */
   box: SecretBox;
   now: () => number;
-  /** Backlog of pending deliveries, answered by the delivery side once it exists. */
-  backlogOf?: (executor: Executor, destinationId: string) => Promise<{ backlog: number; oldestPendingAt: string | null }>;
+  /** Cuts backfill deliveries (the delivery worker). */
+  backfillInto: (trx: Executor, destination: repo.DestinationRow, from: number, to: number) => Promise<number>;
 }
 
 const CURSOR_PREFIX = 'dstc_';
+const DELIVERY_CURSOR_PREFIX = 'dlvc_';
 
 /** A Standard Webhooks secret: `whsec_` and base64 of 24 random bytes (the package's own format). */
 export function newSigningSecret(): string {
@@ -102,7 +116,7 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       const scope = await scopeOf(principal, appId, env, 'read');
       const row = await repo.findDestination(deps.db, scope.envId, id);
       if (!row) throw destinationNotFound(id);
-      const backlog = deps.backlogOf ? await deps.backlogOf(deps.db, id) : { backlog: 0, oldestPendingAt: null };
+      const backlog = await deliveryRepo.backlogOf(deps.db, id);
       return { destination: repo.toDestination(row, scope.env), health: { ...repo.healthOf(row), ...backlog } };
     },
 
@@ -142,6 +156,43 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
         throw versionConflict(Number((await repo.findDestination(trx, scope.envId, id))?.version ?? input.version));
       }
       return { destination: repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env), signingSecret };
+    },
+
+    async deliveries(principal, id, query) {
+      const scope = await scopeOf(principal, query.appId, query.env, 'read');
+      if (!(await repo.findDestination(deps.db, scope.envId, id))) throw destinationNotFound(id);
+      const rows = await deliveryRepo.listDeliveries(deps.db, id, { status: query.status, from: query.from, to: query.to, before: decodeCursor(DELIVERY_CURSOR_PREFIX, query.cursor), limit: query.limit + 1 });
+      const page = rows.slice(0, query.limit);
+      return { deliveries: page.map(deliveryRepo.toDeliveryView), nextCursor: rows.length > query.limit ? encodeCursor(DELIVERY_CURSOR_PREFIX, page.at(-1)!.id) : null };
+    },
+
+    async retry(trx, principal, id, deliveryId, input) {
+      const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
+      if (!(await repo.findDestination(trx, scope.envId, id))) throw destinationNotFound(id);
+      const row = await deliveryRepo.findDelivery(trx, id, deliveryId);
+      if (!row) throw notFound(`Delivery ${deliveryId}`);
+      const retained = Date.parse(row.last_event_at) >= deps.now() - RAW_RETENTION_MS;
+      if ((row.status !== 'failed' && row.status !== 'delivered') || !retained) {
+        throw conflict('delivery_not_retryable', `Delivery ${deliveryId} is ${row.status}${retained ? '' : ' and its events left retention'}; only a failed or delivered delivery still retained can be retried.`);
+      }
+      const at = iso();
+      // A fresh retry schedule: the scheduler hands it to a worker on its next pass.
+      await deliveryRepo.setStatus(trx, row.id, 'pending', at, { attempts: 0, nextAttemptAt: at });
+      return deliveryRepo.toDeliveryView((await deliveryRepo.findDelivery(trx, id, deliveryId))!);
+    },
+
+    async backfill(trx, principal, id, input) {
+      const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
+      const row = await repo.findDestination(trx, scope.envId, id);
+      if (!row) throw destinationNotFound(id);
+      const now = deps.now();
+      const from = Date.parse(input.from);
+      const to = input.to === undefined ? now : Date.parse(input.to);
+      if (from < now - RAW_RETENTION_MS) throw validationError('from is older than the 30-day raw event retention.', [{ path: '/from', message: 'must be within the last 30 days' }]);
+      if (to <= from) throw validationError('to must be after from.', [{ path: '/to', message: 'must be after from' }]);
+      if (to > now + 5 * 60_000) throw validationError('to is in the future.', [{ path: '/to', message: 'must not be in the future' }]);
+      const deliveries = await deps.backfillInto(trx, row, from, to);
+      return { id: newId('bkf'), from: new Date(from).toISOString(), to: new Date(to).toISOString(), status: 'scheduled', deliveries };
     },
   };
 }
