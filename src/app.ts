@@ -43,6 +43,7 @@ import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECON
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
+import { createErasureService, erasureRoutes, registerErasureJobs } from './modules/erasure/index.js';
 import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerDeliveryJobs } from './modules/exports/index.js';
 
 export interface AppDeps {
@@ -173,6 +174,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     now: clock,
     eventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    tombstoneKey: config.secret,
     clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
   });
   await app.register(telemetryRoutes, { telemetry });
@@ -193,6 +195,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerDeliveryJobs(jobs, exportWorker);
   const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, backfillInto: exportWorker.backfill });
   await app.register(exportsRoutes, { exports: exportsService, idempotency });
+  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock });
+  registerErasureJobs(jobs, erasure);
+  await app.register(erasureRoutes, { erasure });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

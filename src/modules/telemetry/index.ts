@@ -9,3 +9,4 @@ export {
 } from './telemetry.model.js';
 export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';
 export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from './event-feed.js';
+export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
