@@ -5,6 +5,7 @@ import { registerAppsCommands } from './commands/apps.js';
 import { registerAuthCommands } from './commands/auth.js';
 import { registerChangesCommand } from './commands/changes.js';
 import { registerCleanupCommand } from './commands/cleanup.js';
+import { registerExportsCommands } from './commands/exports.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
 import { registerFlagsCommands } from './commands/flags.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerAuthorityCommands(program);
   registerChangesCommand(program);
   registerCleanupCommand(program);
+  registerExportsCommands(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
   registerInsightsCommands(program);
