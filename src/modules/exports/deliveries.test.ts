@@ -102,6 +102,33 @@ for (const dialect of dialects) {
       expectError(await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/dlv_missing/retry`, { token: s.admin, payload: env }), 404, 'not_found');
     });
 
+    test('paused destinations wait; 24 hours of failures disable a destination; active again resumes it', async (t) => {
+      let answer = 500;
+      const { app, s, env, clock, rx, destination, pump, deliveries } = await setup(t, dialect, () => answer);
+      const patch = (version: number, status: string) => call(app, 'PATCH', `/api/v1/telemetry/exports/${destination.id}`, { token: s.admin, payload: { ...env, version, status } });
+      assert.equal((await patch(1, 'paused')).statusCode, 200);
+      await sendBatch(app, s.sdkProd, [exposure(clock.now() - 1000, 'alice')]);
+      await pump();
+      assert.equal(rx.received.length, 0, 'nothing is cut or sent while paused');
+      assert.equal((await patch(2, 'active')).statusCode, 200);
+      await pump();
+      assert.equal(rx.received.length, 1);
+      clock.advance(24 * 3_600_000);
+      await pump();
+      assert.equal(rx.received.length, 2);
+      const got = (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, { token: s.admin })).json();
+      assert.equal(got.destination.status, 'disabled');
+      assert.equal(got.health.consecutiveFailures, 2);
+      assert.equal(got.health.backlog, 1);
+      await pump(3_600_000);
+      assert.equal(rx.received.length, 2, 'a disabled destination sends nothing');
+      answer = 200;
+      assert.equal((await patch(got.destination.version, 'active')).statusCode, 200);
+      await pump(3_600_000);
+      assert.equal(rx.received.length, 3);
+      assert.equal((await deliveries())[0].status, 'delivered');
+    });
+
     test('a rotated secret: deliveries verify with the old and the new key for 24 hours', async (t) => {
       const { app, s, env, clock, rx, destination, signingSecret, pump } = await setup(t, dialect);
       const rotated = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, { token: s.admin, payload: { ...env, version: 1 } });
