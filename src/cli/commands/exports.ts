@@ -77,18 +77,18 @@ export function registerExportsCommands(program: Command): void {
       emit(ctx.json, res.body, () => { printDestination(res.body.destination); printLine(''); printPairs(Object.entries(res.body.health).map(([k, v]) => [k, typeof v === 'object' && v !== null ? JSON.stringify(v) : (v as string)])); });
     }));
 
-  fieldOptions(envOptions(exports.command('update <id>').description('change fields (compare-and-swap on --version)')))
-    .requiredOption('--version <n>', 'the current version')
+  fieldOptions(envOptions(exports.command('update <id>').description('change fields (compare-and-swap on --expected-version)')))
+    .requiredOption('--expected-version <n>', 'the destination\'s current version (compare-and-swap)')
     .option('--name <name>').option('--url <url>')
-    .action(action(async (ctx, id: string, o: FieldOptions & { app: string; env: string; version: string }) => {
-      const res = await ctx.client.patch<{ destination: Destination }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}`, { appId: o.app, env: o.env, version: parseInteger('--version', o.version, 1), ...fieldsOf(o) });
+    .action(action(async (ctx, id: string, o: FieldOptions & { app: string; env: string; expectedVersion: string }) => {
+      const res = await ctx.client.patch<{ destination: Destination }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}`, { appId: o.app, env: o.env, version: parseInteger('--expected-version', o.expectedVersion, 1), ...fieldsOf(o) });
       emit(ctx.json, res.body, () => printDestination(res.body.destination));
     }));
 
   envOptions(exports.command('rotate-secret <id>').description('new signing secret (shown once); the old one keeps signing for 24 hours'))
-    .requiredOption('--version <n>', 'the current version')
-    .action(action(async (ctx, id: string, o: { app: string; env: string; version: string }) => {
-      const res = await ctx.client.post<{ destination: Destination; signingSecret: string }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/rotate-secret`, { appId: o.app, env: o.env, version: parseInteger('--version', o.version, 1) });
+    .requiredOption('--expected-version <n>', 'the destination\'s current version (compare-and-swap)')
+    .action(action(async (ctx, id: string, o: { app: string; env: string; expectedVersion: string }) => {
+      const res = await ctx.client.post<{ destination: Destination; signingSecret: string }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/rotate-secret`, { appId: o.app, env: o.env, version: parseInteger('--expected-version', o.expectedVersion, 1) });
       emit(ctx.json, res.body, () => { printDestination(res.body.destination); printSecret(res.body.signingSecret); });
     }));
 
