@@ -44,6 +44,8 @@ import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECON
 import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
+import { createErasureService, erasureRoutes, registerErasureJobs } from './modules/erasure/index.js';
+import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerDeliveryJobs } from './modules/exports/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -51,7 +53,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'exportPolicy'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -174,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db,
     now: clock,
     eventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    tombstoneKey: config.secret,
     clientVisibility: (principal) => andThen(evaluation.current(principal), (set) => (flagKey: string) => set.visible(flagKey, 'client')),
   });
   await app.register(telemetryRoutes, { telemetry });
@@ -189,6 +192,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now: clock,
   });
   await app.register(cleanupRoutes, { cleanup });
+  const exportPolicy = config.exportPolicy ?? DEFAULT_EXPORT_POLICY;
+  const exportBox = createSecretBox(config.secret, 'export-signing-secret');
+  const exportWorker = createDeliveryWorker({ db, policy: exportPolicy, box: exportBox, send: createWebhookSender(exportPolicy), now: clock });
+  registerDeliveryJobs(jobs, exportWorker);
+  const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, backfillInto: exportWorker.backfill });
+  await app.register(exportsRoutes, { exports: exportsService, idempotency });
+  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock });
+  registerErasureJobs(jobs, erasure);
+  await app.register(erasureRoutes, { erasure });
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

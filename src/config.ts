@@ -30,6 +30,14 @@ const ConfigSchema = Type.Object({
   metricsToken: Type.Optional(Type.String({ minLength: 16 })),
   telemetryEventsPerSecond: Type.Integer({ minimum: 1 }),
   insightsQueriesPerMinute: Type.Integer({ minimum: 1 }),
+  /** Raw telemetry export policy (issue 13): which hosts destinations may name, and how they are reached. */
+  exportPolicy: Type.Object({
+    allowedHosts: Type.Array(Type.String({ minLength: 1 })),
+    allowPrivateNetworks: Type.Boolean(),
+    /** host -> pinned address, like curl's --resolve. */
+    resolve: Type.Record(Type.String(), Type.String()),
+    caFile: Type.Optional(Type.String({ minLength: 1 })),
+  }),
 });
 
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
@@ -40,6 +48,21 @@ export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; def
 export type QuotaSet = Static<typeof PlanQuotas>;
 
 type Env = Record<string, string | undefined>;
+
+function listFrom(env: Env, name: string): string[] {
+  return (env[name] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** `host:ip[,host:ip…]`; the address may be IPv6 (everything after the first colon). */
+function resolveFrom(env: Env, name: string): Record<string, string> {
+  const pins: Record<string, string> = {};
+  for (const entry of listFrom(env, name)) {
+    const at = entry.indexOf(':');
+    if (at <= 0 || at === entry.length - 1) throw new Error(`${name} entries must be host:address, got "${entry}"`);
+    pins[entry.slice(0, at).toLowerCase()] = entry.slice(at + 1).replace(/^\[|\]$/g, '');
+  }
+  return pins;
+}
 
 function integerFrom(env: Env, name: string, fallback: number): number {
   const raw = env[name];
@@ -90,6 +113,12 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
     ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
     telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
     insightsQueriesPerMinute: integerFrom(env, 'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE', DEFAULT_INSIGHTS_QUERIES_PER_MINUTE),
+    exportPolicy: {
+      allowedHosts: listFrom(env, 'ENSIGN_EXPORT_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
+      allowPrivateNetworks: env.ENSIGN_EXPORT_ALLOW_PRIVATE_NETWORKS === 'true',
+      resolve: resolveFrom(env, 'ENSIGN_EXPORT_RESOLVE'),
+      ...(env.ENSIGN_EXPORT_CA_FILE ? { caFile: env.ENSIGN_EXPORT_CA_FILE } : {}),
+    },
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];

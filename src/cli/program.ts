@@ -6,6 +6,7 @@ import { registerAuthCommands } from './commands/auth.js';
 import { registerChangesCommand } from './commands/changes.js';
 import { registerCleanupCommand } from './commands/cleanup.js';
 import { registerDefinitionCommands } from './commands/definitions.js';
+import { registerExportsCommands } from './commands/exports.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
 import { registerExperimentsCommands } from './commands/experiments.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerAuthorityCommands(program);
   registerChangesCommand(program);
   registerCleanupCommand(program);
+  registerExportsCommands(program);
   registerDeliveryCommands(program);
   registerAdvancedCommands(program);
   registerInsightsCommands(program);

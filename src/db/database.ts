@@ -8,6 +8,9 @@ import type { VersionsTables } from '../modules/versions/versions.table.js';
 import type { MeteringTables } from '../modules/metering/metering.table.js';
 import type { JobsTables } from '../jobs/jobs.table.js';
 import type { MetricsTables } from '../modules/metrics/metrics.table.js';
+import type { ExportsTables } from '../modules/exports/exports.table.js';
+import type { ErasureTables } from '../modules/erasure/erasure.table.js';
+import type { SubjectErasureTables } from '../modules/telemetry/subject-erasure.table.js';
 import type { LayersTables } from '../modules/layers/layers.table.js';
 import type { HoldoutsTables } from '../modules/holdouts/holdouts.table.js';
 import type { ExperimentsTables } from '../modules/experiments/experiments.table.js';
@@ -15,4 +18,4 @@ import type { TelemetryTables } from '../modules/telemetry/telemetry.table.js';
 import type { AuthorityTables } from '../modules/authority/authority.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
-  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables {}
+  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables {}

@@ -24,6 +24,8 @@ export const API_TAGS = [
   { name: 'telemetry', description: 'Feature telemetry ingestion: batches of decision, assignment, exposure and outcome events (sdk_ or pub_ keys).' },
   { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
   { name: 'cleanup', description: 'Stale-flag report: inventory, reconciliation with code references, readiness and a staged removal plan; reads only.' },
+  { name: 'exports', description: 'Raw telemetry export destinations signed with Standard Webhooks: policy-checked targets, secrets shown once, rotation with dual signing (cli_ or admin_).' },
+  { name: 'erasure', description: "Subject erasure: a subject's raw telemetry deleted and its rollups rebuilt by a background job, late events dropped for 7 days; opaque receipts (cli_ or admin_)." },
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];
 

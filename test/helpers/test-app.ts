@@ -82,6 +82,7 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     jobs: { concurrency: 2, pollIntervalMs: 1000 },
     telemetryEventsPerSecond: DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
     insightsQueriesPerMinute: DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+    exportPolicy: { allowedHosts: [], allowPrivateNetworks: false, resolve: {} },
     ...overrides,
   };
 }

@@ -9,3 +9,5 @@ export {
 } from './telemetry.model.js';
 export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';
 export { registerTelemetryRetention, PURGE_EXPIRED_TELEMETRY } from './retention-job.js';
+export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from './event-feed.js';
+export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';

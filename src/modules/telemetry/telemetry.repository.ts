@@ -17,7 +17,7 @@ export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
 
 type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key'>;
 
-interface RollupDelta {
+export interface RollupDelta {
   key: RollupKey;
   events: number;
   metricCount: number;
@@ -52,7 +52,7 @@ function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEven
 }
 
 /** The batch's events folded into one delta per hourly bucket. */
-function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
+export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
   const deltas = new Map<string, RollupDelta>();
   for (const { event: e } of events) {
     const key: RollupKey = {
@@ -87,7 +87,7 @@ function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
 const keyOf = (k: RollupKey) => JSON.stringify(KEY_COLUMNS.map((c) => (c === 'bucket_start' ? Number(k[c]) : k[c])));
 const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
 
-async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
+export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
   // Rows first (so the lock below covers buckets another batch is creating), then lock and merge.
   // Called after the batch's first write: on SQLite the transaction already holds the write lock.

@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { idOf, validateItem } from './event-validation.js';
 import { storeBatch } from './telemetry.repository.js';
+import { dropErasedSubjects } from './subject-erasure.repository.js';
 import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
 import { createTokenBuckets } from './token-buckets.js';
 
@@ -19,6 +20,8 @@ export interface TelemetryServiceDeps {
   eventsPerSecond: number;
   /** The current client visibility of the principal's environment (from the in-memory snapshot). */
   clientVisibility(principal: EnvironmentPrincipal): FlagVisibility | Promise<FlagVisibility>;
+  /** Server secret keying erasure tombstones; with it, erased subjects' old events are dropped (answered accepted). */
+  tombstoneKey?: string;
 }
 
 export interface TelemetryService {
@@ -61,12 +64,19 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
       }
 
       let outcomes;
+      let stored = admitted;
       try {
-        outcomes = await storeBatch(deps.db, { envId: principal.envId, appId: principal.appId, receivedAt: now, events: admitted });
+        if (deps.tombstoneKey !== undefined) {
+          const split = await dropErasedSubjects(deps.db, deps.tombstoneKey, principal.envId, admitted, now);
+          // Answered accepted, so a client learns nothing about the erasure.
+          for (const v of split.dropped) results[v.index] = { index: v.index, id: v.event.id, status: 'accepted' };
+          stored = split.kept;
+        }
+        outcomes = await storeBatch(deps.db, { envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
       } catch {
         throw storageUnavailable();
       }
-      admitted.forEach((v, i) => {
+      stored.forEach((v, i) => {
         const outcome = outcomes[i]!;
         results[v.index] =
           outcome === 'conflict'

@@ -1,0 +1,93 @@
+// Subject erasure (issue 13). The request records a receipt, a tombstone and a job in one
+// transaction, or nothing (503: it fails closed). The leased job then deletes the subject's raw
+// events and rebuilds the rollups they touched. Ingestion drops the subject's events stamped at or
+// before the cutoff for 7 days from the moment the request commits, not only once the job ran.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/database.js';
+import { inTransaction } from '../../db/transaction.js';
+import { enqueue, type JobRunner } from '../../jobs/index.js';
+import type { AppAccess } from '../../platform/app-access.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import { newId } from '../../platform/ids.js';
+import type { Principal } from '../../platform/principal.js';
+import type { SecretBox } from '../../platform/secret-box.js';
+import { eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../telemetry/index.js';
+import type { SubjectErasuresTable } from './erasure.table.js';
+
+export const ERASE_JOB = 'telemetry.erase';
+export const TOMBSTONE_MS = 7 * 86_400_000;
+
+export interface ErasureReceipt {
+  id: string;
+  status: 'pending' | 'completed';
+  requestedAt: string;
+  completedAt: string | null;
+  cutoff: string;
+}
+
+export interface ErasureService {
+  request(principal: Principal, input: { appId: string; env: string; namespace: 'targetingKey'; subjectId: string }): Promise<ErasureReceipt>;
+  get(principal: Principal, appId: string, env: string, id: string): Promise<ErasureReceipt>;
+  /** The job: erase the subject of one request (idempotent: a second run finds nothing to delete). */
+  run(erasureId: string): Promise<void>;
+}
+
+export interface ErasureServiceDeps {
+  db: Kysely<Database>;
+  access: AppAccess;
+  secret: string;
+  /** Seals the subject until the job has run (purpose `subject-erasure`). */
+  box: SecretBox;
+  now: () => number;
+}
+
+const receiptOf = (row: Pick<SubjectErasuresTable, 'id' | 'status' | 'requested_at' | 'completed_at' | 'cutoff'>): ErasureReceipt => ({
+  id: row.id, status: row.status as ErasureReceipt['status'], requestedAt: row.requested_at, completedAt: row.completed_at, cutoff: row.cutoff,
+});
+
+export function createErasureService(deps: ErasureServiceDeps): ErasureService {
+  return {
+    async request(principal, input) {
+      const { app, env } = await deps.access.requireEnv(principal, input.appId, input.env, 'change');
+      const now = deps.now();
+      const at = new Date(now).toISOString();
+      // An opaque id: random, never derived from the subject.
+      const row = { id: newId('ers'), app_id: app.id, env_id: env.id, status: 'pending', subject_sealed: deps.box.seal(input.subjectId), cutoff: at, requested_at: at, completed_at: null };
+      try {
+        await inTransaction(deps.db, async (trx) => {
+          await trx.insertInto('subject_erasures').values(row).execute();
+          await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now, expiresAt: now + TOMBSTONE_MS });
+          await enqueue(trx, { kind: ERASE_JOB, payload: { erasureId: row.id }, maxAttempts: 10 }, deps.now);
+        });
+      } catch {
+        throw new AppError(503, 'service_unavailable', 'The erasure could not be recorded; nothing was changed.', {
+          resolution: 'Retry the request after Retry-After seconds.', headers: { 'retry-after': '1' },
+        });
+      }
+      return receiptOf(row);
+    },
+
+    async get(principal, appId, envSlug, id) {
+      const { env } = await deps.access.requireEnv(principal, appId, envSlug, 'read');
+      const row = await deps.db.selectFrom('subject_erasures').select(['id', 'status', 'requested_at', 'completed_at', 'cutoff']).where('env_id', '=', env.id).where('id', '=', id).executeTakeFirst();
+      if (!row) throw notFound(`Erasure ${id}`);
+      return receiptOf(row);
+    },
+
+    async run(erasureId) {
+      const row = await deps.db.selectFrom('subject_erasures').selectAll().where('id', '=', erasureId).executeTakeFirst();
+      if (!row || row.status === 'completed' || row.subject_sealed === null) return;
+      const subject = deps.box.open(row.subject_sealed);
+      await inTransaction(deps.db, async (trx) => {
+        await eraseSubjectEvents(trx, row.env_id, subject, deps.now());
+        // The subject is forgotten with the same commit that removes its events.
+        await trx.updateTable('subject_erasures').set({ status: 'completed', completed_at: new Date(deps.now()).toISOString(), subject_sealed: null }).where('id', '=', erasureId).execute();
+        await purgeExpiredTombstones(trx, deps.now());
+      });
+    },
+  };
+}
+
+export function registerErasureJobs(jobs: JobRunner, erasure: ErasureService): void {
+  jobs.register<{ erasureId: string }>(ERASE_JOB, async (job) => erasure.run(job.payload.erasureId));
+}

@@ -1,0 +1,14 @@
+/** A subject erased from an environment: its later-arriving old events are dropped at ingestion. */
+export interface TelemetryTombstonesTable {
+  env_id: string;
+  /** Keyed hash (server secret) of the environment and subject; never the subject. */
+  subject_hash: string;
+  /** Events with a timestamp at or before this (Unix ms) are dropped. */
+  cutoff: number;
+  /** Unix ms after which the tombstone no longer applies (7 days after the erasure). */
+  expires_at: number;
+}
+
+export interface SubjectErasureTables {
+  telemetry_tombstones: TelemetryTombstonesTable;
+}
