@@ -74,6 +74,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app);
 
   const { db, config } = deps;
+  const stopHearingFaults = deps.dbHandle.onConnectionError((err) =>
+    app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
   const journal = createJournalService(db);
   const auth = createAuthService(db, config.defaultPlan);
   let keys: KeysService;
@@ -123,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   background.unref();
   app.addHook('onClose', async () => {
     clearInterval(background);
+    stopHearingFaults();
     await keys.flushUsage().catch(() => undefined);
     await delivery.close();
     await notifier.close();

@@ -37,7 +37,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${pgSchema}`);
     await admin.end();
-    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5 });
+    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5, applicationName: pgSchema });
     const handle = open();
     const drop = async () => {
       const c = new pg.Client({ connectionString: POSTGRES_URL });
