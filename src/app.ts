@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
-import type { EnsignConfig } from './config.js';
+import { DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
@@ -34,7 +34,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> & Partial<Pick<EnsignConfig, 'http'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -54,7 +54,17 @@ declare module 'fastify' {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH });
+  const timeouts = deps.config.http ?? DEFAULT_HTTP_SETTINGS;
   const app = Fastify({
+    // Slow clients are cut off: a request (headers and body) must arrive within requestTimeout.
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: timeouts.headersTimeoutMs,
+      // Node checks those timeouts on this interval (30 s by default, which would double a short timeout).
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+    },
     logger: loggerOptions(deps.config.logLevel, deps.logStream),
     genReqId: requestIdOf,
     bodyLimit: DEFAULT_BODY_LIMIT,

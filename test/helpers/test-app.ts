@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { PLANS, type EnsignConfig } from '../../src/config.js';
+import { DEFAULT_HTTP_SETTINGS, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DialectName } from '../../src/db/dialect.js';
@@ -79,6 +79,7 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     logLevel: 'silent',
     defaultPlan: 'free',
     quotas: Object.fromEntries(PLANS.map((p) => [p, { ...quotas }])) as EnsignConfig['quotas'],
+    http: DEFAULT_HTTP_SETTINGS,
     ...overrides,
   };
 }
