@@ -217,4 +217,37 @@ describe('the server process', () => {
     assert.match(await finishing, /^HTTP\/1\.1 400 [^]*"validation_error"/, 'a request in flight at SIGTERM is answered (its body lacks a slug)');
     for (const answer of await Promise.all(slow)) assert.doesNotMatch(answer, /^HTTP\/1\.1 5/);
   });
+
+  test('`npm start` stops on `kill <pid of npm start>`: the signal reaches the server, which exits cleanly', { timeout: 300_000 }, async (t) => {
+    const env = await freshEnvironment(t, 'sqlite');
+    const npm = spawn('npm', ['start'], {
+      env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout.on('data', (chunk) => (output += chunk.toString()));
+    // Closes once every writer has gone: npm and the server it started.
+    const allExited = once(npm.stdout, 'close');
+    t.after(() => npm.exitCode === null && npm.kill('SIGKILL'));
+    const address = await new Promise<string>((resolve, reject) => {
+      const poll = setInterval(() => {
+        const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
+        if (match) {
+          clearInterval(poll);
+          resolve(match[1]!);
+        }
+      }, 100);
+      npm.once('exit', (code) => {
+        clearInterval(poll);
+        reject(new Error(`npm start exited with ${code}: ${output}`));
+      });
+    });
+    assert.equal((await http(address, 'GET', '/readyz')).status, 200);
+
+    process.kill(npm.pid!, 'SIGTERM');
+    await allExited;
+    assert.match(output, /shutting down/);
+    assert.match(output, /"msg":"stopped"/);
+    await assert.rejects(fetch(address + '/healthz'), 'nothing listens any more');
+  });
 });
