@@ -87,7 +87,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const stopHearingFaults = deps.dbHandle.onConnectionError((err) =>
     app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
   const journal = createJournalService(db);
-  const auth = createAuthService(db, config.defaultPlan);
+  const auth = createAuthService(db, config.defaultPlan, deps.now);
   let keys: KeysService;
   const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
   // Revocations travel on a channel of their own, so config-change listeners never see them.

@@ -4,11 +4,13 @@ import { dialectOf } from './dialect.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
+import * as loginThrottle from './migrations/0004-login-throttle.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
   '0003-sync-metering': syncMetering,
+  '0004-login-throttle': loginThrottle,
 };
 
 /**
