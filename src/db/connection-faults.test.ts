@@ -52,6 +52,7 @@ async function databaseProxy(target: URL) {
     port = (server!.address() as { port: number }).port;
   };
   const down = async () => {
+    if (!server) return;
     const closing = new Promise((resolve) => server?.close(resolve));
     for (const s of sockets) s.destroy();
     await closing;
@@ -98,6 +99,7 @@ if (POSTGRES_URL) {
         await app.close();
         await handle.close();
         await database.handle.close();
+        await proxy.down();
       });
       const { token } = await signUp(app);
       await until('the LISTEN connection is open', () => listening(name));
