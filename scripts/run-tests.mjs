@@ -4,6 +4,25 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+
+// With ENSIGN_TEST_POSTGRES_URL set (CI sets it), PostgreSQL is expected: an unreachable database
+// fails the run at once, instead of leaving it to whichever test first connects (or, for a filtered
+// run of SQLite-only files, to nothing at all).
+const postgresUrl = process.env.ENSIGN_TEST_POSTGRES_URL;
+if (postgresUrl) {
+  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+  } catch (err) {
+    console.error(`ENSIGN_TEST_POSTGRES_URL is set but PostgreSQL is not reachable (${err instanceof Error ? err.message : err}).`);
+    console.error('Start PostgreSQL, or unset ENSIGN_TEST_POSTGRES_URL to run the SQLite half only.');
+    process.exit(1);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 function collect(dir, out = []) {
   for (const name of readdirSync(dir)) {

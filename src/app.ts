@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
-import type { EnsignConfig } from './config.js';
+import { DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
@@ -53,7 +53,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'exportPolicy'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'exportPolicy' | 'http'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -80,7 +80,17 @@ declare module 'fastify' {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH });
+  const timeouts = deps.config.http ?? DEFAULT_HTTP_SETTINGS;
   const app = Fastify({
+    // Slow clients are cut off: a request (headers and body) must arrive within requestTimeout.
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    http: {
+      requestTimeout: timeouts.requestTimeoutMs,
+      headersTimeout: timeouts.headersTimeoutMs,
+      // Node checks those timeouts on this interval (30 s by default, which would double a short timeout).
+      connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs),
+    },
     logger: loggerOptions(deps.config.logLevel, deps.logStream),
     genReqId: requestIdOf,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -110,8 +120,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerJobsMaintenance(jobs, db, deps.now);
   // ENSIGN_JOBS_CONCURRENCY=0 keeps this process out of background work (it still enqueues).
   if (jobSettings.concurrency > 0) app.addHook('onListen', async () => jobs.start());
+  const stopHearingFaults = deps.dbHandle.onConnectionError((err) =>
+    app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
   const journal = createJournalService(db);
-  const auth = createAuthService(db, config.defaultPlan);
+  const auth = createAuthService(db, config.defaultPlan, deps.now);
   let keys: KeysService;
   const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
   // Revocations travel on a channel of their own, so config-change listeners never see them.
@@ -210,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(background);
     await jobs.stop();
+    stopHearingFaults();
     await keys.flushUsage().catch(() => undefined);
     await delivery.close();
     await notifier.close();

@@ -38,6 +38,16 @@ const ConfigSchema = Type.Object({
     resolve: Type.Record(Type.String(), Type.String()),
     caFile: Type.Optional(Type.String({ minLength: 1 })),
   }),
+  http: Type.Object({
+    /** Longest time to receive a whole request (headers and body); slower clients get 408 and are cut off. */
+    requestTimeoutMs: Type.Integer({ minimum: 1000 }),
+    /** Longest time to receive a request's headers. */
+    headersTimeoutMs: Type.Integer({ minimum: 1000 }),
+    /** How long an idle keep-alive connection stays open (above a load balancer's idle timeout). */
+    keepAliveTimeoutMs: Type.Integer({ minimum: 1000 }),
+    /** On SIGTERM/SIGINT, how long in-flight requests may finish before the remaining connections are closed. */
+    shutdownGraceMs: Type.Integer({ minimum: 0 }),
+  }),
 });
 
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
@@ -119,10 +129,32 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       resolve: resolveFrom(env, 'ENSIGN_EXPORT_RESOLVE'),
       ...(env.ENSIGN_EXPORT_CA_FILE ? { caFile: env.ENSIGN_EXPORT_CA_FILE } : {}),
     },
+    http: httpSettingsFrom(env),
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];
     throw new Error(`Invalid configuration at ${first?.path}: ${first?.message}`);
   }
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new Error('ENSIGN_HEADERS_TIMEOUT_MS must not exceed ENSIGN_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+  }
   return config as EnsignConfig;
+}
+
+export const DEFAULT_HTTP_SETTINGS: EnsignConfig['http'] = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  // Fastify's default: above the 60 s idle timeout of common load balancers, so they never reuse a
+  // connection the server is closing.
+  keepAliveTimeoutMs: 72_000,
+  shutdownGraceMs: 10_000,
+};
+
+function httpSettingsFrom(env: Env): EnsignConfig['http'] {
+  return {
+    requestTimeoutMs: integerFrom(env, 'ENSIGN_REQUEST_TIMEOUT_MS', DEFAULT_HTTP_SETTINGS.requestTimeoutMs),
+    headersTimeoutMs: integerFrom(env, 'ENSIGN_HEADERS_TIMEOUT_MS', DEFAULT_HTTP_SETTINGS.headersTimeoutMs),
+    keepAliveTimeoutMs: integerFrom(env, 'ENSIGN_KEEP_ALIVE_TIMEOUT_MS', DEFAULT_HTTP_SETTINGS.keepAliveTimeoutMs),
+    shutdownGraceMs: integerFrom(env, 'ENSIGN_SHUTDOWN_GRACE_MS', DEFAULT_HTTP_SETTINGS.shutdownGraceMs),
+  };
 }

@@ -21,12 +21,23 @@ export async function startServer(config: EnsignConfig = loadConfig(), options: 
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
-    app.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const graceMs = config.http.shutdownGraceMs;
+    app.log.info({ signal, graceMs }, 'shutting down: no new connections, finishing in-flight requests');
+    // Requests still unfinished after the grace period (slow bodies, open streams) lose their
+    // connection, so the close below can finish: counters flushed, database closed, exit 0.
+    const grace = setTimeout(() => {
+      app.log.warn({ graceMs }, 'grace period over: closing the remaining connections');
+      app.server.closeAllConnections();
+    }, graceMs);
+    grace.unref();
+    // Only if closing itself hangs (a database that never answers).
+    const force = setTimeout(() => process.exit(1), graceMs + 15_000);
     force.unref();
     try {
       await app.close();
+      clearTimeout(grace);
       await handle.close();
+      app.log.info('stopped');
       process.exit(0);
     } catch (err) {
       app.log.error({ err }, 'shutdown failed');

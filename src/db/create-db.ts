@@ -1,4 +1,5 @@
 // Opens the database named by a URL: sqlite://<path> (embedded default, WAL) or postgres://…
+import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
@@ -17,6 +18,11 @@ export interface DbHandle {
   pgPool: pg.Pool | null;
   /** What the operator can watch of the database (the metrics at /metrics). */
   stats(): DatabaseStats;
+  /**
+   * Hears a lost database connection (a terminated backend, a failover, a restart). The pool drops
+   * the connection and opens a new one for the next query, so the process carries on.
+   */
+  onConnectionError(listener: (err: Error) => void): () => void;
   close(): Promise<void>;
 }
 
@@ -30,6 +36,8 @@ export interface CreateDbOptions {
   /** PostgreSQL schema to use as search_path (tests isolate themselves this way). */
   pgSchema?: string;
   poolSize?: number;
+  /** PostgreSQL `application_name` of every connection (operators and tests find the backends by it). */
+  applicationName?: string;
 }
 
 function sqlitePath(url: string): string {
@@ -42,12 +50,24 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const pool = new pg.Pool({
       connectionString: url,
       max: options.poolSize ?? 10,
+      application_name: options.applicationName ?? 'ensign',
+      // While the database is unreachable a query fails after this instead of waiting forever.
+      connectionTimeoutMillis: 5000,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     });
+    const errors = new EventEmitter();
+    const report = (err: Error) => {
+      if (errors.listenerCount('error') > 0) errors.emit('error', err);
+    };
+    // A client that loses its backend emits 'error'; with no listener that kills the process. Every
+    // client gets one for its whole life (checked out or idle), so nothing is ever unhandled; the
+    // pool's own 'error' (an idle client's, already heard here) only needs a listener to exist.
+    pool.on('connect', (client) => client.on('error', report));
+    pool.on('error', () => undefined);
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const max = options.poolSize ?? 10;
     const stats = () => ({ pool: { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-    return { db, dialect, pgPool: pool, stats, close: () => db.destroy() };
+    return { db, dialect, pgPool: pool, stats, onConnectionError: subscribe(errors), close: () => db.destroy() };
   }
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -63,5 +83,12 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const pages = sqlite.pragma('page_count', { simple: true }) as number;
     return { sizeBytes: pages * (sqlite.pragma('page_size', { simple: true }) as number) };
   };
-  return { db, dialect, pgPool: null, stats, close: () => db.destroy() };
+  return { db, dialect, pgPool: null, stats, onConnectionError: subscribe(new EventEmitter()), close: () => db.destroy() };
+}
+
+function subscribe(errors: EventEmitter) {
+  return (listener: (err: Error) => void) => {
+    errors.on('error', listener);
+    return () => void errors.off('error', listener);
+  };
 }

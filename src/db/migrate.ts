@@ -4,6 +4,7 @@ import { dialectOf } from './dialect.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
+import * as loginThrottle from './migrations/0004-login-throttle.js';
 import * as appMembers from './migrations/0010-app-members.js';
 import * as authority from './migrations/0011-authority.js';
 import * as telemetry from './migrations/0020-telemetry.js';
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-config-versions': configVersions,
   '0003-sync-metering': syncMetering,
+  '0004-login-throttle': loginThrottle,
   '0010-app-members': appMembers,
   '0011-authority': authority,
   '0020-telemetry': telemetry,

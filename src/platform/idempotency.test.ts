@@ -223,3 +223,21 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('the Idempotency-Key header schema', () => {
+  test('every route that takes the header documents one and the same schema', async (t) => {
+    const { app } = await buildTestApp(t, { dialect: 'sqlite' });
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string; parameters?: { in: string; name: string; schema: unknown; description?: string }[] }>> };
+    const found = new Map<string, unknown>();
+    for (const operations of Object.values(doc.paths)) {
+      for (const operation of Object.values(operations)) {
+        const parameter = operation.parameters?.find((p) => p.in === 'header' && p.name === 'idempotency-key');
+        if (parameter) found.set(operation.operationId!, { schema: parameter.schema, description: parameter.description });
+      }
+    }
+    for (const operationId of ['createApp', 'createKey']) assert.ok(found.has(operationId), `${operationId} takes Idempotency-Key`);
+    assert.ok(found.size >= 4, `routes taking Idempotency-Key: ${[...found.keys()].join(', ')}`);
+    const [first, ...others] = [...found.values()];
+    for (const other of others) assert.deepEqual(other, first);
+  });
+});

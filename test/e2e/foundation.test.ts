@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/main.js';
@@ -125,32 +126,128 @@ for (const dialect of dialects) {
   });
 }
 
+/** Starts `src/main.ts` as its own process; resolves with its address once it listens. */
+async function startProcess(t: TestContext, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => child.exitCode === null && child.kill('SIGKILL'));
+  const state = { output: '' };
+  const address = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${state.output}`)), 30_000);
+    child.stdout.on('data', (chunk) => {
+      state.output += chunk.toString();
+      const match = /"address":"(http:\/\/[^"]+)"/.exec(state.output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}: ${state.output}`)));
+  });
+  return { child, address, state };
+}
+
+/**
+ * A client that sends its request a byte every 100 ms: the headers (when `slowHeaders`) or a body
+ * that never completes. Resolves with whatever the server answered once the connection closes.
+ */
+function slowClient(address: string, options: { slowHeaders?: boolean; finishAfterMs?: number } = {}) {
+  const { hostname, port } = new URL(address);
+  const socket = connect(Number(port), hostname);
+  const head = 'POST /api/v1/apps HTTP/1.1\r\nHost: ensign\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n';
+  const body = '{"name":"slow-app1"}';
+  let answer = '';
+  socket.on('data', (chunk) => (answer += chunk.toString()));
+  socket.on('error', () => undefined);
+  let sent = 0;
+  const pending = options.slowHeaders ? head : body.slice(0, 19);
+  if (!options.slowHeaders) socket.write(head);
+  const drip = setInterval(() => {
+    if (sent < pending.length) socket.write(pending[sent++]!);
+  }, 100);
+  if (options.finishAfterMs !== undefined) {
+    setTimeout(() => {
+      clearInterval(drip);
+      socket.write(body.slice(sent));
+    }, options.finishAfterMs);
+  }
+  return new Promise<string>((resolve) => socket.on('close', () => {
+    clearInterval(drip);
+    resolve(answer);
+  }));
+}
+
 describe('the server process', () => {
   test('starts with a fresh data directory and stops cleanly on SIGTERM', async (t) => {
     const env = await freshEnvironment(t, 'sqlite');
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    t.after(() => child.exitCode === null && child.kill('SIGKILL'));
-    let output = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no listening line: ${output}`)), 30_000);
-      child.stdout.on('data', (chunk) => {
-        output += chunk.toString();
-        const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]!);
-        }
-      });
-      child.once('exit', (code) => reject(new Error(`exited with ${code}: ${output}`)));
-    });
+    const { child, address, state } = await startProcess(t, env);
     assert.equal((await http(address, 'GET', '/readyz')).status, 200);
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
-    assert.equal(code, 0, output);
-    assert.match(output, /shutting down/);
+    assert.equal(code, 0, state.output);
+    assert.match(state.output, /shutting down/);
     assert.equal(statSync(join(env.ENSIGN_DATA_DIR!, 'secret')).mode & 0o777, 0o600);
+  });
+
+  test('slow headers and slow bodies get 408 after their timeouts; SIGTERM with ten slow connections exits 0 after the grace period', async (t) => {
+    const env = await freshEnvironment(t, 'sqlite');
+    Object.assign(env, { ENSIGN_REQUEST_TIMEOUT_MS: '4000', ENSIGN_HEADERS_TIMEOUT_MS: '2000', ENSIGN_SHUTDOWN_GRACE_MS: '1000' });
+    const { child, address, state } = await startProcess(t, env);
+
+    const started = Date.now();
+    const [slowHeaders, slowBody] = await Promise.all([slowClient(address, { slowHeaders: true }), slowClient(address)]);
+    assert.match(slowHeaders, /^HTTP\/1\.1 408/, 'headers slower than ENSIGN_HEADERS_TIMEOUT_MS');
+    assert.match(slowBody, /^HTTP\/1\.1 408/, 'a body slower than ENSIGN_REQUEST_TIMEOUT_MS');
+    assert.ok(Date.now() - started < 7000, 'cut off within a second of the timeout');
+    assert.equal((await http(address, 'GET', '/readyz')).status, 200, 'other clients are served');
+
+    const slow = Array.from({ length: 10 }, () => slowClient(address));
+    const finishing = slowClient(address, { finishAfterMs: 600 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    const stoppedIn = Date.now() - signalled;
+    assert.equal(code, 0, state.output);
+    assert.ok(stoppedIn >= 1000 && stoppedIn < 3000, `stopped ${stoppedIn} ms after SIGTERM, with a 1000 ms grace period`);
+    assert.match(state.output, /grace period over/);
+    assert.match(state.output, /"msg":"stopped"/);
+    assert.match(await finishing, /^HTTP\/1\.1 400 [^]*"validation_error"/, 'a request in flight at SIGTERM is answered (its body lacks a slug)');
+    for (const answer of await Promise.all(slow)) assert.doesNotMatch(answer, /^HTTP\/1\.1 5/);
+  });
+
+  test('`npm start` stops on `kill <pid of npm start>`: the signal reaches the server, which exits cleanly', { timeout: 300_000 }, async (t) => {
+    const env = await freshEnvironment(t, 'sqlite');
+    const npm = spawn('npm', ['start'], {
+      env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    npm.stdout.on('data', (chunk) => (output += chunk.toString()));
+    // Closes once every writer has gone: npm and the server it started.
+    const allExited = once(npm.stdout, 'close');
+    t.after(() => npm.exitCode === null && npm.kill('SIGKILL'));
+    const address = await new Promise<string>((resolve, reject) => {
+      const poll = setInterval(() => {
+        const match = /"address":"(http:\/\/[^"]+)"/.exec(output);
+        if (match) {
+          clearInterval(poll);
+          resolve(match[1]!);
+        }
+      }, 100);
+      npm.once('exit', (code) => {
+        clearInterval(poll);
+        reject(new Error(`npm start exited with ${code}: ${output}`));
+      });
+    });
+    assert.equal((await http(address, 'GET', '/readyz')).status, 200);
+
+    process.kill(npm.pid!, 'SIGTERM');
+    await allExited;
+    assert.match(output, /shutting down/);
+    assert.match(output, /"msg":"stopped"/);
+    await assert.rejects(fetch(address + '/healthz'), 'nothing listens any more');
   });
 });

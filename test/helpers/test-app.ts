@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
+import { DEFAULT_HTTP_SETTINGS, DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DialectName } from '../../src/db/dialect.js';
@@ -37,7 +37,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${pgSchema}`);
     await admin.end();
-    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5 });
+    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5, applicationName: pgSchema });
     const handle = open();
     const drop = async () => {
       const c = new pg.Client({ connectionString: POSTGRES_URL });
@@ -83,6 +83,7 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     telemetryEventsPerSecond: DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
     insightsQueriesPerMinute: DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
     exportPolicy: { allowedHosts: [], allowPrivateNetworks: false, resolve: {} },
+    http: DEFAULT_HTTP_SETTINGS,
     ...overrides,
   };
 }

@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/transaction.js';
-import { dialectOf } from '../../db/dialect.js';
+import { forUpdate } from '../../db/row-locks.js';
 import type { AppsTable, EnvironmentsTable } from './apps.table.js';
 import type { App, Environment } from './apps.model.js';
 
@@ -36,10 +35,9 @@ export async function countAppsOfOwner(db: Executor, ownerUserId: string): Promi
   return Number(row.n);
 }
 
-/** Serialises one user's app creations on PostgreSQL, so the quota check cannot be raced past. */
+/** Serialises one user's app creations, so the quota check cannot be raced past. */
 export async function lockOwner(db: Executor, ownerUserId: string): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
-  await sql`SELECT id FROM users WHERE id = ${ownerUserId} FOR UPDATE`.execute(db);
+  await forUpdate(db, db.selectFrom('users').select('id').where('id', '=', ownerUserId)).execute();
 }
 
 export async function insertApp(db: Executor, row: AppsTable): Promise<void> {

@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
+import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
 import { principalScope, type UserPrincipal } from '../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
 import type { AppsService } from './apps.service.js';
@@ -29,7 +29,7 @@ export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, 
     config: { auth: { allow: ['cli'], unscopedCliOnly: true } },
     schema: {
       tags: ['apps'], operationId: 'createApp', summary: 'Create an app with its environments, keys and admin key', security: [{ bearer: [] }],
-      headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Required, caller-stable.' } } },
+      headers: IdempotencyKeyHeaders,
       body: CreateAppBody,
       response: { 201: CreateAppResponse, ...errorResponses(400, 401, 404, 409, 429) },
     },

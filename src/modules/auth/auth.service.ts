@@ -47,7 +47,8 @@ const invalidCredentials = () =>
     resolution: 'Check the e-mail and password, or sign up with flow "signUp".',
   });
 
-export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, throttle = new LoginThrottle()): AuthService {
+export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: () => number = Date.now): AuthService {
+  const throttle = new LoginThrottle(db, now);
   async function issueLoginToken(user: { id: string; email: string }): Promise<LoginResult> {
     const issued = issueToken('cli');
     const createdAt = nowIso();
@@ -69,17 +70,17 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, throt
     const user = await repo.findUserByEmail(db, email);
     const ok = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
     if (!user || !ok) {
-      throttle.recordFailure(email, address);
+      await throttle.recordFailure(email, address);
       throw invalidCredentials();
     }
-    throttle.recordSuccess(email);
+    await throttle.recordSuccess(email);
     return issueLoginToken(user);
   }
 
   return {
     async login(input, address) {
       const email = input.email.trim().toLowerCase();
-      const wait = throttle.retryAfter(email, address);
+      const wait = await throttle.retryAfter(email, address);
       if (wait > 0) {
         throw new AppError(429, 'rate_limited', 'Too many failed logins; wait before trying again.', { headers: { 'retry-after': String(wait) } });
       }

@@ -1,8 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
-import { assertContainsNone, call, createApp, expectError, expectValidation, insertCliToken, signUp } from '../../../test/helpers/fixtures.js';
+import { buildApp } from '../../app.js';
+import { buildTestApp, dialects, testConfig } from '../../../test/helpers/test-app.js';
+import { assertContainsNone, call, createApp, expectError, expectValidation, insertCliToken, manualClock, MINUTE, signUp } from '../../../test/helpers/fixtures.js';
 
 const PASSWORD = 'correct horse battery';
 const login = (app: FastifyInstance, payload: unknown, headers: Record<string, string> = {}) =>
@@ -100,6 +101,30 @@ for (const dialect of dialects) {
       }
       // Another e-mail from the same address is not locked yet.
       assert.equal((await login(app, { flow: 'signUp', email: 'fay@example.com', password: PASSWORD })).statusCode, 200);
+    });
+
+    test('two app instances on one database share the limit (the counts live in the database), and it ends with its window', async (t) => {
+      const clock = manualClock();
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const otherHandle = database.open();
+      const other = await buildApp({ db: otherHandle.db, dbHandle: otherHandle, notifyChannel: database.pgSchema, config: testConfig(), now: clock.now });
+      t.after(async () => {
+        await other.close();
+        await otherHandle.close();
+      });
+      await signUp(app, 'ivy@example.com');
+      for (let i = 0; i < 5; i++) {
+        const instance = i % 2 === 0 ? app : other;
+        expectError(await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: `wrong-${i}-password` }), 401, 'invalid_credentials');
+      }
+      for (const instance of [app, other]) expectError(await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD }), 429, 'rate_limited');
+      const rows = await database.handle.db.selectFrom('login_failures').selectAll().execute();
+      assert.ok(rows.length > 0 && rows.every((r) => !r.key.includes('ivy')), 'the table keeps hashes, not e-mails');
+      clock.advance(15 * MINUTE);
+      assert.equal((await login(other, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode, 200, 'the window has ended');
+      // Success clears the e-mail's count: a new failure does not lock again at once.
+      expectError(await login(app, { flow: 'signIn', email: 'ivy@example.com', password: 'wrong password!' }), 401, 'invalid_credentials');
+      assert.equal((await login(app, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode, 200);
     });
 
     test('repeated failures from one client address answer 429 for every e-mail', async (t) => {

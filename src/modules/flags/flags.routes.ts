@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../../db/transaction.js';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../platform/idempotency.js';
+import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../platform/idempotency.js';
 import { nowIso } from '../../platform/ids.js';
 import { principalScope, type Principal } from '../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
@@ -19,7 +19,6 @@ export interface FlagsRouteDeps {
 }
 
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
-const idempotencyHeader = { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Optional, caller-stable; replays the first answer.' } } };
 
 export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app, { flags, idempotency }) => {
   /**
@@ -49,7 +48,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
     config: management,
     schema: {
       tags: ['flags'], operationId: 'patchFlag', summary: 'Create, update, upsert or toggle one flag', security: [{ bearer: [] }],
-      headers: idempotencyHeader,
+      headers: IdempotencyKeyHeaders,
       body: PatchFlagBody,
       response: { 200: PatchFlagResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
     },
@@ -62,7 +61,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
     config: management,
     schema: {
       tags: ['flags'], operationId: 'deleteFlag', summary: 'Delete one flag', security: [{ bearer: [] }],
-      headers: idempotencyHeader,
+      headers: IdempotencyKeyHeaders,
       querystring: DeleteFlagQuery,
       response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
@@ -75,7 +74,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
     config: management,
     schema: {
       tags: ['flags'], operationId: 'bulkApplyFlags', summary: 'Apply flag values, advanced flag fields and privacy settings in one version, all or nothing', security: [{ bearer: [] }],
-      headers: idempotencyHeader,
+      headers: IdempotencyKeyHeaders,
       body: BulkApplyBody,
       response: { 200: BulkApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
@@ -96,7 +95,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
     config: management,
     schema: {
       tags: ['flags'], operationId: 'bulkSetFlagValuesLegacy', summary: 'Set the values of existing flags in one version (older form of PATCH /api/v1/flags/bulk)', security: [{ bearer: [] }],
-      headers: idempotencyHeader,
+      headers: IdempotencyKeyHeaders,
       body: LegacyBulkBody,
       response: { 200: LegacyBulkResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },

@@ -5,3 +5,5 @@ export { FLAG_PATCH_OPS, ADVANCED_FLAG_FIELDS, type AdvancedFlagFields, type Bul
 export { bulkApply } from './bulk-apply.js';
 export { patchFlag, deleteFlag } from './flag-edits.js';
 export { BulkApplyBody, PatchFlagBody } from './flags.schemas.js';
+/** The flag record's type and schemas (defined with the configuration state; see flag-record.ts). */
+export { DependencySchema, FLAG_KEY_DESCRIPTION, FlagRecordSchema, flagFieldSchemas, RolloutSchema, RuleSchema, VariantSchema, type FlagRecord } from './flag-record.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
+import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
 import { principalScope } from '../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
 import type { KeysService } from './keys.service.js';
@@ -28,7 +28,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<KeysRouteDeps> = async (app, 
     config: management,
     schema: {
       tags: ['keys'], operationId: 'createKey', summary: 'Create a key; its token is shown once', security: [{ bearer: [] }],
-      headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Required, caller-stable.' } } },
+      headers: IdempotencyKeyHeaders,
       body: CreateKeyBody,
       response: { 201: CreateKeyResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },

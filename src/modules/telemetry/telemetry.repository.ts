@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../db/day-partitions.js';
-import { lockedForUpdate, lockNeedsRows } from '../../db/row-locks.js';
+import { forUpdate, lockNeedsRows } from '../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
 import type { TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
@@ -99,7 +99,7 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
       .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing())
       .execute();
   }
-  const current = await lockedForUpdate(
+  const current = await forUpdate(
     trx,
     trx
       .selectFrom('telemetry_rollups')

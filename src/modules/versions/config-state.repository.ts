@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/transaction.js';
-import { dialectOf } from '../../db/dialect.js';
+import { forUpdate } from '../../db/row-locks.js';
 import type { ConfigVersionsTable } from './versions.table.js';
 import { emptyState, type ConfigState, type CurrentConfig, type EnvironmentTarget, type VersionSnapshot } from './versions.model.js';
 
@@ -23,13 +22,10 @@ export async function ensureConfigRow(db: Executor, target: EnvironmentTarget): 
   }
 }
 
-/** Reads the current config and, on PostgreSQL, locks its row until the transaction ends. */
+/** Reads the current config and locks its row until the transaction ends. */
 export async function lockConfig(db: Executor, target: EnvironmentTarget): Promise<CurrentConfig> {
   await ensureConfigRow(db, target);
-  const row =
-    dialectOf(db) === 'postgres'
-      ? (await sql<{ version: number; state: string }>`SELECT version, state FROM environment_configs WHERE env_id = ${target.envId} FOR UPDATE`.execute(db)).rows[0]
-      : await db.selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', target.envId).executeTakeFirst();
+  const row = await forUpdate(db, db.selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', target.envId)).executeTakeFirst();
   if (!row) throw new Error(`environment config ${target.envId} vanished`);
   return { version: Number(row.version), state: JSON.parse(row.state) as ConfigState };
 }

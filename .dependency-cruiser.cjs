@@ -1,0 +1,67 @@
+// The house rules of ARCHITECTURE.md that an import graph can check, run by `npm test` (lint:deps).
+// docs/decisions/0007-module-boundaries.md says what is checked, what is not, and the CLI exception.
+const TEST_CODE = '(\\.test\\.ts$|^test/)';
+/** Fixtures and test clients a module offers to the tests of others. */
+const TEST_SUPPORT = '\\.(fixtures|test-client)\\.ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'module-through-index',
+      comment: 'A module reaches another only through its index.ts, never deep inside it.',
+      severity: 'error',
+      from: { path: '^src/modules/([^/]+)/' },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$', TEST_SUPPORT] },
+    },
+    {
+      name: 'outside-through-index',
+      comment: 'Code outside modules/ (app, platform, engine, tests) reaches a module through its index.ts too; db/database.ts alone assembles the tables.',
+      severity: 'error',
+      from: { path: '^(src|test)/', pathNot: ['^src/modules/', '^src/db/database\\.ts$'] },
+      to: { path: '^src/modules/[^/]+/', pathNot: ['^src/modules/[^/]+/index\\.ts$', TEST_SUPPORT] },
+    },
+    {
+      name: 'test-support-in-tests-only',
+      comment: "A module's fixtures and test clients serve other modules' tests, never running code.",
+      severity: 'error',
+      from: { pathNot: [TEST_CODE, TEST_SUPPORT] },
+      to: { path: TEST_SUPPORT },
+    },
+    {
+      name: 'no-circular',
+      comment: 'No import cycles.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'cli-talks-http',
+      comment: 'The CLI talks HTTP only; the operator commands serve, migrate and admin (cli/commands/server.ts) run the server side in-process (decision 0007).',
+      severity: 'error',
+      from: { path: '^src/cli/', pathNot: ['^src/cli/commands/server\\.ts$'] },
+      to: { path: '^src/', pathNot: ['^src/cli/'] },
+    },
+    {
+      name: 'dialect-only-in-db',
+      comment: 'Only db/ knows which database is in use: nothing else may ask (tests choose an engine, so they may name one).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/db/', TEST_CODE] },
+      to: { path: '^src/db/dialect\\.ts$' },
+    },
+    {
+      name: 'engine-is-pure',
+      comment: 'engine/ is pure evaluation shared with the SDK: no I/O, no server code.',
+      severity: 'error',
+      from: { path: '^src/engine/' },
+      to: { path: '^src/(?!engine/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

@@ -1,0 +1,120 @@
+// Losing PostgreSQL connections (a terminated backend, a failover, a restart, the database gone for
+// a while) must not end the process: it logs, /readyz answers 503 while the database is unreachable,
+// and writes succeed and LISTEN is re-established once it is back.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { PassThrough } from 'node:stream';
+import pg from 'pg';
+import { buildApp } from '../app.js';
+import { buildTestApp, createTestDatabase, POSTGRES_URL, testConfig } from '../../test/helpers/test-app.js';
+import { createApp, signUp } from '../../test/helpers/fixtures.js';
+import { createDb } from './create-db.js';
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    return (await client.query<T>(text, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const listening = async (applicationName: string) =>
+  (await adminQuery(`select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN%'`, [applicationName])).length > 0;
+
+/** A TCP proxy in front of PostgreSQL that can be taken down (every connection cut) and brought back. */
+async function databaseProxy(target: URL) {
+  const sockets = new Set<Socket>();
+  let server: Server | null = null;
+  let port = 0;
+  const up = async () => {
+    if (server) return;
+    server = createServer((inbound) => {
+      const outbound = connect(Number(target.port || 5432), target.hostname);
+      for (const s of [inbound, outbound]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      inbound.pipe(outbound).pipe(inbound);
+    });
+    await new Promise<void>((resolve) => server!.listen(port, '127.0.0.1', resolve));
+    port = (server!.address() as { port: number }).port;
+  };
+  const down = async () => {
+    if (!server) return;
+    const closing = new Promise((resolve) => server?.close(resolve));
+    for (const s of sockets) s.destroy();
+    await closing;
+    server = null;
+  };
+  await up();
+  const url = new URL(target.toString());
+  url.host = `127.0.0.1:${port}`;
+  return { url: url.toString(), up, down };
+}
+
+if (POSTGRES_URL) {
+  describe('PostgreSQL connection faults', () => {
+    test('terminated backends are logged, the process carries on, writes succeed and LISTEN comes back', async (t) => {
+      const { app, database, logs } = await buildTestApp(t, { dialect: 'postgres', captureLogs: true });
+      const name = database.pgSchema!;
+      const { token } = await signUp(app);
+      await createApp(app, token);
+      await until('the LISTEN connection is open', () => listening(name));
+
+      const terminated = await adminQuery<{ pid: number }>(
+        `select pid, pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [name]);
+      assert.ok(terminated.length >= 2, 'the pool and the LISTEN connection had backends');
+      await until('the lost connection is logged', () => logs().includes('lost a database connection'));
+
+      const created = await createApp(app, token);
+      assert.ok(created.appId);
+      assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+      await until('LISTEN is re-established', () => listening(name));
+    });
+
+    test('while the database is unreachable /readyz answers 503; once it is back, 200 and writes succeed', async (t) => {
+      const database = await createTestDatabase('postgres');
+      t.after(() => database.drop());
+      const proxy = await databaseProxy(new URL(POSTGRES_URL!));
+      const name = `${database.pgSchema}_proxy`;
+      const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
+      const stream = new PassThrough();
+      let logs = '';
+      stream.on('data', (chunk) => (logs += chunk.toString()));
+      const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ logLevel: 'error' }), logStream: stream });
+      t.after(async () => {
+        await proxy.up();
+        await app.close();
+        await handle.close();
+        await database.handle.close();
+        await proxy.down();
+      });
+      const { token } = await signUp(app);
+      await until('the LISTEN connection is open', () => listening(name));
+
+      await proxy.down();
+      await until('the lost connection is logged', () => logs.includes('lost a database connection'));
+      const down = await app.inject({ method: 'GET', url: '/readyz' });
+      assert.equal(down.statusCode, 503, down.body);
+      assert.equal(down.json().error.code, 'service_unavailable');
+
+      await proxy.up();
+      await until('/readyz answers 200 again', async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200);
+      const created = await createApp(app, token);
+      assert.ok(created.appId);
+      await until('LISTEN is re-established', () => listening(name));
+    });
+  });
+}
