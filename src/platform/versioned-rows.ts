@@ -3,23 +3,9 @@
 // the row is still at the version read (compare-and-swap that needs no lock on either engine).
 import { isUniqueViolation } from '../db/constraint-errors.js';
 import type { Executor } from '../db/transaction.js';
+import type { VersionedRow, VersionedTable } from './versioned-row.js';
 
-export type VersionedTable = 'layers' | 'holdouts';
-
-export interface VersionedRow {
-  id: string;
-  app_id: string;
-  env_id: string;
-  key: string;
-  version: number;
-  salt: string;
-  /** JSON of the record's own fields. */
-  definition: string;
-  created_at: string;
-  updated_at: string;
-  /** JSON of the journal authority that created it. */
-  created_by: string;
-}
+export type { VersionedRow, VersionedTable } from './versioned-row.js';
 
 export async function keyTaken(db: Executor, table: VersionedTable, envId: string, key: string): Promise<boolean> {
   return (await db.selectFrom(table).select('id').where('env_id', '=', envId).where('key', '=', key).executeTakeFirst()) !== undefined;

@@ -1,6 +1,5 @@
 // Membership rows: who is in an app with which role.
-import { sql } from 'kysely';
-import { dialectOf } from '../../db/dialect.js';
+import { forUpdate } from '../../db/row-locks.js';
 import type { Executor } from '../../db/transaction.js';
 import type { AppMembersTable, AppsTable } from './apps.table.js';
 
@@ -55,8 +54,7 @@ export async function countOwners(db: Executor, appId: string): Promise<number> 
  * must not leave none); SQLite has one writer anyway.
  */
 export async function lockApp(db: Executor, appId: string): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
-  await sql`SELECT id FROM apps WHERE id = ${appId} FOR UPDATE`.execute(db);
+  await forUpdate(db, db.selectFrom('apps').select('id').where('id', '=', appId)).execute();
 }
 
 /** A signed-up user by e-mail (lower-cased as login stores it). */

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import { dialectOf } from '../../db/dialect.js';
+import { forUpdate } from '../../db/row-locks.js';
 import type { Executor } from '../../db/transaction.js';
 import type { ApprovalsTable, ProposalsTable, ReceiptsTable } from './authority.table.js';
 import type { Approval, Proposal, Receipt } from './authority.model.js';
@@ -41,11 +40,8 @@ export async function insertProposal(db: Executor, row: ProposalsTable): Promise
 
 /** The proposal of one environment; on PostgreSQL `lock` holds its row until the transaction ends. */
 export async function findProposal(db: Executor, envId: string, id: string, lock = false): Promise<ProposalsTable | undefined> {
-  if (lock && dialectOf(db) === 'postgres') {
-    const { rows } = await sql<ProposalsTable>`SELECT * FROM proposals WHERE id = ${id} AND env_id = ${envId} FOR UPDATE`.execute(db);
-    return rows[0];
-  }
-  return db.selectFrom('proposals').selectAll().where('id', '=', id).where('env_id', '=', envId).executeTakeFirst();
+  const query = db.selectFrom('proposals').selectAll().where('id', '=', id).where('env_id', '=', envId);
+  return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function listProposals(db: Executor, envId: string, limit: number): Promise<ProposalsTable[]> {

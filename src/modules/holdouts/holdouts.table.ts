@@ -1,4 +1,4 @@
-import type { VersionedRow } from '../../platform/versioned-rows.js';
+import type { VersionedRow } from '../../platform/versioned-row.js';
 
 export interface HoldoutsTables {
   /** definition: JSON { name, description, percentage }. */

@@ -1,4 +1,4 @@
-import type { VersionedRow } from '../../platform/versioned-rows.js';
+import type { VersionedRow } from '../../platform/versioned-row.js';
 
 export interface LayersTables {
   /** definition: JSON { name, description, allocations: [{ experimentId, start, end }] }. */
