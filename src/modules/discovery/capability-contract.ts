@@ -1,5 +1,6 @@
 // The machine-readable capability contract served at GET /api/v1/contract: what the service does,
-// which credentials exist and what they reach, and every limit of the seed's Limits table.
+// which credentials exist and what they reach, and the limits of what is served (the seed's Limits
+// table, one capability at a time as the capabilities are built).
 
 export const CAPABILITY_CONTRACT = {
   apiVersion: 1,
@@ -13,33 +14,47 @@ export const CAPABILITY_CONTRACT = {
   ],
   authentication: { scheme: 'bearer', header: 'Authorization', apiKeyHeader: 'X-API-Key (OFREP routes only)' },
   idempotency: { header: 'Idempotency-Key', minLength: 8, maxLength: 128, retentionHours: 24, secretReplayWindowMinutes: 15 },
-  limits: {
-    configSyncsPerMonthPerEnvironment: { free: 25000, pro: 1000000 },
-    telemetryBatchEvents: { min: 1, max: 100 },
-    insightQueryWindowDays: 90,
-    insightWindowWithoutFilterHours: 24,
-    insightDimensions: 3,
-    insightMeasures: 10,
-    insightRows: 1000,
-    insightScannedBuckets: 10000,
-    eventReadWindowDays: 7,
-    eventPageRows: 100,
-    minimumCellSubjects: 20,
-    cursorMaxCharacters: 8192,
-    cursorResumeTtlMinutes: 15,
-    requestBodyBytes: { evaluate: 65536, inspect: 65536, cleanup: 262144, default: 1048576 },
-    configVersionsListLimit: { min: 1, max: 100, default: 20 },
-    changesListLimit: { min: 1, max: 200 },
-    exportListLimit: { min: 1, max: 100, default: 20 },
-    deliveryListLimit: { min: 1, max: 100, default: 20 },
-    exportBackfillRetentionDays: 30,
-    erasureLatenessWindowDays: 7,
-    idempotencyKeyLength: { recompute: { min: 16, max: 128 }, backfill: { min: 16 }, header: { min: 8, max: 128 } },
-    identifierLength: { min: 1, max: 128 },
-  },
   environments: { defaults: ['dev', 'staging', 'prod'], aliases: { development: 'dev', production: 'prod' } },
-  versions: { advancedConfigSchema: 'core/v1', telemetryEvents: 1, loginApiVersion: 1, analysisEngine: 'descriptive-v1' },
+  versions: { advancedConfigSchema: 'core/v1', loginApiVersion: 1 },
 };
+
+type Limits = Record<string, unknown>;
+
+/** Limits every served route shares. */
+const COMMON_LIMITS: Limits = {
+  requestBodyBytes: { default: 1048576 },
+  idempotencyKeyLength: { header: { min: 8, max: 128 } },
+  identifierLength: { min: 1, max: 128 },
+};
+
+/**
+ * The limits of each capability, published only while it is served (capabilities come from the
+ * OpenAPI tags), so the contract never describes a feature that does not exist. A domain adds its
+ * own entry when it lands; object-valued limits of several capabilities (requestBodyBytes) merge.
+ */
+const LIMITS_OF_CAPABILITY: Record<string, Limits> = {
+  journal: { changesListLimit: { min: 1, max: 200 }, cursorMaxCharacters: 8192 },
+  versions: { configVersionsListLimit: { min: 1, max: 100, default: 20 }, cursorMaxCharacters: 8192 },
+  evaluation: { requestBodyBytes: { evaluate: 65536 } },
+  advanced: { requestBodyBytes: { inspect: 65536 } },
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The limits of the served capabilities; `dynamic` adds those that come from the operator's
+ * configuration (quotas) for capabilities that are served. */
+export function servedLimits(capabilities: readonly string[], dynamic: Record<string, Limits> = {}): Limits {
+  const limits: Limits = { ...COMMON_LIMITS };
+  for (const capability of [...capabilities].sort()) {
+    for (const source of [LIMITS_OF_CAPABILITY[capability], dynamic[capability]]) {
+      for (const [name, value] of Object.entries(source ?? {})) {
+        const held = limits[name];
+        limits[name] = isObject(held) && isObject(value) ? { ...held, ...value } : value;
+      }
+    }
+  }
+  return limits;
+}
 
 /** OpenAPI tags whose capability goes by another name in the contract. */
 const CAPABILITY_OF_TAG: Record<string, string> = { auth: 'login' };

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { Plan, QuotaSet } from '../../config.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { AppError } from '../../platform/errors.js';
-import { CAPABILITY_CONTRACT, capabilitiesOf } from './capability-contract.js';
+import { CAPABILITY_CONTRACT, capabilitiesOf, servedLimits } from './capability-contract.js';
 
 const Links = Type.Object({
   name: Type.String(),
@@ -72,16 +72,22 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = asyn
 
   app.get('/api/v1/contract', {
     schema: { tags: ['discovery'], operationId: 'capabilityContract', summary: 'Capability contract', response: { 200: Type.Object({}, { additionalProperties: true }) } },
-  }, async () => ({
+  }, async () => {
+    const capabilities = capabilitiesOf(app.swagger() as never);
+    const syncs = { configSyncsPerMonthPerEnvironment: { free: quotas.free.configSyncs, pro: quotas.pro.configSyncs } };
+    return contractOf(capabilities, servedLimits(capabilities.map((c) => c.name), { delivery: syncs }));
+  });
+
+  const contractOf = (capabilities: { name: string; routes: string[] }[], limits: Record<string, unknown>) => ({
     ...CAPABILITY_CONTRACT,
-    capabilities: capabilitiesOf(app.swagger() as never),
-    limits: { ...CAPABILITY_CONTRACT.limits, configSyncsPerMonthPerEnvironment: { free: quotas.free.configSyncs, pro: quotas.pro.configSyncs } },
+    capabilities,
+    limits,
     plans: {
       free: { appsPerUser: quotas.free.apps, flagsPerEnvironment: quotas.free.flags, configSyncsPerMonthPerEnvironment: quotas.free.configSyncs },
       pro: { appsPerUser: quotas.pro.apps, flagsPerEnvironment: quotas.pro.flags, configSyncsPerMonthPerEnvironment: quotas.pro.configSyncs },
     },
     cli: { name: 'ensign', install: 'npm ci && npm run build (bin: ensign)', configuration: ['ENSIGN_URL', 'ENSIGN_TOKEN', '~/.config/ensign/credentials.json'] },
-  }));
+  });
 
   const openapi = async () => app.swagger() as unknown as { openapi: string; info: Record<string, unknown> };
   app.get('/api/v1/openapi', {

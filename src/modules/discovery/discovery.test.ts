@@ -6,6 +6,7 @@ import { createDb } from '../../db/create-db.js';
 import type { DialectName } from '../../db/dialect.js';
 import { buildTestApp, dialects, testConfig, type TestContext } from '../../../test/helpers/test-app.js';
 import { expectError } from '../../../test/helpers/fixtures.js';
+import { servedLimits } from './capability-contract.js';
 
 const DOCUMENTS = ['/api', '/api/v1', '/api/v1/contract', '/api/v1/openapi', '/openapi.json'];
 const ERROR_REF = '#/components/schemas/ErrorBody';
@@ -79,7 +80,7 @@ for (const dialect of dialects) {
       for (const name of ['docs', 'openapi', 'contract', 'cli']) assert.ok(root.links[name], `/api links ${name}`);
     });
 
-    test('the contract lists capabilities, credential types and scopes, and every limit', async (t) => {
+    test('the contract lists capabilities, credential types and scopes, and the limits of what is served, nothing else', async (t) => {
       const { app } = await buildTestApp(t, { dialect, config: { quotas: DEFAULT_QUOTAS } });
       const c = (await app.inject({ method: 'GET', url: '/api/v1/contract' })).json();
       assert.equal(c.apiVersion, 1);
@@ -95,20 +96,17 @@ for (const dialect of dialects) {
       for (const [type, x] of credentials) assert.equal((x as any).prefix, `${type}_`);
       const l = c.limits;
       assert.deepEqual(l.configSyncsPerMonthPerEnvironment, { free: 25_000, pro: 1_000_000 });
-      assert.deepEqual(l.telemetryBatchEvents, { min: 1, max: 100 });
-      assert.deepEqual(
-        [l.insightQueryWindowDays, l.insightWindowWithoutFilterHours, l.insightDimensions, l.insightMeasures, l.insightRows, l.insightScannedBuckets],
-        [90, 24, 3, 10, 1000, 10_000],
-      );
-      assert.deepEqual([l.eventReadWindowDays, l.eventPageRows, l.minimumCellSubjects, l.cursorMaxCharacters, l.cursorResumeTtlMinutes], [7, 100, 20, 8192, 15]);
-      assert.deepEqual(l.requestBodyBytes, { evaluate: 65_536, inspect: 65_536, cleanup: 262_144, default: 1_048_576 });
+      // Only what is served: each limit belongs to a capability the OpenAPI document lists.
+      assert.deepEqual(Object.keys(l).sort(), [
+        'changesListLimit', 'configSyncsPerMonthPerEnvironment', 'configVersionsListLimit', 'cursorMaxCharacters',
+        'idempotencyKeyLength', 'identifierLength', 'requestBodyBytes',
+      ]);
+      assert.deepEqual(l.requestBodyBytes, { evaluate: 65_536, inspect: 65_536, default: 1_048_576 });
       assert.deepEqual(l.configVersionsListLimit, { min: 1, max: 100, default: 20 });
       assert.deepEqual(l.changesListLimit, { min: 1, max: 200 });
-      assert.deepEqual(l.exportListLimit, { min: 1, max: 100, default: 20 });
-      assert.deepEqual(l.deliveryListLimit, { min: 1, max: 100, default: 20 });
-      assert.deepEqual([l.exportBackfillRetentionDays, l.erasureLatenessWindowDays], [30, 7]);
-      assert.deepEqual(l.idempotencyKeyLength.recompute, { min: 16, max: 128 });
-      assert.equal(l.idempotencyKeyLength.backfill.min, 16);
+      assert.equal(l.cursorMaxCharacters, 8192);
+      assert.deepEqual(l.idempotencyKeyLength, { header: { min: 8, max: 128 } });
+      assert.deepEqual(c.versions, { advancedConfigSchema: 'core/v1', loginApiVersion: 1 });
       assert.deepEqual(l.identifierLength, { min: 1, max: 128 });
       assert.deepEqual(c.plans.free, { appsPerUser: 10, flagsPerEnvironment: 500, configSyncsPerMonthPerEnvironment: 25_000 });
       assert.deepEqual(c.plans.pro, { appsPerUser: 1000, flagsPerEnvironment: 10_000, configSyncsPerMonthPerEnvironment: 1_000_000 });
@@ -181,3 +179,14 @@ for (const dialect of dialects) {
     });
   });
 }
+
+describe('servedLimits', () => {
+  test('a capability that is not served publishes no limit; served ones merge object-valued limits', () => {
+    assert.deepEqual(servedLimits([]), { requestBodyBytes: { default: 1_048_576 }, idempotencyKeyLength: { header: { min: 8, max: 128 } }, identifierLength: { min: 1, max: 128 } });
+    const some = servedLimits(['evaluation', 'journal', 'telemetry']);
+    assert.deepEqual(some.requestBodyBytes, { default: 1_048_576, evaluate: 65_536 });
+    assert.equal(some.configVersionsListLimit, undefined);
+    assert.deepEqual(servedLimits(['delivery'], { delivery: { configSyncsPerMonthPerEnvironment: { free: 1 } } }).configSyncsPerMonthPerEnvironment, { free: 1 });
+    assert.equal(servedLimits([], { delivery: { configSyncsPerMonthPerEnvironment: { free: 1 } } }).configSyncsPerMonthPerEnvironment, undefined);
+  });
+});
