@@ -99,16 +99,20 @@ for (const dialect of dialects) {
       const envId = created.body.environments.find((e: { slug: string }) => e.slug === 'dev').id;
       const target = { appId: created.appId, envId, env: 'dev' };
       // Write version 2 as an older server did: a flag record without enabled and offValue.
+      // As the shared fixtures do (storeInvalidConfig): the notifier is closed before the test goes on.
       const notifier = createChangeNotifier(test.database.handle, test.database.pgSchema);
-      t.after(() => notifier.close());
-      const store = createConfigStateStore(test.database.handle.db, notifier);
-      await inTransaction(test.database.handle.db, async (trx) => {
-        const locked = await store.lock(trx, target);
-        const state = structuredClone(locked.state);
-        const { enabled: _e, offValue: _o, ...old } = state.flags.old!;
-        state.flags.old = old as typeof state.flags.old;
-        await store.commit(trx, target, locked, { state, changeId: null, operation: 'test.legacy', authority: { type: 'system' } });
-      });
+      try {
+        const store = createConfigStateStore(test.database.handle.db, notifier);
+        await inTransaction(test.database.handle.db, async (trx) => {
+          const locked = await store.lock(trx, target);
+          const state = structuredClone(locked.state);
+          const { enabled: _e, offValue: _o, ...old } = state.flags.old!;
+          state.flags.old = old as typeof state.flags.old;
+          await store.commit(trx, target, locked, { state, changeId: null, operation: 'test.legacy', authority: { type: 'system' } });
+        });
+      } finally {
+        await notifier.close();
+      }
 
       const list = (await flags.list()).json();
       assert.equal(list.version, 2);
