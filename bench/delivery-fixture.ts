@@ -38,7 +38,7 @@ function flagAt(i: number): FlagRecord {
     { id: 'new-app-versions', conditions: [{ attribute: 'appVersion', operator: 'semverGt', values: ['2.3.0'] }], serve: { rollout: { percentage: 50, value: valueOf(type, i + 2) } } },
   ];
   return {
-    key, type, value: valueOf(type, i), clientEnabled: i % 3 === 0, description: `Benchmark flag ${i}`,
+    key, type, value: valueOf(type, i), enabled: true, offValue: valueOf(type, i), clientEnabled: i % 3 === 0, description: `Benchmark flag ${i}`,
     rollout: i % 5 === 1 ? { percentage: 25, value: valueOf(type, i + 3) } : null,
     variants: i % 5 === 2 ? [{ key: 'a', value: valueOf(type, i + 4), weight: 50 }, { key: 'b', value: valueOf(type, i + 5), weight: 50 }] : null,
     rules,

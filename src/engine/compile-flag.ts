@@ -1,6 +1,6 @@
 // Compiles one validated flag definition into closures plus every result it can answer.
-// Evaluation order (contract section 4, docs/engine.md): prerequisites → overrides → running
-// experiment (compile-experiment.ts) → rules in order → variants or rollout → value.
+// Evaluation order (contract section 4, docs/engine.md): the off switch → prerequisites → overrides
+// → running experiment (compile-experiment.ts) → rules in order → variants or rollout → value.
 import type { EvaluationResult, FlagDefinition, FlagType, Rollout, Rule } from './model.js';
 import { createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
 import { isScalar, jsonEqual } from './json-value.js';
@@ -40,6 +40,21 @@ interface CompiledDependency {
  * the flag's type); call the returned `link` with the whole set before the first evaluation. */
 export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment | null = null): { compiled: CompiledFlag; link: (all: Map<string, CompiledFlag>) => void } {
   const { key } = flag;
+  const compiledWith = (run: CompiledFlag['run']): CompiledFlag => ({
+    key,
+    type: flag.type,
+    invalidContext: errorResult(key, 'INVALID_CONTEXT', 'invalid_context',
+      'the evaluation context must be an object whose targetingKey, when present, is a string'),
+    run,
+    typeMismatch: typeMismatchOf(flag),
+  });
+  // Definitions stored before the off switch existed have neither field: they are enabled, and
+  // their off value is their value.
+  if (flag.enabled === false) {
+    const off = makeResult(key, flag.offValue === undefined ? flag.value : flag.offValue, 'DISABLED', 'none');
+    // Nothing of a disabled flag runs, its prerequisites included: there is nothing to link.
+    return { compiled: compiledWith(() => off), link: () => undefined };
+  }
   const hasTargeting = flag.rules.length > 0 || Object.keys(flag.overrides).length > 0 ||
     flag.rollout !== null || flag.variants !== null || flag.dependencies.length > 0;
 
@@ -58,7 +73,6 @@ export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment |
 
   const rules: CompiledRule[] = flag.rules.map((rule) => compileRule(flag, rule));
   const fallthrough = compileFallthrough(flag, hasTargeting);
-  const mismatches = new Map<FlagType, EvaluationResult>();
   const experimentStep = experiment === null ? null : compileExperimentStep(key, experiment);
 
   /** The flag's own targeting: what everyone outside its experiment gets. */
@@ -70,8 +84,8 @@ export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment |
     return fallthrough(context, targetingKey);
   };
 
-  // A flag's off switch (enabled: false, served with reason DISABLED) belongs at the top of run,
-  // before prerequisites: it then skips overrides and the experiment step alike.
+  // A switched-off flag never gets here (see above): the off switch skips overrides and the
+  // experiment step alike.
   const run = (context: Context, targetingKey: string | undefined): EvaluationResult => {
     for (let i = 0; i < dependencies.length; i++) {
       const dependency = dependencies[i];
@@ -85,25 +99,22 @@ export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment |
     return ordinary(context, targetingKey);
   };
 
-  const compiled: CompiledFlag = {
-    key,
-    type: flag.type,
-    invalidContext: errorResult(key, 'INVALID_CONTEXT', 'invalid_context',
-      'the evaluation context must be an object whose targetingKey, when present, is a string'),
-    run,
-    typeMismatch(expected) {
-      let result = mismatches.get(expected);
-      if (result === undefined) {
-        result = typeMismatchResult(key, flag.type, expected);
-        mismatches.set(expected, result);
-      }
-      return result;
-    },
-  };
   const link = (all: Map<string, CompiledFlag>) => {
     for (const dependency of dependencies) dependency.target = all.get(dependency.flag) ?? null;
   };
-  return { compiled, link };
+  return { compiled: compiledWith(run), link };
+}
+
+function typeMismatchOf(flag: FlagDefinition): (expected: FlagType) => EvaluationResult {
+  const mismatches = new Map<FlagType, EvaluationResult>();
+  return (expected) => {
+    let result = mismatches.get(expected);
+    if (result === undefined) {
+      result = typeMismatchResult(flag.key, flag.type, expected);
+      mismatches.set(expected, result);
+    }
+    return result;
+  };
 }
 
 function compileRule(flag: FlagDefinition, rule: Rule): CompiledRule {

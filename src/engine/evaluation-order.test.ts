@@ -208,3 +208,40 @@ describe('evaluate: dependencies', () => {
     assert.deepEqual(summary(only.evaluate('b')), { key: 'b', value: true, reason: 'DEFAULT', fallbackClass: 'none' });
   });
 });
+
+describe('evaluate: the off switch', () => {
+  const { inside } = keysAround('ramp', 5_000);
+  const set = compileFlagSet([
+    flag({ key: 'gate', value: true }),
+    flag({
+      key: 'checkout', type: 'string', value: 'new', enabled: false, offValue: 'legacy',
+      overrides: { 'user-1': 'vip' },
+      rules: [{ id: 'all', conditions: [], serve: { value: 'ruled' } }],
+      dependencies: [{ flag: 'gate', value: false }],
+    }),
+    flag({ key: 'ramp', rollout: { percentage: 100, value: true }, enabled: false, offValue: false }),
+    flag({ key: 'split', type: 'string', value: 'x', enabled: false, offValue: 'off', variants: [{ key: 'a', value: 'a', weight: 100 }] }),
+    flag({ key: 'child', dependencies: [{ flag: 'checkout', value: 'legacy' }], rules: [{ id: 'on', conditions: [], serve: { value: true } }] }),
+  ]);
+
+  test('a disabled flag serves its off value with reason DISABLED, before prerequisites, overrides, rules, rollouts and variants', () => {
+    const off = { key: 'checkout', value: 'legacy', reason: 'DISABLED', fallbackClass: 'none' };
+    assert.deepEqual(summary(set.evaluate('checkout')), off);
+    assert.deepEqual(summary(set.evaluate('checkout', { targetingKey: 'user-1' })), off);
+    assert.deepEqual(summary(set.evaluate('ramp', { targetingKey: inside })), { key: 'ramp', value: false, reason: 'DISABLED', fallbackClass: 'none' });
+    assert.deepEqual(summary(set.evaluate('split', { targetingKey: 'u' })), { key: 'split', value: 'off', reason: 'DISABLED', fallbackClass: 'none' });
+  });
+
+  test('a flag that depends on a disabled flag sees its off value', () => {
+    assert.deepEqual(summary(set.evaluate('child', { targetingKey: 'u' })), { key: 'child', value: true, reason: 'TARGETING_MATCH', ruleId: 'on', fallbackClass: 'none' });
+  });
+
+  test('the type check still applies to a disabled flag', () => {
+    assert.equal(set.evaluate('checkout', {}, 'bool').errorCode, 'TYPE_MISMATCH');
+  });
+
+  test('a definition without the fields (stored before they existed) is enabled', () => {
+    const { enabled: _e, offValue: _o, ...old } = flag({ key: 'old', value: true });
+    assert.deepEqual(summary(compileFlagSet([old as FlagDefinition]).evaluate('old')), { key: 'old', value: true, reason: 'STATIC', fallbackClass: 'none' });
+  });
+});

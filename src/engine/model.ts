@@ -69,6 +69,11 @@ export interface FlagDefinition {
   key: string;
   type: FlagType;
   value: unknown;
+  /** The flag's off switch. When false nothing else of the flag applies: every evaluation serves
+   * `offValue` with reason DISABLED. */
+  enabled: boolean;
+  /** Served while `enabled` is false; of the flag's type. Defaults to `value` when the flag is made. */
+  offValue: unknown;
   clientEnabled: boolean;
   description: string;
   rollout: Rollout | null;
@@ -153,6 +158,8 @@ export function withFlagDefaults(
     key: fields.key,
     type: fields.type,
     value: fields.value,
+    enabled: true,
+    offValue: fields.value,
     clientEnabled: false,
     description: '',
     rollout: null,

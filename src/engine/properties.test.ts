@@ -194,3 +194,34 @@ describe('properties', () => {
     );
   });
 });
+
+describe('properties: the off switch', () => {
+  test('a disabled flag never serves anything but its off value, whatever its targeting and the context', () => {
+    const context = fc.record({
+      targetingKey: fc.option(targetingKey, { nil: undefined }),
+      plan: fc.constantFrom('pro', 'free', undefined),
+      country: fc.constantFrom('FR', 'DE', undefined),
+    });
+    fc.assert(
+      fc.property(fc.integer(), fc.integer(), percentage, fc.boolean(), fc.array(context, { minLength: 1, maxLength: 20 }), (value, offValue, pct, useVariants, contexts) => {
+        const set = compileFlagSet([
+          flag({ key: 'gate', type: 'number', value: 1 }),
+          flag({
+            key: 'f', type: 'number', value, enabled: false, offValue,
+            overrides: { 'user-1': value + 1 },
+            rules: [{ id: 'pro', conditions: [{ attribute: 'plan', operator: 'eq', values: ['pro'] }], serve: { value: value + 2 } }],
+            dependencies: [{ flag: 'gate', value: 2 }],
+            ...(useVariants
+              ? { variants: [{ key: 'a', value: value + 3, weight: 50 }, { key: 'b', value: value + 4, weight: 50 }] }
+              : { rollout: { percentage: pct, value: value + 5 } }),
+          }),
+        ]);
+        for (const c of [...contexts, { targetingKey: 'user-1', plan: 'pro' }]) {
+          const result = set.evaluate('f', c);
+          assert.equal(result.value, offValue);
+          assert.equal(result.reason, 'DISABLED');
+        }
+      }),
+    );
+  });
+});

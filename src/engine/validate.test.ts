@@ -62,8 +62,8 @@ describe('validateFlagDefinition: the definition itself', () => {
   });
 
   test('unknown fields are rejected', () => {
-    expectIssue({ enabled: true }, '/enabled',
-      'enabled is not a known field (expected one of: key, type, value, clientEnabled, description, rollout, variants, rules, overrides, dependencies, metadata, createdAt, updatedAt)',
+    expectIssue({ active: true }, '/active',
+      'active is not a known field (expected one of: key, type, value, enabled, offValue, clientEnabled, description, rollout, variants, rules, overrides, dependencies, metadata, createdAt, updatedAt)',
       'unknown_field');
   });
 });
@@ -131,6 +131,15 @@ describe('validateFlagDefinition: type and value', () => {
 describe('validateFlagDefinition: simple fields', () => {
   test('clientEnabled is a boolean', () => {
     expectIssue({ clientEnabled: 'yes' }, '/clientEnabled', 'clientEnabled must be a boolean (got a string)', 'invalid_type');
+  });
+  test('enabled is a boolean; offValue is of the flag type', () => {
+    expectIssue({ enabled: 'no' }, '/enabled', 'enabled must be a boolean (got a string)', 'invalid_type');
+    expectIssue({ offValue: 'off' }, '/offValue', 'offValue must be a boolean for a flag of type bool (got a string)', 'type_mismatch');
+    assert.deepEqual(issuesOf({ enabled: false, offValue: true }), []);
+    assert.deepEqual(validateFlagDefinition({ key: 'j', type: 'json', value: { a: 1 }, offValue: null }), []);
+  });
+  test('an off value that is the value itself is reported once, at /value', () => {
+    assert.deepEqual(issuesOf({ value: 'x', offValue: 'x' }).map((i) => i.path), ['/value']);
   });
   test('description is a string of at most 1024 characters', () => {
     expectIssue({ description: 5 }, '/description', 'description must be a string (got a number)', 'invalid_type');
@@ -267,10 +276,20 @@ describe('parseFlagDefinition', () => {
     assert.deepEqual(parseFlagDefinition(base), {
       ok: true,
       flag: {
-        key: 'new-checkout', type: 'bool', value: false, clientEnabled: false, description: '', rollout: null,
+        key: 'new-checkout', type: 'bool', value: false, enabled: true, offValue: false, clientEnabled: false, description: '', rollout: null,
         variants: null, rules: [], overrides: {}, dependencies: [], metadata: {},
       },
     });
+  });
+  test('the off value defaults to the value; a given one stays', () => {
+    const defaulted = parseFlagDefinition({ key: 'f', type: 'string', value: 'on', enabled: false });
+    assert.ok(defaulted.ok);
+    assert.equal(defaulted.flag.enabled, false);
+    assert.equal(defaulted.flag.offValue, 'on');
+    const given = parseFlagDefinition({ key: 'f', type: 'string', value: 'on', offValue: 'off' });
+    assert.ok(given.ok);
+    assert.equal(given.flag.offValue, 'off');
+    assert.equal(given.flag.enabled, true);
   });
   test('treats fields set to undefined as absent and drops the record timestamps', () => {
     const result = parseFlagDefinition({ ...base, rollout: undefined, rules: undefined, createdAt: '2026-11-22T10:00:00.000Z' });

@@ -20,7 +20,7 @@ export const MAX_METADATA_BYTES = 4 * 1024;
 export const MAX_OVERRIDE_KEY_LENGTH = 256;
 
 const FLAG_FIELDS = [
-  'key', 'type', 'value', 'clientEnabled', 'description', 'rollout', 'variants',
+  'key', 'type', 'value', 'enabled', 'offValue', 'clientEnabled', 'description', 'rollout', 'variants',
   'rules', 'overrides', 'dependencies', 'metadata',
 ] as const;
 // Read-only timestamps of the management record: tolerated so a record read from the API can be
@@ -46,6 +46,15 @@ export function validateFlagDefinition(input: unknown, knownFlagKeys?: Iterable<
   }
   if (type !== null) checkTypedValue(issues, ['value'], type, input.value);
   else if (input.value === undefined) issues.add(['value'], 'required', 'is required');
+
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') {
+    issues.add(['enabled'], 'invalid_type', `must be a boolean (got ${describeType(input.enabled)})`);
+  }
+  // Absent means "the value" (parseFlagDefinition fills it in), so only a given one is checked; one
+  // that is the value itself (a defaulted definition) has the value's issues, reported once.
+  if (type !== null && input.offValue !== undefined && !Object.is(input.offValue, input.value)) {
+    checkTypedValue(issues, ['offValue'], type, input.offValue);
+  }
 
   if (input.clientEnabled !== undefined && typeof input.clientEnabled !== 'boolean') {
     issues.add(['clientEnabled'], 'invalid_type', `must be a boolean (got ${describeType(input.clientEnabled)})`);

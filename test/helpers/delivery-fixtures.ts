@@ -31,7 +31,7 @@ export type FlagInput = Partial<FlagDefinition> & Pick<FlagDefinition, 'key' | '
 
 function record(flag: FlagInput): FlagRecord {
   const at = new Date().toISOString();
-  return { clientEnabled: false, description: '', rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, ...flag, createdAt: at, updatedAt: at };
+  return { enabled: true, offValue: flag.value, clientEnabled: false, description: '', rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, ...flag, createdAt: at, updatedAt: at };
 }
 
 /** Upserts the flags into the fixture's environment through `app`, whose database is `handle`. */

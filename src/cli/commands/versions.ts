@@ -37,9 +37,10 @@ export function registerVersionsCommands(program: Command): void {
 
   scoped(versions.command('list').description('list retained versions, newest first'))
     .option('--limit <n>', '1 to 100 (default 20)')
-    .action(action(async (ctx, o: Scope & { limit?: string }) => {
+    .option('--cursor <cursor>', 'the next page: the nextCursor a previous list printed')
+    .action(action(async (ctx, o: Scope & { limit?: string; cursor?: string }) => {
       const limit = o.limit === undefined ? undefined : parseInteger('--limit', o.limit, 1);
-      const res = await ctx.client.get<{ versions: VersionEntry[]; current: { version: number } }>('/api/v1/config-versions', { query: { appId: o.app, env: o.env, limit } });
+      const res = await ctx.client.get<{ versions: VersionEntry[]; nextCursor?: string | null; current: { version: number } }>('/api/v1/config-versions', { query: { appId: o.app, env: o.env, limit, cursor: o.cursor } });
       emit(ctx.json, res.body, () => {
         printTable(
           ['VERSION', 'CREATED', 'OPERATION', 'CHANGE', 'AUTHORITY'],
@@ -47,6 +48,7 @@ export function registerVersionsCommands(program: Command): void {
           'No versions retained yet.',
         );
         printLine(`\ncurrent version ${res.body.current?.version}`);
+        if (res.body.nextCursor) printLine(`older versions: --cursor ${res.body.nextCursor}`);
       });
     }));
 

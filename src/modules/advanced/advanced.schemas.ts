@@ -15,6 +15,8 @@ const FlagKeys = (description: string) => Type.Array(Type.String({ description: 
 const coreFlagFields = {
   type: Type.Union(FLAG_TYPES.map((t) => Type.Literal(t))),
   value: Type.Unknown({ description: 'Served when no override, rule, rollout or variant applies.' }),
+  enabled: Type.Boolean({ description: 'The off switch: when false an evaluator serves offValue with reason DISABLED and skips everything else of the flag.' }),
+  offValue: Type.Unknown({ description: 'Served while enabled is false; of the flag type.' }),
   clientVisible: Type.Boolean({ description: 'The flag\'s own client visibility (clientEnabled). In a client projection a flag present only as a prerequisite of a visible flag says false.' }),
   rollout: Type.Union([RolloutSchema, Type.Null()]),
   variants: Type.Union([Type.Array(VariantSchema), Type.Null()]),
@@ -150,7 +152,7 @@ export const InspectBody = Type.Object(
     document: Type.Object(
       {
         schemaVersion: Type.Optional(Type.Literal(CORE_SCHEMA_VERSION)),
-        flags: Type.Record(Type.String(), Type.Unknown({ description: 'A core/v1 flag: type, value, clientVisible, description, rollout, variants, rules, overrides, dependencies, metadata. Checked by the inspection, reported in errors.' }), {
+        flags: Type.Record(Type.String(), Type.Unknown({ description: 'A core/v1 flag: type, value, enabled, offValue, clientVisible, description, rollout, variants, rules, overrides, dependencies, metadata. Checked by the inspection, reported in errors.' }), {
           description: 'Every flag of the proposed environment, by key.',
         }),
         privacy: bulk.privacy,

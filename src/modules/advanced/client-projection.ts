@@ -66,4 +66,4 @@ export function clientMetadata(metadata: Readonly<Record<string, unknown>>, priv
 }
 
 /** Flag fields the projection reads. */
-export type ProjectableFlag = Pick<FlagDefinition, 'type' | 'value' | 'clientEnabled' | 'rollout' | 'variants' | 'rules' | 'overrides' | 'dependencies' | 'metadata'>;
+export type ProjectableFlag = Pick<FlagDefinition, 'type' | 'value' | 'enabled' | 'offValue' | 'clientEnabled' | 'rollout' | 'variants' | 'rules' | 'overrides' | 'dependencies' | 'metadata'>;

@@ -12,6 +12,8 @@ export function coreFlag(flag: ProjectableFlag, audience: CoreAudience, privacy:
   return {
     type: flag.type,
     value: flag.value,
+    enabled: flag.enabled,
+    offValue: flag.offValue,
     clientVisible: flag.clientEnabled === true,
     rollout: flag.rollout ?? null,
     variants: flag.variants ?? null,

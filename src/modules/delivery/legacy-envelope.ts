@@ -35,6 +35,12 @@ export function legacyEnvelope(target: EnvironmentTarget, version: number, state
   for (const key of Object.keys(state.flags).sort()) {
     const flag = state.flags[key]!;
     if (audience === 'client' && !flag.clientEnabled) continue;
+    // A disabled flag is its off value to every SDK: legacy SDKs know no off switch, so the
+    // document says it the way they understand, a value with no overrides and no rules.
+    if (flag.enabled === false) {
+      doc.flags[key] = { type: flag.type, value: flag.offValue };
+      continue;
+    }
     doc.flags[key] = { type: flag.type, value: flag.value };
     // Clients get neither: overrides name subjects and rules can read private attributes.
     if (audience === 'client') continue;

@@ -74,7 +74,7 @@ export async function storeInvalidConfig(test: TestApp, fx: EnvironmentFixture):
       const state = structuredClone(locked.state);
       const at = new Date().toISOString();
       state.flags.broken = {
-        key: 'broken', type: 'bool', value: false, clientEnabled: true, description: '', rollout: null, variants: null,
+        key: 'broken', type: 'bool', value: false, enabled: true, offValue: false, clientEnabled: true, description: '', rollout: null, variants: null,
         rules: [{ id: 'r', conditions: [], serve: { variant: 'nope' } }], overrides: {}, dependencies: [], metadata: {}, createdAt: at, updatedAt: at,
       };
       await store.commit(trx, fx.target, locked, { state, changeId: null, operation: 'test.corrupt', authority: { type: 'system' } });

@@ -1,5 +1,5 @@
 // Bulk apply, pure: many existing flags, the TTL and the privacy settings changed together into one
-// next state — or one 400 listing every problem, so nothing is applied half-way.
+// next state — or one 400 listing every problem of every kind, so nothing is applied half-way.
 import type { ValidationIssue } from '../../engine/index.js';
 import type { ConfigEdit, ConfigState, FlagRecord } from '../versions/index.js';
 import { graphIssues, hasFlag, invalidFlag, nextFlag, pointer, withFlags } from './flag-edits.js';
@@ -22,20 +22,20 @@ export function bulkApply(state: ConfigState, changes: BulkChanges, now: string)
       path: has(values, key) ? valuePath(key) : advancedPath(key),
       message: `names flag "${key}", which does not exist in this environment; bulk apply changes existing flags only (create it with PATCH /api/v1/flags)`,
     }));
-  if (unknown.length > 0) throw invalidFlag(unknown);
 
-  const issues: ValidationIssue[] = [];
+  // Every kind of problem is collected before answering, so one 400 lists them all: unknown keys,
+  // invalid fields, and prerequisite problems among the changes that are valid on their own.
+  const issues: ValidationIssue[] = [...unknown];
   const flags: Record<string, FlagRecord> = { ...state.flags };
-  for (const key of keys) {
+  for (const key of keys.filter((k) => hasFlag(state, k))) {
     const fields: FlagFields = { ...advanced[key], ...(has(values, key) ? { value: values[key] } : {}) };
     const next = nextFlag(state.flags[key], key, fields, Object.keys(state.flags), now);
     if (!next.issues) flags[key] = next.record;
     // The value came from `flags`; every other field from `advanced.flags`.
     else for (const i of next.issues) issues.push({ ...i, path: i.path === '/value' && has(values, key) ? valuePath(key) : `${advancedPath(key)}${i.path}` });
   }
+  issues.push(...graphIssues(flags).map((i) => ({ ...i, path: `${advancedPath(i.flagKey ?? '')}${i.path}` })));
   if (issues.length > 0) throw invalidFlag(issues);
-  const graph = graphIssues(flags).map((i) => ({ ...i, path: `${advancedPath(i.flagKey ?? '')}${i.path}` }));
-  if (graph.length > 0) throw invalidFlag(graph);
 
   const next = withFlags(state, flags);
   if (changes.advanced?.ttlSeconds !== undefined) next.settings = { ...next.settings, ttlSeconds: changes.advanced.ttlSeconds };

@@ -38,7 +38,11 @@ export function nextFlag(
   if (existing && fields.type !== undefined && fields.type !== existing.type && fields.value === undefined) {
     issues.push({ path: '/value', code: 'required', message: `value is required when changing the type from ${existing.type} to ${fields.type}: give a value of the new type` });
   }
-  const parsed = parseFlagDefinition({ ...(existing ? definitionOf(existing) : {}), ...fields, key }, knownKeys);
+  // The off value has the flag's type: a type change without a new one starts over from the new
+  // value, as a new flag does (docs/decisions/0010-flag-off-switch.md).
+  const retyped = existing !== undefined && fields.type !== undefined && fields.type !== existing.type && fields.offValue === undefined;
+  const merged = { ...(existing ? definitionOf(existing) : {}), ...fields, ...(retyped ? { offValue: fields.value } : {}), key };
+  const parsed = parseFlagDefinition(merged, knownKeys);
   if (!parsed.ok) issues.push(...parsed.issues);
   if (issues.length > 0 || !parsed.ok) return { issues };
   if (existing && canonicalJson(parsed.flag) === canonicalJson(definitionOf(existing))) return { record: existing };

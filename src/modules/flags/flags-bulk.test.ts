@@ -75,6 +75,28 @@ for (const dialect of dialects) {
       assert.equal((await flags.list()).json().version, 3, 'nothing was applied');
     });
 
+    test('one request with several kinds of problems lists every one of them', async (t) => {
+      const { flags } = await setup(t, dialect);
+      const res = await flags.bulk({
+        flags: { ghost: 1, b: 3 },
+        advanced: {
+          flags: {
+            phantom: { description: 'x' },
+            c: { rules: [{ id: 'r', conditions: [], serve: { value: 'x' } }] },
+            a: { dependencies: [{ flag: 'nowhere', value: true }] },
+          },
+        },
+      });
+      assert.equal(res.statusCode, 400);
+      assert.deepEqual(res.json().error.details.map((d: any) => d.path).sort(), [
+        '/advanced/flags/a/dependencies/0/flag', '/advanced/flags/c/rules/0/serve/value', '/advanced/flags/phantom', '/flags/b', '/flags/ghost',
+      ]);
+      const cycle = await flags.bulk({ flags: { ghost: true }, advanced: { flags: { a: { dependencies: [{ flag: 'b', value: 'x' }] }, b: { dependencies: [{ flag: 'a', value: true }] } } } });
+      const paths = cycle.json().error.details.map((d: any) => d.path);
+      assert.ok(paths.includes('/flags/ghost') && paths.some((p: string) => /dependencies\/0\/flag$/.test(p)), JSON.stringify(paths));
+      assert.equal((await flags.list()).json().version, 3, 'nothing was applied');
+    });
+
     test('idempotent replay: same key and body replay the first answer; another body is 409; a stale expectedVersion is 409', async (t) => {
       const { flags } = await setup(t, dialect);
       const idempotencyKey = uniqueKey();

@@ -28,10 +28,10 @@ for (const dialect of dialects) {
       assert.match(b.json().changeId, /^chg_/);
       assert.deepEqual(
         Object.keys(b.json().flag).sort(),
-        ['clientEnabled', 'createdAt', 'dependencies', 'description', 'key', 'metadata', 'overrides', 'rollout', 'rules', 'type', 'updatedAt', 'value', 'variants'],
+        ['clientEnabled', 'createdAt', 'dependencies', 'description', 'enabled', 'key', 'metadata', 'offValue', 'overrides', 'rollout', 'rules', 'type', 'updatedAt', 'value', 'variants'],
       );
       assert.deepEqual({ ...b.json().flag, createdAt: undefined, updatedAt: undefined }, {
-        key: 'beta', type: 'bool', value: false, clientEnabled: false, description: '', rollout: null, variants: null,
+        key: 'beta', type: 'bool', value: false, enabled: true, offValue: false, clientEnabled: false, description: '', rollout: null, variants: null,
         rules: [], overrides: {}, dependencies: [], metadata: {}, createdAt: undefined, updatedAt: undefined,
       });
       const a = await flags.patch({ key: 'alpha', op: 'create', type: 'string', value: 'x', description: 'first' });

@@ -4,7 +4,7 @@ import { dependencyChanges, diffStates, redactSubjects, visibilityChanges } from
 import { emptyState, type ConfigState, type FlagRecord } from './versions.model.js';
 
 const flag = (key: string, fields: Partial<FlagRecord> = {}): FlagRecord => ({
-  key, type: 'bool', value: false, clientEnabled: false, description: '', rollout: null, variants: null, rules: [],
+  key, type: 'bool', value: false, enabled: true, offValue: false, clientEnabled: false, description: '', rollout: null, variants: null, rules: [],
   overrides: {}, dependencies: [], metadata: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', ...fields,
 });
 const state = (...flags: FlagRecord[]): ConfigState => ({ ...emptyState(), flags: Object.fromEntries(flags.map((f) => [f.key, f])) });

@@ -1,7 +1,7 @@
 import type { Executor } from '../../db/transaction.js';
 import { forUpdate } from '../../db/row-locks.js';
 import type { ConfigVersionsTable } from './versions.table.js';
-import { emptyState, type ConfigState, type CurrentConfig, type EnvironmentTarget, type VersionSnapshot } from './versions.model.js';
+import { emptyState, parseStoredState, type ConfigState, type CurrentConfig, type EnvironmentTarget, type VersionSnapshot } from './versions.model.js';
 
 const EPOCH = new Date(0).toISOString();
 
@@ -27,12 +27,12 @@ export async function lockConfig(db: Executor, target: EnvironmentTarget): Promi
   await ensureConfigRow(db, target);
   const row = await forUpdate(db, db.selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', target.envId)).executeTakeFirst();
   if (!row) throw new Error(`environment config ${target.envId} vanished`);
-  return { version: Number(row.version), state: JSON.parse(row.state) as ConfigState };
+  return { version: Number(row.version), state: parseStoredState(row.state) };
 }
 
 export async function readConfig(db: Executor, envId: string): Promise<CurrentConfig | null> {
   const row = await db.selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', envId).executeTakeFirst();
-  return row ? { version: Number(row.version), state: JSON.parse(row.state) as ConfigState } : null;
+  return row ? { version: Number(row.version), state: parseStoredState(row.state) } : null;
 }
 
 /** Versions of every environment changed after `since` (the delivery cache's polling fallback). */
@@ -61,6 +61,6 @@ export function toSnapshot(row: ConfigVersionsTable): VersionSnapshot {
     changeId: row.change_id,
     operation: row.operation,
     authority: JSON.parse(row.authority),
-    state: JSON.parse(row.state) as ConfigState,
+    state: parseStoredState(row.state),
   };
 }

@@ -69,6 +69,8 @@ export const DependencySchema = Type.Object(
 export const flagFieldSchemas = {
   type: FlagTypeSchema,
   value: TypedValue('The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB).'),
+  enabled: Type.Boolean({ description: 'The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route.' }),
+  offValue: TypedValue('Served while enabled is false; of the flag type. Defaults to value when the flag is created (and when a type change gives no offValue of the new type).'),
   clientEnabled: Type.Boolean({ description: 'Visible to pub_ keys when true.' }),
   description: Type.String({ description: 'At most 1024 characters.' }),
   rollout: Type.Union([RolloutSchema, Type.Null()], { description: 'Exclusive with variants.' }),

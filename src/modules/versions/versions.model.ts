@@ -29,6 +29,22 @@ export function emptyState(): ConfigState {
   return { flags: {}, privacy: { privateAttributes: [], clientMetadataKeys: [] }, settings: { ttlSeconds: DEFAULT_TTL_SECONDS } };
 }
 
+/**
+ * A state as stored (JSON text) read back. States written before a flag field existed lack it; they
+ * read with that field's default, so every reader (management view, snapshots, diffs, delivery,
+ * evaluation) sees complete records and a diff across the change shows no phantom edit:
+ * `enabled` true and `offValue` the flag's value (docs/decisions/0010-flag-off-switch.md).
+ */
+export function parseStoredState(text: string): ConfigState {
+  const state = JSON.parse(text) as ConfigState;
+  for (const flag of Object.values(state.flags ?? {})) {
+    const stored = flag as Partial<FlagRecord> & FlagRecord;
+    if (stored.enabled === undefined) stored.enabled = true;
+    if (stored.offValue === undefined) stored.offValue = stored.value;
+  }
+  return state;
+}
+
 export interface EnvironmentTarget {
   appId: string;
   envId: string;

@@ -20,7 +20,7 @@ export const versionsRoutes: FastifyPluginAsyncTypebox<VersionsRouteDeps> = asyn
     },
   }, async (request) => {
     const q = request.query;
-    return versions.list(principalOf(request), q.appId, q.env, q.limit ?? 20);
+    return versions.list(principalOf(request), q.appId, q.env, q.limit ?? 20, q.cursor);
   });
 
   // A static segment wins over a parameter in Fastify's router, so /diff never reaches /{version}.

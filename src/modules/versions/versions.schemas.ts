@@ -16,6 +16,7 @@ export const ListVersionsQuery = Type.Object({
   appId: IdString(),
   env: IdString(),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'The nextCursor of the previous page (opaque).' })),
 });
 
 export const ListVersionsResponse = Type.Object({
@@ -32,6 +33,7 @@ export const ListVersionsResponse = Type.Object({
     ),
     { description: 'Retained versions, newest first.' },
   ),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next (older) page; null on the last page.' }),
   current: Type.Object({ version: VersionNumber('The current version.'), state: ConfigStateSchema }),
 });
 

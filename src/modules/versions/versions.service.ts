@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import type { AppAccess } from '../../platform/app-access.js';
 import { digestOf } from '../../platform/canonical-json.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, validationError } from '../../platform/errors.js';
+import { decodeCursor, encodeCursor } from '../../platform/pagination.js';
 import type { Principal } from '../../platform/principal.js';
 import type { DiffEntry } from '../journal/index.js';
 import { dependencyChanges, diffStates, visibilityChanges, type DependencyChange, type VisibilityChange } from './config-diff.js';
@@ -24,7 +25,7 @@ export interface VersionDiff {
 }
 
 export interface VersionsService {
-  list(principal: Principal, appId: string, env: string, limit: number): Promise<{ versions: VersionMeta[]; current: CurrentConfig }>;
+  list(principal: Principal, appId: string, env: string, limit: number, cursor?: string): Promise<{ versions: VersionMeta[]; nextCursor: string | null; current: CurrentConfig }>;
   get(principal: Principal, appId: string, env: string, version: number): Promise<Pick<VersionSnapshot, 'version' | 'createdAt' | 'changeId' | 'state'>>;
   diff(principal: Principal, appId: string, env: string, from: number, to: number): Promise<VersionDiff>;
 }
@@ -33,6 +34,19 @@ const notRetained = (version: number, env: string) =>
   new AppError(404, 'not_found', `Version ${version} of environment ${env} is not retained.`, {
     resolution: 'List the retained versions with GET /api/v1/config-versions; the newest 1,000 and every version younger than 90 days are kept.',
   });
+
+const CURSOR_PREFIX = 'cv1_';
+
+/** A page ends at a version of one environment: the cursor names both, so it cannot page another. */
+function versionBefore(cursor: string | undefined, envId: string): number | undefined {
+  const position = decodeCursor(CURSOR_PREFIX, cursor);
+  if (position === undefined) return undefined;
+  const [owner, version] = position.split('/');
+  if (owner !== envId || !/^\d{1,15}$/.test(version ?? '')) {
+    throw validationError('The cursor is not valid for this environment.', [{ path: 'querystring.cursor', message: 'was issued for another environment or is damaged' }], 'Pass the nextCursor of a previous page of the same appId and env unchanged.');
+  }
+  return Number(version);
+}
 
 export function createVersionsService(deps: { db: Kysely<Database>; store: ConfigStateStore; access: AppAccess }): VersionsService {
   const { db, store, access } = deps;
@@ -46,12 +60,17 @@ export function createVersionsService(deps: { db: Kysely<Database>; store: Confi
   }
 
   return {
-    async list(principal, appId, env, limit) {
+    async list(principal, appId, env, limit, cursor) {
       const target = await resolveTarget(access, principal, appId, env, 'read');
+      const before = versionBefore(cursor, target.envId);
       const current = await store.current(target);
-      // Bounded by the current version read first, so the list never runs ahead of `current`.
-      const versions = await repo.listVersions(db, target.envId, current.version, limit);
-      return { versions, current };
+      // Bounded by the current version read first, so the list never runs ahead of `current`; a
+      // cursor continues below the last version of the previous page.
+      const upTo = before === undefined ? current.version : Math.min(current.version, before - 1);
+      const rows = upTo < 0 ? [] : await repo.listVersions(db, target.envId, upTo, limit + 1);
+      const versions = rows.slice(0, limit);
+      const nextCursor = rows.length > limit ? encodeCursor(CURSOR_PREFIX, `${target.envId}/${versions[versions.length - 1]!.version}`) : null;
+      return { versions, nextCursor, current };
     },
     async get(principal, appId, env, version) {
       const found = await snapshot(await resolveTarget(access, principal, appId, env, 'read'), version);

@@ -26,6 +26,30 @@ for (const dialect of dialects) {
       assert.deepEqual(zero.json().state, emptyState());
     });
 
+    test('cursor: pages walk every retained version, newest first, and end with nextCursor null', async (t) => {
+      const { app, user, created, flags } = await setup(t, dialect);
+      for (let i = 0; i < 7; i++) await flags.patch({ key: 'a', type: 'number', value: i });
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await flags.versions('', { limit: 3, ...(cursor ? { cursor } : {}) });
+        assert.equal(res.statusCode, 200, res.body);
+        seen.push(...res.json().versions.map((v: any) => v.version));
+        assert.equal(res.json().current.version, 7);
+        cursor = res.json().nextCursor;
+        pages++;
+      } while (cursor !== null);
+      assert.deepEqual(seen, [7, 6, 5, 4, 3, 2, 1, 0]);
+      assert.equal(pages, 3);
+      const first = (await flags.versions('', { limit: 3 })).json().nextCursor as string;
+      // A cursor of another environment, or not a cursor at all, is 400.
+      const prod = flagsClient(app, user.token, created.appId, 'prod');
+      assert.equal((await prod.versions('', { cursor: first })).statusCode, 400);
+      assert.equal((await flags.versions('', { cursor: 'nonsense' })).statusCode, 400);
+      assert.equal((await flags.versions('', { cursor: `${first}x` })).statusCode, 400);
+    });
+
     test('list is newest first with limit; each version is the exact snapshot of that moment', async (t) => {
       const { user, flags } = await setup(t, dialect);
       await flags.patch({ key: 'a', type: 'bool', value: false });
