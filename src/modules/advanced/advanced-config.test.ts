@@ -8,7 +8,7 @@ import { createConfigStateStore } from '../versions/index.js';
 import { advancedClient } from './advanced.test-client.js';
 
 const DOCUMENT_FIELDS = ['appId', 'audience', 'delivery', 'env', 'experiments', 'flags', 'privacy', 'schemaVersion', 'version'];
-const CORE_FLAG_FIELDS = ['clientVisible', 'dependencies', 'metadata', 'overrides', 'rollout', 'rules', 'type', 'value', 'variants'];
+const CORE_FLAG_FIELDS = ['clientVisible', 'dependencies', 'enabled', 'metadata', 'offValue', 'overrides', 'rollout', 'rules', 'type', 'value', 'variants'];
 
 const checkout = {
   key: 'checkout', type: 'bool', value: false, clientEnabled: true, metadata: { owner: 'payments' },
@@ -43,7 +43,7 @@ for (const dialect of dialects) {
       assert.deepEqual(Object.keys(doc.flags), ['banner', 'checkout', 'kill']);
       for (const flag of Object.values(doc.flags)) assert.deepEqual(Object.keys(flag as object).sort(), CORE_FLAG_FIELDS);
       const { key: _key, clientEnabled: _visible, ...fields } = checkout;
-      assert.deepEqual(doc.flags.checkout, { ...fields, clientVisible: true, variants: null, dependencies: [] });
+      assert.deepEqual(doc.flags.checkout, { ...fields, clientVisible: true, variants: null, dependencies: [], enabled: true, offValue: false });
       assert.deepEqual(doc.flags.banner.dependencies, [{ flag: 'kill', value: false }]);
       assert.equal(doc.flags.kill.clientVisible, false);
     });

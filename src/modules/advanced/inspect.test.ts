@@ -37,7 +37,7 @@ for (const dialect of dialects) {
       assert.deepEqual(normalized.privacy, { privateAttributes: ['email'], clientMetadataKeys: ['owner'] });
       assert.deepEqual(Object.keys(normalized.flags), ['checkout', 'kill']);
       assert.deepEqual(normalized.flags.kill, {
-        type: 'bool', value: false, clientVisible: false, rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, description: '',
+        type: 'bool', value: false, clientVisible: false, rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, description: '', enabled: true, offValue: false,
       });
       assert.deepEqual(body.warnings.map((w: any) => [w.code, w.path]), [
         ['dependency_exposed', '/document/flags/kill/clientVisible'],
