@@ -1,6 +1,6 @@
 // envs list: GET /api/v1/envs?appId=
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { emit, printTable } from '../output.js';
 
 interface ListEnvsResponse {
@@ -9,10 +9,8 @@ interface ListEnvsResponse {
 
 export function registerEnvsCommands(program: Command): void {
   const envs = program.command('envs').description('list the environments of an app');
-  envs
-    .command('list')
+  scopeOptions(envs.command('list'), 'app')
     .description('list the environments of an app')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .action(action(async (ctx, options: { app: string }) => {
       const res = await ctx.client.get<ListEnvsResponse>('/api/v1/envs', { query: { appId: options.app } });
       emit(ctx.json, res.body, () =>
