@@ -9,6 +9,7 @@ import { registerEnvsCommands } from './commands/envs.js';
 import { registerFlagsCommands } from './commands/flags.js';
 import { registerKeysCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerUseCommand } from './commands/use.js';
 import { registerVersionsCommands } from './commands/versions.js';
 import { DEFAULT_URL } from './context.js';
 import { CLI_VERSION } from './http-client.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
 
   registerAuthCommands(program);
   registerAppsCommands(program);
+  registerUseCommand(program);
   registerEnvsCommands(program);
   registerKeysCommands(program);
   registerFlagsCommands(program);
