@@ -76,12 +76,12 @@ export function scopeOptions(command: Command, need: ScopeNeed = 'app+env'): Com
 
 /** The app id and environment for a command: given values first, then the saved defaults. */
 export async function resolveScope(ctx: CliContext, given: { app?: string; env?: string }, need: ScopeNeed): Promise<{ app: string; env?: string }> {
-  const app = given.app || ctx.defaults?.app;
+  const app = given.app ?? ctx.defaults?.app;
   if (!app) throw new UsageError('no app given', 'Pass --app <id or slug>, or save a default with `ensign use <app> [--env <env>]`.');
   const appId = app.startsWith('app_') ? app : (await findApp(ctx, app)).id;
   if (need === 'app') return { app: appId, env: given.env };
   // The saved environment belongs to the saved app: it is not applied to another one.
-  const env = given.env || (ctx.defaults && ctx.defaults.app === appId ? ctx.defaults.env ?? undefined : undefined);
+  const env = given.env ?? (ctx.defaults && ctx.defaults.app === appId ? ctx.defaults.env ?? undefined : undefined);
   if (!env) throw new UsageError('no environment given', 'Pass --env <env>, or save a default with `ensign use <app> --env <env>`.');
   return { app: appId, env };
 }
