@@ -94,3 +94,15 @@ export async function promptLine(question: string): Promise<string> {
     rl.close();
   }
 }
+
+/**
+ * An entity tag for If-None-Match as the user typed it: the shell strips the quotes of "abc", so a
+ * value without them gets them back (W/abc becomes W/"abc"); W/"…", a quoted value and * are sent
+ * as they are.
+ */
+export function quoteEtag(value: string): string {
+  const v = value.trim();
+  if (v === '*' || v.startsWith('W/"') || (v.length >= 2 && v.startsWith('"') && v.endsWith('"'))) return v;
+  if (v.startsWith('W/')) return `W/"${v.slice(2)}"`;
+  return `"${v}"`;
+}

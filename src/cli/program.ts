@@ -14,6 +14,7 @@ import { registerFlagsCommands } from './commands/flags.js';
 import { registerInsightsCommands } from './commands/insights.js';
 import { registerKeysCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerUseCommand } from './commands/use.js';
 import { registerVersionsCommands } from './commands/versions.js';
 import { registerMembersCommands } from './commands/members.js';
 import { registerRollbackCommands } from './commands/rollback.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
 
   registerAuthCommands(program);
   registerAppsCommands(program);
+  registerUseCommand(program);
   registerEnvsCommands(program);
   registerKeysCommands(program);
   registerFlagsCommands(program);

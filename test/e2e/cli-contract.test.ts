@@ -125,8 +125,13 @@ test('flag, version, delivery and advanced commands send what the contract says'
     assert.equal(first.last.headers['idempotency-key'], key);
     assert.deepEqual(first.last.body, { appId: 'app_1', env: 'prod', flags: { checkout: true, greeting: 'hi' }, privacy: { redact: [] }, idempotencyKey: key, expectedVersion: 9 });
     assert.match(first.stdout, /Applied: version 10, change chg_3/);
-    const second = await cli('flags', 'bulk', ...scope, '--file', file);
+    const second = await cli('flags', 'bulk', ...scope, '--file', file, '--expected-version', '9');
     assert.equal(second.last.body.idempotencyKey, key);
+    // The key covers every option sent: another (or no) expected version is another request.
+    const unguarded = await cli('flags', 'bulk', ...scope, '--file', file);
+    assert.notEqual(unguarded.last.body.idempotencyKey, key);
+    const later = await cli('flags', 'bulk', ...scope, '--file', file, '--expected-version', '10');
+    assert.notEqual(later.last.body.idempotencyKey, key);
     const otherEnv = await cli('flags', 'bulk', '--app', 'app_1', '--env', 'dev', '--file', file);
     assert.notEqual(otherEnv.last.body.idempotencyKey, key);
     writeFileSync(file, JSON.stringify({ appId: 'app_2', flags: {} }));

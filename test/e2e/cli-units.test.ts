@@ -42,6 +42,8 @@ test('bulk idempotency key: same file, app and env give the same key', () => {
   assert.equal(bulkIdempotencyKey('{}', 'app_1', 'prod'), bulkIdempotencyKey('{}', 'app_1', 'prod'));
   assert.notEqual(bulkIdempotencyKey('{}', 'app_1', 'prod'), bulkIdempotencyKey('{}', 'app_1', 'dev'));
   assert.notEqual(bulkIdempotencyKey('{}', 'app_1', 'prod'), bulkIdempotencyKey('{ }', 'app_1', 'prod'));
+  assert.notEqual(bulkIdempotencyKey('{}', 'app_1', 'prod'), bulkIdempotencyKey('{}', 'app_1', 'prod', 3));
+  assert.notEqual(bulkIdempotencyKey('{}', 'app_1', 'prod', 3), bulkIdempotencyKey('{}', 'app_1', 'prod', 4));
 });
 
 test('credentials live under XDG_CONFIG_HOME, else ~/.config', () => {

@@ -1,6 +1,6 @@
 // changes: GET /api/v1/changes, the app's change journal newest first, with every filter of the route.
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { parseInteger } from '../input.js';
 import { emit, note, printTable } from '../output.js';
 
@@ -39,10 +39,8 @@ const authorityText = (a: JournalEntry['authority']) => [a.type, a.userId ?? a.k
 const versions = (e: JournalEntry) => (e.beforeVersion === null && e.afterVersion === null ? '' : `${e.beforeVersion ?? '-'}→${e.afterVersion ?? '-'}`);
 
 export function registerChangesCommand(program: Command): void {
-  program
-    .command('changes')
+  scopeOptions(program.command('changes'), 'app')
     .description('read the change journal of an app, newest first')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .option('--id <changeId>', 'one journal entry (chg_…)')
     .option('--env <env>', 'environment slug')
     .option('--operation <operation>', 'e.g. flag.update, key.revoke, app.create')

@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { action } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parseJsonOption } from '../input.js';
+import { parseJsonOption, quoteEtag } from '../input.js';
 import { emit, note, printJson, printPairs, show } from '../output.js';
 
 const envKey = (command: Command, what: string) => command.requiredOption('--key <token>', what);
@@ -12,12 +12,12 @@ export function registerDeliveryCommands(program: Command): void {
   const config = program.command('config').description('fetch configuration documents as an application does');
 
   envKey(config.command('pull').description('fetch the legacy configuration document (sdk_ → /api/v1/config, pub_ → /api/v1/public-config)'), 'environment key: sdk_… or pub_…')
-    .option('--etag <etag>', 'send If-None-Match; "not modified" when unchanged')
+    .option('--etag <etag>', 'send If-None-Match (quotes added when the shell stripped them); "not modified" when unchanged')
     .option('--public', 'use /api/v1/public-config whatever the key prefix')
     .action(action(async (ctx, o: { key: string; etag?: string; public?: boolean }) => {
       const publicRoute = o.public || o.key.startsWith('pub_');
       const path = publicRoute ? '/api/v1/public-config' : '/api/v1/config';
-      const headers: Record<string, string> = o.etag ? { 'if-none-match': o.etag } : {};
+      const headers: Record<string, string> = o.etag ? { 'if-none-match': quoteEtag(o.etag) } : {};
       const res = await ctx.client.get(path, { token: o.key, headers, accept: [304] });
       const etag = res.headers.get('etag');
       const remaining = res.headers.get('x-sync-quota-remaining');

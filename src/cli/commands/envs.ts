@@ -1,6 +1,6 @@
 // envs list / policy: GET and PATCH /api/v1/envs
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { parseInteger } from '../input.js';
 import { emit, printLine, printTable } from '../output.js';
 
@@ -19,10 +19,8 @@ interface ListEnvsResponse {
 
 export function registerEnvsCommands(program: Command): void {
   const envs = program.command('envs').description('list the environments of an app and set their approval policy');
-  envs
-    .command('list')
+  scopeOptions(envs.command('list'), 'app')
     .description('list the environments of an app')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .action(action(async (ctx, options: { app: string }) => {
       const res = await ctx.client.get<ListEnvsResponse>('/api/v1/envs', { query: { appId: options.app } });
       emit(ctx.json, res.body, () =>
@@ -30,11 +28,8 @@ export function registerEnvsCommands(program: Command): void {
       );
     }));
 
-  envs
-    .command('policy')
+  scopeOptions(envs.command('policy'), 'app+env')
     .description('set how many approvals configuration changes of an environment need (owners only; 0 allows direct writes)')
-    .requiredOption('--app <appId>', 'app id (app_…)')
-    .requiredOption('--env <env>', 'environment slug')
     .requiredOption('--required-approvals <n>', '0 to 5')
     .action(action(async (ctx, o: { app: string; env: string; requiredApprovals: string }) => {
       const requiredApprovals = parseInteger('--required-approvals', o.requiredApprovals);

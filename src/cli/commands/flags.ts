@@ -1,6 +1,6 @@
 // flags list / get / set / toggle / delete: GET, PATCH and DELETE /api/v1/flags (CONTRACT section 4).
 import { Option, type Command } from 'commander';
-import { action, type CliContext } from '../context.js';
+import { action, scopeOptions, type CliContext } from '../context.js';
 import { CliError, EXIT_API } from '../errors.js';
 import { parseBoolean, parseFlagValue, parseInteger, parseJsonOption } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
@@ -35,8 +35,7 @@ interface MutationResponse {
   changeId: string | null;
 }
 
-const scoped = (command: Command) =>
-  command.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug (dev, staging, prod, …)');
+const scoped = (command: Command) => scopeOptions(command);
 
 const serving = (f: FlagRecord) => (f.variants ? `variants(${f.variants.length})` : f.rollout ? `rollout ${(f.rollout as { percentage?: number }).percentage}%` : '');
 

@@ -1,6 +1,6 @@
 // keys list / create / revoke: GET, POST and PATCH /api/v1/keys.
 import { Option, type Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { emit, note, printLine, printPairs, printTable } from '../output.js';
 import { idempotencyKey } from './idempotency.js';
 
@@ -20,10 +20,8 @@ interface KeyRecord {
 export function registerKeysCommands(program: Command): void {
   const keys = program.command('keys').description('list, create and revoke the keys of an app');
 
-  keys
-    .command('list')
+  scopeOptions(keys.command('list'), 'app')
     .description('list the keys of an app, newest first (never their tokens)')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .option('--env <env>', 'only the keys of this environment')
     .action(action(async (ctx, options: { app: string; env?: string }) => {
       const res = await ctx.client.get<{ keys: KeyRecord[] }>('/api/v1/keys', { query: { appId: options.app, env: options.env } });
@@ -36,10 +34,8 @@ export function registerKeysCommands(program: Command): void {
       );
     }));
 
-  keys
-    .command('create')
+  scopeOptions(keys.command('create'), 'app')
     .description('create a key; its token is shown once')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .addOption(new Option('--type <type>', 'sdk (server), pub (client, read-only) or admin (app management)').choices(['sdk', 'pub', 'admin']).makeOptionMandatory())
     .option('--env <env>', 'environment slug (required for sdk and pub keys, not allowed for admin keys)')
     .option('--name <name>', 'a label to recognise the key by')
@@ -56,6 +52,7 @@ export function registerKeysCommands(program: Command): void {
       });
       note('');
       note('WARNING: the token is shown once and cannot be read again. Store it in a secret manager now.');
+      note(`(Idempotency-Key ${key}: rerun with --idempotency-key ${key} within 15 minutes to see the same answer.)`);
     }));
 
   keys

@@ -1,6 +1,6 @@
 // versions list / show / diff: GET /api/v1/config-versions, /{version} and /diff (CONTRACT section 5).
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { parseInteger } from '../input.js';
 import { emit, printJson, printLine, printPairs, printTable, show } from '../output.js';
 
@@ -23,8 +23,7 @@ interface DiffChange {
 
 type Scope = { app: string; env: string };
 
-const scoped = (command: Command) =>
-  command.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug');
+const scoped = (command: Command) => scopeOptions(command);
 
 const authorityText = (a: unknown) => {
   if (!a || typeof a !== 'object') return show(a);

@@ -32,7 +32,7 @@ const BAD_BODIES: { name: string; body: Record<string, unknown>; path: string; c
   { name: 'key starting with a dot', body: { key: '.hidden', type: 'bool', value: true }, path: '/key' },
   { name: 'key with a slash', body: { key: 'a/b', type: 'bool', value: true }, path: '/key' },
   { name: 'key over 128 characters', body: { key: 'k'.repeat(129), type: 'bool', value: true }, path: '/key' },
-  { name: 'unknown field', body: { type: 'bool', value: true, enabled: true }, path: '/enabled' },
+  { name: 'unknown field', body: { type: 'bool', value: true, archived: true }, path: '/archived' },
   { name: 'unknown field inside a rule', body: { type: 'bool', value: true, ...rule('eq', ['a'], { priority: 1 }) }, path: '/rules/0/priority' },
   { name: 'unknown operator', body: { type: 'bool', value: true, ...rule('like', ['a']) }, path: '/rules/0/conditions/0/operator' },
   { name: 'rule serving a value of another type', body: { type: 'bool', value: true, rules: [{ id: 'r', conditions: [], serve: { value: 'on' } }] }, path: '/rules/0/serve/value' },
@@ -146,7 +146,7 @@ for (const dialect of dialects) {
       const res = await flags.patch(full);
       assert.equal(res.statusCode, 200, res.body);
       const { createdAt: _c, updatedAt: _u, ...stored } = res.json().flag;
-      assert.deepEqual(stored, { ...full, rollout: null, dependencies: [] });
+      assert.deepEqual(stored, { ...full, rollout: null, dependencies: [], enabled: true, offValue: 'control' });
       for (const [type, value] of [['bool', true], ['number', 2.5], ['json', { a: [1, null] }], ['json', null]] as const) {
         const r = await flags.patch({ key: `t-${type}-${value === null ? 'null' : 'v'}`, type, value, rollout: type === 'bool' ? { percentage: 25, value: false, salt: 's' } : null });
         assert.equal(r.statusCode, 200, r.body);
