@@ -46,8 +46,9 @@ async function migrationSchemaOf(db: Kysely<any>): Promise<string | undefined> {
 function isCatalogRace(err: unknown): boolean {
   const e = err as { code?: string } | null;
   if (!e) return false;
-  // 42P01 undefined table, 3F000 undefined schema, XX000 "cache lookup failed" (dropped mid-read).
-  return e.code === '42P01' || e.code === '3F000' || (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)));
+  // 42P01 undefined table, 3F000 undefined schema, XX000 "cache lookup failed" (dropped mid-read),
+  // 42703 undefined column (pg_get_serial_sequence on a column of a table dropped mid-read).
+  return e.code === '42P01' || e.code === '3F000' || e.code === '42703' || (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)));
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
