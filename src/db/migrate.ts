@@ -9,6 +9,7 @@ import * as authority from './migrations/0011-authority.js';
 import * as telemetry from './migrations/0020-telemetry.js';
 import * as experimentation from './migrations/0030-experimentation.js';
 import * as jobs from './migrations/0050-jobs.js';
+import * as experimentBaselines from './migrations/0070-experiment-baselines.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0020-telemetry': telemetry,
   '0030-experimentation': experimentation,
   '0050-jobs': jobs,
+  '0070-experiment-baselines': experimentBaselines,
 };
 
 /**

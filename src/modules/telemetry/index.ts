@@ -8,3 +8,4 @@ export {
   type Dimension, type DimensionFilters, type EventKind, type RedactedEvent, type RollupRow, type Watermark,
 } from './telemetry.model.js';
 export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';
+export { outcomeMoments, type OutcomeMoments } from './outcome-moments.js';
