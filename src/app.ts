@@ -36,7 +36,7 @@ import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/metrics/index.js';
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
-import { createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
+import { analysisInputsRoutes, createAnalysisInputsService, createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
 import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
@@ -183,6 +183,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(holdoutsRoutes, { holdouts, idempotency });
   experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts });
   await app.register(experimentsRoutes, { experiments, idempotency });
+  await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access: apps, metrics: experimentMetrics, now: deps.now }), idempotency });
   const clock = deps.now ?? Date.now;
   const telemetry = createTelemetryService({
     db,

@@ -15,7 +15,9 @@ import type { LayersTables } from '../modules/layers/layers.table.js';
 import type { HoldoutsTables } from '../modules/holdouts/holdouts.table.js';
 import type { ExperimentsTables } from '../modules/experiments/experiments.table.js';
 import type { TelemetryTables } from '../modules/telemetry/telemetry.table.js';
+import type { BaselinesTables } from '../modules/experiments/baselines.table.js';
 import type { AuthorityTables } from '../modules/authority/authority.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
-  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables {}
+  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables,
+  BaselinesTables {}

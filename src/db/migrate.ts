@@ -12,6 +12,7 @@ import * as experimentation from './migrations/0030-experimentation.js';
 import * as jobs from './migrations/0050-jobs.js';
 import * as exportDestinations from './migrations/0060-exports.js';
 import * as subjectErasure from './migrations/0061-subject-erasure.js';
+import * as experimentBaselines from './migrations/0070-experiment-baselines.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -25,6 +26,7 @@ const migrations: Record<string, Migration> = {
   '0050-jobs': jobs,
   '0060-exports': exportDestinations,
   '0061-subject-erasure': subjectErasure,
+  '0070-experiment-baselines': experimentBaselines,
 };
 
 /**

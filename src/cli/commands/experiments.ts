@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { parseInteger, parseJsonOption } from '../input.js';
 import { emit, printLine, printTable } from '../output.js';
 import { create, given, parseNumber, printRecord, scoped } from './definitions.js';
+import { registerExperimentPlanningCommands } from './experiment-planning.js';
 import { idempotencyKey } from './idempotency.js';
 
 type Scope = { app: string; env: string };
@@ -115,4 +116,5 @@ export function registerExperimentsCommands(program: Command): void {
     .action(action(async (ctx, id: string, o: ChangeOptions & { allocation: string }) => change(ctx, id, at(id, 'ramp'), o, { allocation: parseNumber('--allocation', o.allocation) })));
   changeCommand(experiments, 'iterate', 'start a new iteration of a paused experiment with a new salt')
     .action(action(async (ctx, id: string, o: ChangeOptions) => change(ctx, id, at(id, 'iterate'), o, {})));
+  registerExperimentPlanningCommands(experiments);
 }

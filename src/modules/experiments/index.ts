@@ -1,3 +1,5 @@
 export { createExperimentsService, type ExperimentsService, type ExperimentsDeps } from './experiments.service.js';
 export { experimentsRoutes, type ExperimentsRouteDeps } from './experiments.routes.js';
 export { EXPERIMENT_STATES, TRANSITIONS, type Experiment, type ExperimentState, type Iteration } from './experiments.model.js';
+export { createAnalysisInputsService, type AnalysisInputsService, type Baseline } from './analysis-inputs.service.js';
+export { analysisInputsRoutes } from './analysis-inputs.routes.js';

@@ -11,3 +11,4 @@ export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.
 export { registerTelemetryRetention, PURGE_EXPIRED_TELEMETRY } from './retention-job.js';
 export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from './event-feed.js';
 export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
+export { outcomeMoments, type OutcomeMoments } from './outcome-moments.js';
