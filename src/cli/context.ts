@@ -92,9 +92,12 @@ export function action<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) =>
     const command = args[args.length - 1] as Command;
     const ctx = contextOf(command);
     const need = scopeNeeds.get(command);
+    const options = args[args.length - 2] as { app?: unknown; env?: string } | undefined;
     if (need) {
-      const options = args[args.length - 2] as { app?: string; env?: string };
-      Object.assign(options, await resolveScope(ctx, options, need));
+      Object.assign(options!, await resolveScope(ctx, options as { app?: string; env?: string }, need));
+    } else if (options && typeof options.app === 'string' && !options.app.startsWith('app_')) {
+      // Commands with a required --app of their own take a slug as well.
+      options.app = (await findApp(ctx, options.app)).id;
     }
     await fn(ctx, ...(args.slice(0, -1) as A));
   };

@@ -1,6 +1,6 @@
 // cleanup: POST /api/v1/cleanup, the read-only stale-flag report (docs/cleanup.md).
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { parseInteger, readJsonFile } from '../input.js';
 import { emit, printLine, printTable, show } from '../output.js';
 
@@ -31,9 +31,8 @@ function stepText(step: CleanupReport['plan']['stages'][number]['steps'][number]
 }
 
 export function registerCleanupCommand(program: Command): void {
-  program.command('cleanup')
+  scopeOptions(program.command('cleanup'), 'app')
     .description('report stale flags: inventory, readiness and a staged removal plan (changes nothing)')
-    .requiredOption('--app <appId>', 'app id (app_…)')
     .option('--env <env>', 'environment slug; repeat for several (default: every environment)', collect)
     .option('--stale-after-days <n>', 'days a flag must have served one value unchanged and unevaluated (default 30)')
     .option('--refs <file>', 'JSON file of code references: [{ "flagKey", "path"?, "line"? }]')
