@@ -178,7 +178,11 @@ for (const dialect of dialects) {
 
 test('retry delays grow from about 30 s to 6 h', () => {
   assert.ok(retryDelay(1, () => 0.5) === 30_000);
-  assert.ok(retryDelay(2, () => 0.5) === 60_000);
+  assert.ok(retryDelay(2, () => 0.5) === 70_500);
+  // The 11 waits between 12 attempts span about a day (jitter at its middle).
+  let total = 0;
+  for (let k = 1; k < 12; k++) total += retryDelay(k, () => 0.5);
+  assert.ok(total > 22 * 3_600_000 && total < 26 * 3_600_000, `retries span ${total / 3_600_000} h`);
   assert.equal(retryDelay(11, () => 1), 6 * 3_600_000);
   assert.equal(retryDelay(20, () => 0), 17_280_000);
 });

@@ -41,9 +41,13 @@ const BATCHES_PER_RUN = 10;
 const DESTINATIONS_PER_RUN = 200;
 const DUE_PER_RUN = 500;
 
-/** Delay before attempt k+1 after k failed attempts: 30 s doubling to 6 h, ±20 % jitter. */
+/** Growth of the retry delay per failed attempt: with it the 11 waits between 12 attempts add up to
+ * about 24 hours (30 s, 70 s, 166 s, … capped at 6 h), the span the delivery contract promises. */
+export const RETRY_GROWTH = 2.35;
+
+/** Delay before attempt k+1 after k failed attempts: 30 s growing ×2.35 to 6 h, ±20 % jitter. */
 export function retryDelay(failedAttempts: number, random: () => number = Math.random): number {
-  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** (failedAttempts - 1));
+  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * RETRY_GROWTH ** (failedAttempts - 1));
   return Math.min(MAX_RETRY_MS, Math.round(base * (0.8 + 0.4 * random())));
 }
 
