@@ -2,6 +2,7 @@
 // Idempotency-Key scoped to (principal, route), and the work in one transaction whose answer is
 // stored with the key (CONTRACT section 1). Create routes and CAS mutations of definitions
 // (metrics, layers, holdouts, experiments) use it, so a retried request replays its first answer.
+import { IdempotencyKeyHeaders } from './idempotency-http.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/transaction.js';
 import { principalOf } from './authenticate.js';
@@ -11,11 +12,8 @@ import { principalScope, type Principal } from './principal.js';
 /** Route config of management routes: cli_ and admin_ credentials. */
 export const MANAGEMENT_AUTH = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 
-/** The optional Idempotency-Key header, documented once. */
-export const IDEMPOTENCY_HEADER = {
-  type: 'object',
-  properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Optional, caller-stable (8 to 128 printable ASCII characters); a retry with the same key and request replays the first answer.' } },
-};
+/** The Idempotency-Key header: the one schema every route documents (idempotency-http.ts). */
+export const IDEMPOTENCY_HEADER = IdempotencyKeyHeaders;
 
 export interface IdempotentWork {
   /** The route name idempotency records are scoped to, e.g. `POST /api/v1/metrics`. */

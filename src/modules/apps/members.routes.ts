@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdempotencyKeyHeaders } from '../../platform/idempotency-http.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { inTransaction } from '../../db/transaction.js';
@@ -32,7 +33,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
     config: management,
     schema: {
       tags: ['apps'], operationId: 'addMember', summary: 'Add a signed-up user to an app with a role (owners only)', security: [{ bearer: [] }],
-      headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Optional, caller-stable; replays the first answer.' } } },
+      headers: IdempotencyKeyHeaders,
       params: AppParams,
       body: AddMemberBody,
       response: { 201: MemberResponse, ...errorResponses(400, 401, 403, 404, 409) },

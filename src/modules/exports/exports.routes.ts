@@ -19,10 +19,7 @@ export interface ExportsRouteDeps {
 const security = [{ bearer: [] }];
 // Required on create (400 idempotency_key_required from the handler, so the contract's code is
 // answered rather than a schema error): the answer holds a one-time secret a retry must replay.
-const CREATE_IDEMPOTENCY_HEADER = {
-  type: 'object',
-  properties: { 'idempotency-key': { ...IDEMPOTENCY_HEADER.properties['idempotency-key'], description: 'Required (8 to 128 printable ASCII characters): the answer holds a one-time secret, so a retry must replay it.' } },
-};
+const CREATE_IDEMPOTENCY_HEADER = IDEMPOTENCY_HEADER;
 
 export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async (app, { exports, idempotency }) => {
   app.post('/api/v1/telemetry/exports', {

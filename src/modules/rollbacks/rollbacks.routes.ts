@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdempotencyKeyHeaders } from '../../platform/idempotency-http.js';
 import { principalOf } from '../../platform/authenticate.js';
 import { errorResponses } from '../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
@@ -28,7 +29,7 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
     config: management,
     schema: {
       tags: ['rollbacks'], operationId: 'applyRollback', summary: 'Apply a reviewed rollback plan as one new version (history is never rewritten)', security: [{ bearer: [] }],
-      headers: { type: 'object', properties: { 'idempotency-key': { type: 'string', minLength: 8, maxLength: 128, description: 'Or the body field idempotencyKey; one of them is required.' } } },
+      headers: IdempotencyKeyHeaders,
       body: RollbackApplyBody,
       response: { 200: RollbackApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
