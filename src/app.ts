@@ -36,7 +36,7 @@ import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/metrics/index.js';
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
-import { analysisInputsRoutes, createAnalysisInputsService, createExperimentsService, experimentsRoutes, type ExperimentsService } from './modules/experiments/index.js';
+import { aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentsRoutes, registerAggregationJobs, type ExperimentsService } from './modules/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
 import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
@@ -184,6 +184,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts });
   await app.register(experimentsRoutes, { experiments, idempotency });
   await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access: apps, metrics: experimentMetrics, now: deps.now }), idempotency });
+  const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });
+  registerAggregationJobs(jobs, aggregation);
+  await app.register(aggregationRoutes, { aggregation });
   const clock = deps.now ?? Date.now;
   const telemetry = createTelemetryService({
     db,
@@ -211,7 +214,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerDeliveryJobs(jobs, exportWorker);
   const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, backfillInto: exportWorker.backfill });
   await app.register(exportsRoutes, { exports: exportsService, idempotency });
-  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock });
+  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock, aggregates: aggregation });
   registerErasureJobs(jobs, erasure);
   await app.register(erasureRoutes, { erasure });
 

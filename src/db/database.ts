@@ -16,8 +16,9 @@ import type { HoldoutsTables } from '../modules/holdouts/holdouts.table.js';
 import type { ExperimentsTables } from '../modules/experiments/experiments.table.js';
 import type { TelemetryTables } from '../modules/telemetry/telemetry.table.js';
 import type { BaselinesTables } from '../modules/experiments/baselines.table.js';
+import type { AggregationRunsTables } from '../modules/experiments/aggregation-runs.table.js';
 import type { AuthorityTables } from '../modules/authority/authority.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
   MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables,
-  BaselinesTables {}
+  BaselinesTables, AggregationRunsTables {}

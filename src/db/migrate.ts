@@ -13,6 +13,7 @@ import * as jobs from './migrations/0050-jobs.js';
 import * as exportDestinations from './migrations/0060-exports.js';
 import * as subjectErasure from './migrations/0061-subject-erasure.js';
 import * as experimentBaselines from './migrations/0070-experiment-baselines.js';
+import * as aggregationRuns from './migrations/0080-experiment-aggregation-runs.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0060-exports': exportDestinations,
   '0061-subject-erasure': subjectErasure,
   '0070-experiment-baselines': experimentBaselines,
+  '0080-experiment-aggregation-runs': aggregationRuns,
 };
 
 /**

@@ -1,6 +1,6 @@
 // Subject erasure (issue 13). The request records a receipt, a tombstone and a job in one
 // transaction, or nothing (503: it fails closed). The leased job then deletes the subject's raw
-// events and rebuilds the rollups they touched. Ingestion drops the subject's events stamped at or
+// events, rebuilds the rollups they touched and recomputes the experiment aggregates that held them. Ingestion drops the subject's events stamped at or
 // before the cutoff for 7 days from the moment the request commits, not only once the job ran.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
@@ -11,7 +11,8 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import type { SecretBox } from '../../platform/secret-box.js';
-import { eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../telemetry/index.js';
+import type { Executor } from '../../db/transaction.js';
+import { eraseSubjectEvents, iterationsOfSubject, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../telemetry/index.js';
 import type { SubjectErasuresTable } from './erasure.table.js';
 
 export const ERASE_JOB = 'telemetry.erase';
@@ -39,6 +40,11 @@ export interface ErasureServiceDeps {
   /** Seals the subject until the job has run (purpose `subject-erasure`). */
   box: SecretBox;
   now: () => number;
+  /** Experiment aggregates holding the subject are recomputed without it before the receipt completes. */
+  aggregates?: {
+    queueAfterErasure(trx: Executor, envId: string, iterations: { experimentId: string; iterationId: string }[]): Promise<string[]>;
+    execute(runId: string): Promise<void>;
+  };
 }
 
 const receiptOf = (row: Pick<SubjectErasuresTable, 'id' | 'status' | 'requested_at' | 'completed_at' | 'cutoff'>): ErasureReceipt => ({
@@ -78,9 +84,15 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       const row = await deps.db.selectFrom('subject_erasures').selectAll().where('id', '=', erasureId).executeTakeFirst();
       if (!row || row.status === 'completed' || row.subject_sealed === null) return;
       const subject = deps.box.open(row.subject_sealed);
-      await inTransaction(deps.db, async (trx) => {
+      const runs = await inTransaction(deps.db, async (trx) => {
+        const iterations = deps.aggregates ? await iterationsOfSubject(trx, row.env_id, subject) : [];
         await eraseSubjectEvents(trx, row.env_id, subject, deps.now());
-        // The subject is forgotten with the same commit that removes its events.
+        // Recomputes commit with the deletion, so a crash after it still leaves them queued as jobs.
+        return deps.aggregates ? deps.aggregates.queueAfterErasure(trx, row.env_id, iterations) : [];
+      });
+      for (const runId of runs) await deps.aggregates!.execute(runId);
+      await inTransaction(deps.db, async (trx) => {
+        // The subject is forgotten once its events and every aggregate holding it are gone.
         await trx.updateTable('subject_erasures').set({ status: 'completed', completed_at: new Date(deps.now()).toISOString(), subject_sealed: null }).where('id', '=', erasureId).execute();
         await purgeExpiredTombstones(trx, deps.now());
       });

@@ -3,3 +3,6 @@ export { experimentsRoutes, type ExperimentsRouteDeps } from './experiments.rout
 export { EXPERIMENT_STATES, TRANSITIONS, type Experiment, type ExperimentState, type Iteration } from './experiments.model.js';
 export { createAnalysisInputsService, type AnalysisInputsService, type Baseline } from './analysis-inputs.service.js';
 export { analysisInputsRoutes } from './analysis-inputs.routes.js';
+export { createAggregationService, registerAggregationJobs, AGGREGATION_JOB, AGGREGATION_SCHEDULE_JOB, type AggregationService } from './aggregation-runs.service.js';
+export { aggregationRoutes } from './aggregation-runs.routes.js';
+export type { ExperimentResults, ExperimentResultsSource, AggregationRun } from './results.model.js';

@@ -7,8 +7,9 @@ export type AggregationRunCause = 'schedule' | 'recompute' | 'iteration_change';
 
 /** The newest event an aggregate includes, in the order raw events were received. */
 export interface AggregateWatermark {
-  receivedAt: string | null;
-  eventId: string | null;
+  /** Unix ms of the newest included event's arrival (as the recompute request's priorWatermark). */
+  receivedAt: number;
+  eventId: string;
 }
 
 export interface AggregationRun {

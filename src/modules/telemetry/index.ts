@@ -12,3 +12,4 @@ export { registerTelemetryRetention, PURGE_EXPIRED_TELEMETRY } from './retention
 export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from './event-feed.js';
 export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
 export { outcomeMoments, type OutcomeMoments } from './outcome-moments.js';
+export { iterationAssignments, iterationsOfSubject, outcomeEvents, type EventWindow, type ExperimentEvent } from './experiment-events.js';
