@@ -181,7 +181,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   let experiments: ExperimentsService;
   const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experiments.usingHoldout(executor, target, id) });
   await app.register(holdoutsRoutes, { holdouts, idempotency });
-  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts });
+  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts, now: deps.now });
   await app.register(experimentsRoutes, { experiments, idempotency });
   await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access: apps, metrics: experimentMetrics, now: deps.now }), idempotency });
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });

@@ -10,7 +10,7 @@ import type { ServedExperiment } from '../../engine/index.js';
 import type { AppAccess, Permission } from '../../platform/app-access.js';
 import { canonicalJson } from '../../platform/canonical-json.js';
 import { conflict, notFound, validationError, versionConflict } from '../../platform/errors.js';
-import { newId, nowIso } from '../../platform/ids.js';
+import { newId } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import type { HoldoutsService } from '../holdouts/index.js';
 import { authorityOf, definitionDiff, type JournalService, type JournalSource } from '../journal/index.js';
@@ -87,6 +87,8 @@ export interface ExperimentsDeps {
   metrics: Pick<MetricsService, 'findRevision'>;
   layers: LayersService;
   holdouts: Pick<HoldoutsService, 'find'>;
+  /** The clock of iteration starts and transitions (results windows and retention checks read them). */
+  now?: () => number;
 }
 
 const newSalt = () => randomBytes(12).toString('base64url');
@@ -97,6 +99,8 @@ const journaled = (d: ExperimentDefinition, state: ExperimentState) => ({ ...d, 
 
 export function createExperimentsService(deps: ExperimentsDeps): ExperimentsService {
   const { layers } = deps;
+  const clock = deps.now ?? Date.now;
+  const nowIso = () => new Date(clock()).toISOString();
   const target = (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, need, executor);
 
   async function view(executor: Executor, envTarget: EnvironmentTarget, row: repo.ExperimentRow): Promise<Experiment> {
