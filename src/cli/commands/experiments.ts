@@ -9,6 +9,7 @@ import { parseInteger, parseJsonOption } from '../input.js';
 import { emit, printLine, printTable } from '../output.js';
 import { create, given, parseNumber, printRecord, scoped } from './definitions.js';
 import { registerExperimentPlanningCommands } from './experiment-planning.js';
+import { registerExperimentResultsCommands } from './experiment-results.js';
 import { idempotencyKey } from './idempotency.js';
 
 type Scope = { app: string; env: string };
@@ -117,4 +118,5 @@ export function registerExperimentsCommands(program: Command): void {
   changeCommand(experiments, 'iterate', 'start a new iteration of a paused experiment with a new salt')
     .action(action(async (ctx, id: string, o: ChangeOptions) => change(ctx, id, at(id, 'iterate'), o, {})));
   registerExperimentPlanningCommands(experiments);
+  registerExperimentResultsCommands(experiments);
 }
