@@ -45,6 +45,7 @@ import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
 import { createErasureService, erasureRoutes, registerErasureJobs } from './modules/erasure/index.js';
+import { createRolloutsService, rolloutsRoutes } from './modules/rollouts/index.js';
 import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerDeliveryJobs } from './modules/exports/index.js';
 
 export interface AppDeps {
@@ -187,6 +188,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });
   registerAggregationJobs(jobs, aggregation);
   await app.register(aggregationRoutes, { aggregation });
+  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, now: deps.now });
+  await app.register(rolloutsRoutes, { rollouts, idempotency });
   const clock = deps.now ?? Date.now;
   const telemetry = createTelemetryService({
     db,

@@ -14,6 +14,7 @@ import * as exportDestinations from './migrations/0060-exports.js';
 import * as subjectErasure from './migrations/0061-subject-erasure.js';
 import * as experimentBaselines from './migrations/0070-experiment-baselines.js';
 import * as aggregationRuns from './migrations/0080-experiment-aggregation-runs.js';
+import * as rolloutPlans from './migrations/0090-rollout-plans.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -29,6 +30,7 @@ const migrations: Record<string, Migration> = {
   '0061-subject-erasure': subjectErasure,
   '0070-experiment-baselines': experimentBaselines,
   '0080-experiment-aggregation-runs': aggregationRuns,
+  '0090-rollout-plans': rolloutPlans,
 };
 
 /**

@@ -21,6 +21,7 @@ export const API_TAGS = [
   { name: 'layers', description: 'Layers of mutually exclusive experiments: 10,000 buckets, a disjoint range per experiment.' },
   { name: 'holdouts', description: 'Holdouts: a fixed share of subjects kept out of every experiment that names them.' },
   { name: 'experiments', description: 'Experiment definitions, lifecycle, ramps and iterations; running experiments assign subjects in evaluation.' },
+  { name: 'rollouts', description: 'Guarded rollout plans: stepwise rollout of an experiment variant, recommendations from guardrails and health, approvals and rollback.' },
   { name: 'telemetry', description: 'Feature telemetry ingestion: batches of decision, assignment, exposure and outcome events (sdk_ or pub_ keys).' },
   { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
   { name: 'cleanup', description: 'Stale-flag report: inventory, reconciliation with code references, readiness and a staged removal plan; reads only.' },
