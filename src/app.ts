@@ -208,6 +208,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     store: configStore,
     journal,
     evaluations: { evaluations: (target, since, until) => flagEvaluationsOf(db, target.envId, Date.parse(since), Date.parse(until)) },
+    rolloutPlans: rollouts,
     now: clock,
   });
   await app.register(cleanupRoutes, { cleanup });

@@ -52,8 +52,8 @@ export interface RolloutsService {
   /** In a transaction of its own: a confirmed recommendation is stored under the plan's lock. */
   recommend(principal: Principal, experimentId: string, planId: string, input: PlanRef & { confirm?: boolean }): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
   approve(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { recommendationDigest: string }): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
-  /** Plans of a flag that are not finished (cleanup's inventory). */
-  openPlansOf(executor: Executor, envId: string, flagKey: string): Promise<{ id: string; experimentId: string; state: PlanState }[]>;
+  /** Unfinished (draft, active, paused) plans per flag key: cleanup's inventory and readiness. */
+  unfinishedByFlag(target: EnvironmentTarget): Promise<Map<string, string[]>>;
 }
 
 export interface RolloutsDeps {
@@ -277,10 +277,12 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       return { plan: { ...moved, recommendation: approved.recommendation }, configVersion: moved.history.at(-1)?.configVersion ?? null };
     },
 
-    async openPlansOf(executor, envId, flagKey) {
-      const rows = await executor.selectFrom('rollout_plans').select(['id', 'experiment_id', 'state']).where('env_id', '=', envId).where('flag_key', '=', flagKey)
+    async unfinishedByFlag(target) {
+      const rows = await db.selectFrom('rollout_plans').select(['id', 'flag_key']).where('env_id', '=', target.envId)
         .where('state', 'in', ['draft', 'active', 'paused']).orderBy('id').execute();
-      return rows.map((r) => ({ id: r.id, experimentId: r.experiment_id, state: r.state as PlanState }));
+      const byFlag = new Map<string, string[]>();
+      for (const r of rows) byFlag.set(r.flag_key, [...(byFlag.get(r.flag_key) ?? []), r.id]);
+      return byFlag;
     },
   };
 }

@@ -106,6 +106,10 @@ for (const dialect of dialects) {
       assert.equal(p2.history.at(-1).configVersion, versionBefore + 1);
       assert.deepEqual((await flag()).rollout, { percentage: 10, value: 'one-page', salt: `rollout:${plan.id}` });
       expectError(await c.post(`${path}/${plan.id}/transition`, { planVersion: 1, to: 'paused' }), 409, 'version_conflict');
+      // Cleanup sees the unfinished plan on the flag.
+      const cleanup = await call(app, 'POST', '/api/v1/cleanup', { token: c.token, payload: { appId: c.appId, envs: ['dev'] } });
+      assert.equal(cleanup.statusCode, 200, cleanup.body);
+      assert.ok(JSON.stringify(cleanup.json().inventory).includes(plan.id), 'the inventory names the rollout plan');
       expectError(await c.post(`${path}/${plan.id}/transition`, { planVersion: 2, to: 'active' }), 400, 'validation_error');
 
       // No aggregate yet: stale, and a stale recommendation cannot be approved.
