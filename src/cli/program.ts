@@ -10,6 +10,7 @@ import { registerExportsCommands } from './commands/exports.js';
 import { registerDeliveryCommands } from './commands/delivery.js';
 import { registerEnvsCommands } from './commands/envs.js';
 import { registerExperimentsCommands } from './commands/experiments.js';
+import { registerRolloutsCommands } from './commands/rollouts.js';
 import { registerFlagsCommands } from './commands/flags.js';
 import { registerInsightsCommands } from './commands/insights.js';
 import { registerKeysCommands } from './commands/keys.js';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
   registerInsightsCommands(program);
   registerDefinitionCommands(program);
   registerExperimentsCommands(program);
+  registerRolloutsCommands(program);
   registerServerCommands(program);
   return program;
 }
