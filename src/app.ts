@@ -46,7 +46,7 @@ import { createRollbacksService, rollbacksRoutes } from './modules/rollbacks/ind
 import { authorityRoutes, createAuthorityService } from './modules/authority/index.js';
 import { createErasureService, erasureRoutes, registerErasureJobs } from './modules/erasure/index.js';
 import { createRolloutsService, rolloutsRoutes } from './modules/rollouts/index.js';
-import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerDeliveryJobs } from './modules/exports/index.js';
+import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerBackfillJobs, registerDeliveryJobs } from './modules/exports/index.js';
 
 export interface AppDeps {
   db: Kysely<Database>;
@@ -214,11 +214,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(cleanupRoutes, { cleanup });
   const exportPolicy = config.exportPolicy ?? DEFAULT_EXPORT_POLICY;
   const exportBox = createSecretBox(config.secret, 'export-signing-secret');
-  const exportWorker = createDeliveryWorker({ db, policy: exportPolicy, box: exportBox, send: createWebhookSender(exportPolicy), now: clock });
+  const exportWorker = createDeliveryWorker({ db, policy: exportPolicy, box: exportBox, send: createWebhookSender(exportPolicy), now: clock, journal });
   registerDeliveryJobs(jobs, exportWorker);
-  const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, backfillInto: exportWorker.backfill });
+  registerBackfillJobs(jobs, { db, worker: exportWorker, now: clock });
+  const exportsService = createExportsService({ db, access: apps, policy: exportPolicy, box: exportBox, now: clock, journal });
   await app.register(exportsRoutes, { exports: exportsService, idempotency });
-  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock, aggregates: aggregation });
+  const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock, aggregates: aggregation, journal });
   registerErasureJobs(jobs, erasure);
   await app.register(erasureRoutes, { erasure });
 

@@ -18,8 +18,9 @@ import type { TelemetryTables } from '../modules/telemetry/telemetry.table.js';
 import type { BaselinesTables } from '../modules/experiments/baselines.table.js';
 import type { AggregationRunsTables } from '../modules/experiments/aggregation-runs.table.js';
 import type { RolloutsTables } from '../modules/rollouts/rollouts.table.js';
+import type { ExportBackfillsTables } from '../modules/exports/backfills.table.js';
 import type { AuthorityTables } from '../modules/authority/authority.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
   MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables,
-  BaselinesTables, AggregationRunsTables, RolloutsTables {}
+  BaselinesTables, AggregationRunsTables, RolloutsTables, ExportBackfillsTables {}

@@ -15,6 +15,7 @@ import * as subjectErasure from './migrations/0061-subject-erasure.js';
 import * as experimentBaselines from './migrations/0070-experiment-baselines.js';
 import * as aggregationRuns from './migrations/0080-experiment-aggregation-runs.js';
 import * as rolloutPlans from './migrations/0090-rollout-plans.js';
+import * as exportBackfills from './migrations/0100-export-backfills.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '0070-experiment-baselines': experimentBaselines,
   '0080-experiment-aggregation-runs': aggregationRuns,
   '0090-rollout-plans': rolloutPlans,
+  '0100-export-backfills': exportBackfills,
 };
 
 /**

@@ -4,6 +4,7 @@ import { errorResponses } from '../../platform/error-schemas.js';
 import { MANAGEMENT_AUTH } from '../../platform/idempotent-route.js';
 import type { ErasureService } from './erasure.service.js';
 import { ErasureBody, ReceiptQuery, ReceiptResponse } from './erasure.schemas.js';
+import { sourceOf } from '../journal/index.js';
 
 const security = [{ bearer: [] }];
 
@@ -15,7 +16,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ erasure: ErasureService 
       body: ErasureBody,
       response: { 202: ReceiptResponse, ...errorResponses(400, 401, 403, 404, 503) },
     },
-  }, async (request, reply) => reply.code(202).send({ receipt: await erasure.request(principalOf(request), request.body) }));
+  }, async (request, reply) => reply.code(202).send({ receipt: await erasure.request(principalOf(request), request.body, sourceOf(request)) }));
 
   app.get('/api/v1/telemetry/erasures', {
     config: MANAGEMENT_AUTH,

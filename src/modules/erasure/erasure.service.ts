@@ -12,6 +12,7 @@ import { newId } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import type { Executor } from '../../db/transaction.js';
+import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
 import { eraseSubjectEvents, iterationsOfSubject, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../telemetry/index.js';
 import type { SubjectErasuresTable } from './erasure.table.js';
 
@@ -27,7 +28,7 @@ export interface ErasureReceipt {
 }
 
 export interface ErasureService {
-  request(principal: Principal, input: { appId: string; env: string; namespace: 'targetingKey'; subjectId: string }): Promise<ErasureReceipt>;
+  request(principal: Principal, input: { appId: string; env: string; namespace: 'targetingKey'; subjectId: string }, source?: JournalSource): Promise<ErasureReceipt>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<ErasureReceipt>;
   /** The job: erase the subject of one request (idempotent: a second run finds nothing to delete). */
   run(erasureId: string): Promise<void>;
@@ -40,6 +41,8 @@ export interface ErasureServiceDeps {
   /** Seals the subject until the job has run (purpose `subject-erasure`). */
   box: SecretBox;
   now: () => number;
+  /** Requests and completions are journaled by receipt id: never the subject, nor anything derived from it. */
+  journal?: Pick<JournalService, 'record'>;
   /** Experiment aggregates holding the subject are recomputed without it before the receipt completes. */
   aggregates?: {
     queueAfterErasure(trx: Executor, envId: string, iterations: { experimentId: string; iterationId: string }[]): Promise<string[]>;
@@ -53,7 +56,7 @@ const receiptOf = (row: Pick<SubjectErasuresTable, 'id' | 'status' | 'requested_
 
 export function createErasureService(deps: ErasureServiceDeps): ErasureService {
   return {
-    async request(principal, input) {
+    async request(principal, input, source = 'api') {
       const { app, env } = await deps.access.requireEnv(principal, input.appId, input.env, 'change');
       const now = deps.now();
       const at = new Date(now).toISOString();
@@ -64,6 +67,10 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
           await trx.insertInto('subject_erasures').values(row).execute();
           await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now, expiresAt: now + TOMBSTONE_MS });
           await enqueue(trx, { kind: ERASE_JOB, payload: { erasureId: row.id }, maxAttempts: 10 }, deps.now);
+          await deps.journal?.record(trx, {
+            appId: app.id, env: env.slug, operation: 'erasure.request', source, resourceType: 'subject_erasure', resourceId: row.id,
+            authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff: [], context: { namespace: input.namespace, cutoff: at },
+          });
         });
       } catch {
         throw new AppError(503, 'service_unavailable', 'The erasure could not be recorded; nothing was changed.', {
@@ -93,7 +100,15 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       for (const runId of runs) await deps.aggregates!.execute(runId);
       await inTransaction(deps.db, async (trx) => {
         // The subject is forgotten once its events and every aggregate holding it are gone.
-        await trx.updateTable('subject_erasures').set({ status: 'completed', completed_at: new Date(deps.now()).toISOString(), subject_sealed: null }).where('id', '=', erasureId).execute();
+        const completedAt = new Date(deps.now()).toISOString();
+        await trx.updateTable('subject_erasures').set({ status: 'completed', completed_at: completedAt, subject_sealed: null }).where('id', '=', erasureId).execute();
+        if (deps.journal) {
+          const env = await trx.selectFrom('environments').select('slug').where('id', '=', row.env_id).executeTakeFirst();
+          await deps.journal.record(trx, {
+            appId: row.app_id, env: env?.slug ?? null, operation: 'erasure.complete', source: 'system', resourceType: 'subject_erasure', resourceId: erasureId,
+            authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [], context: { cutoff: row.cutoff, completedAt, experimentRuns: runs.length },
+          });
+        }
         await purgeExpiredTombstones(trx, deps.now());
       });
     },

@@ -74,6 +74,10 @@ for (const dialect of dialects) {
       const done = await read();
       assert.equal(done.status, 'completed');
       assert.ok(done.completedAt);
+      // Journaled by receipt id only.
+      const journal = await call(app, 'GET', `/api/v1/changes?${new URLSearchParams({ appId: s.appId, resourceType: 'subject_erasure' })}`, { token: s.user.token });
+      assert.deepEqual(journal.json().changes.map((e: any) => [e.operation, e.resourceId, e.authority.type]).sort(), [['erasure.complete', receipt.id, 'system'], ['erasure.request', receipt.id, 'admin_key']]);
+      assert.ok(!journal.body.includes('subject-7'), 'the journal never names the subject');
 
       const after = await measures(app, s.user.token, s.appId);
       assert.deepEqual([after.exposure.events, after.exposure.subjects, after.outcome.events, after.outcome.metricSum], [29, 29, 29, 535 - 7 - 100]);

@@ -12,7 +12,7 @@ import { inTransaction, type Executor } from '../../db/transaction.js';
 import { newId } from '../../platform/ids.js';
 import type { SecretBox } from '../../platform/secret-box.js';
 import { enqueue, type JobRunner } from '../../jobs/index.js';
-import { eventsAfter, eventsByIds, RAW_RETENTION_MS, type CanonicalEvent } from '../telemetry/index.js';
+import { eventsAfter, eventsByIds, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../telemetry/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import type { DestinationFilters } from './exports.model.js';
 import * as destinations from './exports.repository.js';
@@ -20,6 +20,8 @@ import { signingSecretsOf } from './exports.service.js';
 import * as deliveries from './deliveries.repository.js';
 import type { DeliveryError } from './deliveries.repository.js';
 import type { WebhookSender } from './webhook-sender.js';
+import type { JournalService } from '../journal/index.js';
+import type { BackfillPage } from './backfills.js';
 
 export const SCHEDULE_JOB = 'exports.schedule';
 export const DELIVER_JOB = 'exports.deliver';
@@ -31,8 +33,8 @@ export const SCHEDULE_EVERY_MS = 2_000;
 export const SETTLE_MS = 2_000;
 export const MAX_ATTEMPTS = 12;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
-/** A backfill reads at most 1,000 × this many events in its request (bounded cost per request). */
-const MAX_BACKFILL_READS = 500;
+/** Raw events one backfill page reads (one transaction: the deliveries it cuts and the cursor). */
+export const BACKFILL_PAGE = 1000;
 export const FIRST_RETRY_MS = 30_000;
 export const MAX_RETRY_MS = 6 * 3_600_000;
 export const DISABLE_AFTER_MS = 24 * 3_600_000;
@@ -68,6 +70,8 @@ export interface DeliveryWorkerDeps {
   send: WebhookSender;
   now: () => number;
   resolver?: Resolver;
+  /** Records the automatic disabling of a destination (authority system). */
+  journal?: Pick<JournalService, 'record'>;
 }
 
 export interface DeliveryWorker {
@@ -75,8 +79,11 @@ export interface DeliveryWorker {
   schedule(): Promise<number>;
   /** One attempt of one delivery. */
   deliver(deliveryId: string, signal?: AbortSignal): Promise<void>;
-  /** Cuts deliveries from retained events of [from, to) for one destination (backfill). */
-  backfill(trx: Executor, destination: destinations.DestinationRow, from: number, to: number): Promise<number>;
+  /**
+   * One page of a backfill: reads the events received after `after` (and before `receivedBefore`),
+   * cuts deliveries of those stamped in [from, to), and answers where the next page starts.
+   */
+  backfillPage(trx: Executor, destination: destinations.DestinationRow, window: { from: number; to: number; receivedBefore: number }, after: FeedPosition): Promise<BackfillPage>;
 }
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
@@ -131,12 +138,20 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await deliveries.recordAttempt(trx, row.id, {
         status: final ? 'failed' : 'pending', attempts, lastAttemptAt: at, nextAttemptAt: final ? null : iso(attemptAt + retryDelay(attempts)), lastError: sent.error,
       });
-      const destination = await trx.selectFrom('export_destinations').select(['failing_since', 'status']).where('id', '=', row.destination_id).executeTakeFirst();
+      const destination = await trx.selectFrom('export_destinations').select(['failing_since', 'status', 'app_id', 'env_id', 'name']).where('id', '=', row.destination_id).executeTakeFirst();
       const failingSince = destination?.failing_since ?? at;
       const disable = destination?.status === 'active' && attemptAt - Date.parse(failingSince) >= DISABLE_AFTER_MS;
       await trx.updateTable('export_destinations')
         .set((eb) => ({ last_attempt_at: at, consecutive_failures: eb('consecutive_failures', '+', 1), last_error: JSON.stringify(sent.error), failing_since: failingSince, ...(disable ? { status: 'disabled' } : {}) }))
         .where('id', '=', row.destination_id).execute();
+      if (disable && destination && deps.journal) {
+        const env = await trx.selectFrom('environments').select('slug').where('id', '=', destination.env_id).executeTakeFirst();
+        await deps.journal.record(trx, {
+          appId: destination.app_id, env: env?.slug ?? null, operation: 'export.disable', source: 'system', resourceType: 'export_destination', resourceId: row.destination_id,
+          authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [{ op: 'change', resourceType: 'export_destination', key: destination.name, path: 'status', before: 'active', after: 'disabled' }],
+          context: { failingSince, lastError: sent.error },
+        });
+      }
     });
   }
 
@@ -197,19 +212,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await recordOutcome(row, await attempt(row, destination, events, signal), attemptAt);
     },
 
-    async backfill(trx, destination, from, to) {
-      // Backfills read by arrival order and keep the events of the window by their time; an event is
-      // received at most 5 minutes before its timestamp, so nothing received earlier can be in it.
-      let position = { receivedAt: from - FUTURE_TOLERANCE_MS, eventId: '' };
-      let created = 0;
-      for (let round = 0; round < MAX_BACKFILL_READS; round++) {
-        const read = await eventsAfter(trx, destination.env_id, position, 1000);
-        if (read.length === 0) break;
-        position = read.at(-1)!.position;
-        const inWindow = read.filter((e) => { const ts = Date.parse(e.timestamp); return ts >= from && ts < to; });
-        created += await cut(trx, destination, inWindow);
-      }
-      return created;
+    async backfillPage(trx, destination, window, after) {
+      // Read by arrival order, kept by event time: late events of the window come in later pages.
+      const read = await eventsAfter(trx, destination.env_id, after, BACKFILL_PAGE, window.receivedBefore);
+      if (read.length === 0) return { deliveries: 0, events: 0, position: after, done: true };
+      const inWindow = read.filter((e) => { const ts = Date.parse(e.timestamp); return ts >= window.from && ts < window.to; });
+      const created = await cut(trx, destination, inWindow);
+      return { deliveries: created, events: inWindow.length, position: read.at(-1)!.position, done: read.length < BACKFILL_PAGE };
     },
   };
 }

@@ -5,10 +5,11 @@ import { errorResponses } from '../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../platform/idempotent-route.js';
 import { principalScope } from '../../platform/principal.js';
+import { sourceOf } from '../journal/index.js';
 import type { ExportsService } from './exports.service.js';
 import {
   CreateDestinationBody, DestinationHealthResponse, DestinationListQuery, DestinationListResponse, DestinationResponse, DestinationWithSecretResponse,
-  RotateSecretBody, UpdateDestinationBody, BackfillBody, BackfillResponse, DeliveryListQuery, DeliveryListResponse, DeliveryParams, RetryBody, RetryResponse,
+  RotateSecretBody, UpdateDestinationBody, BackfillBody, BackfillListResponse, BackfillParams, BackfillResponse, DeliveryListQuery, DeliveryListResponse, DeliveryParams, RetryBody, RetryResponse,
 } from './exports.schemas.js';
 
 export interface ExportsRouteDeps {
@@ -34,7 +35,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     const principal = principalOf(request);
     const key = idempotencyKeyOf(request, { required: true });
     const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports`, key, request: request.body }, async (trx) => ({
-      statusCode: 201, containsSecrets: true, body: await exports.create(trx, principal, request.body),
+      statusCode: 201, containsSecrets: true, body: await exports.create(trx, principal, request.body, sourceOf(request)),
     }));
     return sendStored(reply, result);
   });
@@ -69,7 +70,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'PATCH /api/v1/telemetry/exports/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
-    work: async (trx, principal) => ({ destination: await exports.update(trx, principal, request.params.id, request.body) }),
+    work: async (trx, principal) => ({ destination: await exports.update(trx, principal, request.params.id, request.body, sourceOf(request)) }),
   }));
 
   app.post('/api/v1/telemetry/exports/:id/rotate-secret', {
@@ -83,7 +84,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     const principal = principalOf(request);
     const key = idempotencyKeyOf(request, { required: false });
     const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/rotate-secret`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
-      statusCode: 200, containsSecrets: true, body: await exports.rotateSecret(trx, principal, request.params.id, request.body),
+      statusCode: 200, containsSecrets: true, body: await exports.rotateSecret(trx, principal, request.params.id, request.body, sourceOf(request)),
     }));
     return sendStored(reply, result);
   });
@@ -106,13 +107,13 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/telemetry/exports/{id}/deliveries/{deliveryId}/retry', fingerprint: { ...request.params, body: request.body }, statusCode: 202,
-    work: async (trx, principal) => ({ delivery: await exports.retry(trx, principal, request.params.id, request.params.deliveryId, request.body) }),
+    work: async (trx, principal) => ({ delivery: await exports.retry(trx, principal, request.params.id, request.params.deliveryId, request.body, sourceOf(request)) }),
   }));
 
   app.post('/api/v1/telemetry/exports/:id/backfills', {
     config: MANAGEMENT_AUTH,
     schema: {
-      tags: ['exports'], operationId: 'backfillExport', summary: 'Re-send the retained events of a window (at most the last 30 days)', security,
+      tags: ['exports'], operationId: 'backfillExport', summary: 'Queue a backfill: re-send the retained events of a window (at most the last 30 days)', security,
       params: IdParams, body: BackfillBody,
       response: { 202: BackfillResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
@@ -120,8 +121,26 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     const principal = principalOf(request);
     const key = idempotencyKeyOf(request, { required: true, bodyField: 'idempotencyKey' });
     const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/backfills`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
-      statusCode: 202, body: { backfill: await exports.backfill(trx, principal, request.params.id, request.body) },
+      statusCode: 202, body: { backfill: await exports.backfill(trx, principal, request.params.id, request.body, sourceOf(request)) },
     }));
     return sendStored(reply, result);
   });
+
+  app.get('/api/v1/telemetry/exports/:id/backfills', {
+    config: MANAGEMENT_AUTH,
+    schema: {
+      tags: ['exports'], operationId: 'listExportBackfills', summary: 'The destination\'s backfills with their progress, newest first', security,
+      params: IdParams, querystring: EnvQuery,
+      response: { 200: BackfillListResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => ({ backfills: await exports.listBackfills(principalOf(request), request.params.id, request.query) }));
+
+  app.get('/api/v1/telemetry/exports/:id/backfills/:backfillId', {
+    config: MANAGEMENT_AUTH,
+    schema: {
+      tags: ['exports'], operationId: 'getExportBackfill', summary: 'One backfill: status, deliveries and events so far', security,
+      params: BackfillParams, querystring: EnvQuery,
+      response: { 200: BackfillResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => ({ backfill: await exports.getBackfill(principalOf(request), request.params.id, request.params.backfillId, request.query) }));
 };

@@ -120,6 +120,18 @@ export const BackfillBody = Type.Object(
   },
   { additionalProperties: false, title: 'ExportBackfill' },
 );
-export const BackfillResponse = Type.Object({
-  backfill: Type.Object({ id: Type.String({ description: 'bkf_…' }), from: Timestamp(), to: Timestamp(), status: Type.Literal('scheduled'), deliveries: Type.Integer({ minimum: 0, description: 'Deliveries created for the window.' }) }, { title: 'ExportBackfillReceipt' }),
-});
+const BackfillSchema = Type.Object({
+  id: Type.String({ description: 'bkf_…' }),
+  destinationId: Type.String(),
+  from: Timestamp(),
+  to: Timestamp(),
+  status: Type.Union([Type.Literal('queued'), Type.Literal('running'), Type.Literal('completed'), Type.Literal('failed')], { description: 'queued → running → completed (or failed after its retries)' }),
+  deliveries: Type.Integer({ minimum: 0, description: 'Deliveries cut for the window so far.' }),
+  events: Type.Integer({ minimum: 0, description: 'Events of the window put into deliveries so far.' }),
+  createdAt: Timestamp(),
+  completedAt: Type.Union([Timestamp(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+}, { title: 'ExportBackfillReceipt' });
+export const BackfillResponse = Type.Object({ backfill: BackfillSchema });
+export const BackfillListResponse = Type.Object({ backfills: Type.Array(BackfillSchema, { description: 'Newest first, at most 50.' }) });
+export const BackfillParams = Type.Object({ id: IdString(), backfillId: IdString() });

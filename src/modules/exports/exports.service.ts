@@ -14,6 +14,8 @@ import { EVENT_KINDS, RAW_RETENTION_MS, type EventKind } from '../telemetry/inde
 import * as deliveryRepo from './deliveries.repository.js';
 import type { DeliveryStatus, DeliveryView } from './deliveries.repository.js';
 import { resolveTarget } from '../versions/index.js';
+import { authorityOf, definitionDiff, type JournalService, type JournalSource } from '../journal/index.js';
+import { findBackfill, listBackfills, requestBackfill, type BackfillView } from './backfills.js';
 import { checkTarget, type ExportPolicy } from './export-policy.js';
 import { DEFAULT_BATCH_SIZE, DUAL_SIGNING_MS, type Destination, type DestinationFields, type DestinationFilters, type DestinationHealth, type DestinationStatus } from './exports.model.js';
 import * as repo from './exports.repository.js';
@@ -32,22 +34,17 @@ export interface DestinationWithSecret {
 }
 
 export interface ExportsService {
-  create(trx: Executor, principal: Principal, input: CreateDestinationInput): Promise<DestinationWithSecret>;
+  create(trx: Executor, principal: Principal, input: CreateDestinationInput, source?: JournalSource): Promise<DestinationWithSecret>;
   list(principal: Principal, appId: string, env: string, options: { status?: DestinationStatus; limit: number; cursor?: string }): Promise<{ destinations: Destination[]; nextCursor: string | null }>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<{ destination: Destination; health: DestinationHealth }>;
-  update(trx: Executor, principal: Principal, id: string, input: UpdateDestinationInput): Promise<Destination>;
-  rotateSecret(trx: Executor, principal: Principal, id: string, input: EnvInput & { version: number }): Promise<DestinationWithSecret>;
+  update(trx: Executor, principal: Principal, id: string, input: UpdateDestinationInput, source?: JournalSource): Promise<Destination>;
+  rotateSecret(trx: Executor, principal: Principal, id: string, input: EnvInput & { version: number }, source?: JournalSource): Promise<DestinationWithSecret>;
   deliveries(principal: Principal, id: string, query: EnvInput & { status?: DeliveryStatus; from?: string; to?: string; limit: number; cursor?: string }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }>;
-  retry(trx: Executor, principal: Principal, id: string, deliveryId: string, input: EnvInput): Promise<DeliveryView>;
-  backfill(trx: Executor, principal: Principal, id: string, input: EnvInput & { from: string; to?: string; idempotencyKey: string }): Promise<Backfill>;
-}
-
-export interface Backfill {
-  id: string;
-  from: string;
-  to: string;
-  status: 'scheduled';
-  deliveries: number;
+  retry(trx: Executor, principal: Principal, id: string, deliveryId: string, input: EnvInput, source?: JournalSource): Promise<DeliveryView>;
+  /** Records a backfill and queues its job: 202 at once, the job cuts the deliveries (backfills.ts). */
+  backfill(trx: Executor, principal: Principal, id: string, input: EnvInput & { from: string; to?: string; idempotencyKey: string }, source?: JournalSource): Promise<BackfillView>;
+  getBackfill(principal: Principal, id: string, backfillId: string, query: EnvInput): Promise<BackfillView>;
+  listBackfills(principal: Principal, id: string, query: EnvInput): Promise<BackfillView[]>;
 }
 
 export interface ExportsServiceDeps {
@@ -57,8 +54,8 @@ export interface ExportsServiceDeps {
   /** Seals signing secrets at rest (purpose `export-signing-secret`). */
   box: SecretBox;
   now: () => number;
-  /** Cuts backfill deliveries (the delivery worker). */
-  backfillInto: (trx: Executor, destination: repo.DestinationRow, from: number, to: number) => Promise<number>;
+  /** Every destination change is journaled (never its secret). */
+  journal: Pick<JournalService, 'record'>;
 }
 
 const CURSOR_PREFIX = 'dstc_';
@@ -85,11 +82,15 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
     return { appId: target.appId, envId: target.envId, env: target.env };
   };
   const destinationNotFound = (id: string) => notFound(`Export destination ${id}`);
+  /** The fields a journal entry shows of a destination: never its secret. */
+  const journaled = (d: Destination) => ({ name: d.name, url: d.url, kinds: d.kinds, filters: d.filters, batchSize: d.batchSize, status: d.status, version: d.version, secretVersion: d.secretVersion });
+  const record = (trx: Executor, principal: Principal, source: JournalSource, scope: { appId: string; env: string }, operation: string, resourceId: string, diff: ReturnType<typeof definitionDiff>, context?: Record<string, unknown>) =>
+    deps.journal.record(trx, { appId: scope.appId, env: scope.env, operation, source, resourceType: 'export_destination', resourceId, authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff, ...(context ? { context } : {}) });
   const nameConflict = (name: string, env: string) =>
     conflict('name_conflict', `An export destination named "${name}" already exists in ${env}.`, { resolution: 'Choose another name, or update the existing destination.' });
 
   return {
-    async create(trx, principal, input) {
+    async create(trx, principal, input, source = 'api') {
       const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       const fields: DestinationFields = {
         name: input.name,
@@ -102,7 +103,9 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       const signingSecret = newSigningSecret();
       const id = newId('dst');
       if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso(), startAt: deps.now() }))) throw nameConflict(input.name, scope.env);
-      return { destination: repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env), signingSecret };
+      const destination = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
+      await record(trx, principal, source, scope, 'export.create', id, definitionDiff('export_destination', destination.name, undefined, journaled(destination)));
+      return { destination, signingSecret };
     },
 
     async list(principal, appId, env, options) {
@@ -120,7 +123,7 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       return { destination: repo.toDestination(row, scope.env), health: { ...repo.healthOf(row), ...backlog } };
     },
 
-    async update(trx, principal, id, input) {
+    async update(trx, principal, id, input, source = 'api') {
       const { appId, env, version, ...changes } = input;
       const scope = await scopeOf(principal, appId, env, 'change', trx);
       const row = await repo.findDestination(trx, scope.envId, id);
@@ -142,10 +145,12 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
         const now = await repo.findDestination(trx, scope.envId, id);
         throw versionConflict(Number(now?.version ?? version));
       }
-      return repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
+      const updated = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
+      await record(trx, principal, source, scope, 'export.update', id, definitionDiff('export_destination', updated.name, journaled(current), journaled(updated)));
+      return updated;
     },
 
-    async rotateSecret(trx, principal, id, input) {
+    async rotateSecret(trx, principal, id, input, source = 'api') {
       const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       const row = await repo.findDestination(trx, scope.envId, id);
       if (!row) throw destinationNotFound(id);
@@ -155,7 +160,11 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       if (!(await repo.rotateSecret(trx, row, input.version, deps.box.seal(signingSecret), new Date(at + DUAL_SIGNING_MS).toISOString(), new Date(at).toISOString()))) {
         throw versionConflict(Number((await repo.findDestination(trx, scope.envId, id))?.version ?? input.version));
       }
-      return { destination: repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env), signingSecret };
+      const destination = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
+      await record(trx, principal, source, scope, 'export.rotate_secret', id, definitionDiff('export_destination', destination.name, journaled(repo.toDestination(row, scope.env)), journaled(destination)), {
+        previousSecretValidUntil: new Date(at + DUAL_SIGNING_MS).toISOString(),
+      });
+      return { destination, signingSecret };
     },
 
     async deliveries(principal, id, query) {
@@ -166,7 +175,7 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       return { deliveries: page.map(deliveryRepo.toDeliveryView), nextCursor: rows.length > query.limit ? encodeCursor(DELIVERY_CURSOR_PREFIX, page.at(-1)!.id) : null };
     },
 
-    async retry(trx, principal, id, deliveryId, input) {
+    async retry(trx, principal, id, deliveryId, input, source = 'api') {
       const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       if (!(await repo.findDestination(trx, scope.envId, id))) throw destinationNotFound(id);
       const row = await deliveryRepo.findDelivery(trx, id, deliveryId);
@@ -178,10 +187,11 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       const at = iso();
       // A fresh retry schedule: the scheduler hands it to a worker on its next pass.
       await deliveryRepo.setStatus(trx, row.id, 'pending', at, { attempts: 0, nextAttemptAt: at });
+      await record(trx, principal, source, scope, 'export.delivery_retry', id, [], { deliveryId, previousStatus: row.status });
       return deliveryRepo.toDeliveryView((await deliveryRepo.findDelivery(trx, id, deliveryId))!);
     },
 
-    async backfill(trx, principal, id, input) {
+    async backfill(trx, principal, id, input, source = 'api') {
       const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       const row = await repo.findDestination(trx, scope.envId, id);
       if (!row) throw destinationNotFound(id);
@@ -191,8 +201,23 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       if (from < now - RAW_RETENTION_MS) throw validationError('from is older than the 30-day raw event retention.', [{ path: '/from', message: 'must be within the last 30 days' }]);
       if (to <= from) throw validationError('to must be after from.', [{ path: '/to', message: 'must be after from' }]);
       if (to > now + 5 * 60_000) throw validationError('to is in the future.', [{ path: '/to', message: 'must not be in the future' }]);
-      const deliveries = await deps.backfillInto(trx, row, from, to);
-      return { id: newId('bkf'), from: new Date(from).toISOString(), to: new Date(to).toISOString(), status: 'scheduled', deliveries };
+      const backfill = await requestBackfill(trx, { destinationId: id, envId: scope.envId, from, to }, deps.now);
+      await record(trx, principal, source, scope, 'export.backfill', id, [], { backfillId: backfill.id, from: backfill.from, to: backfill.to });
+      return backfill;
+    },
+
+    async getBackfill(principal, id, backfillId, query) {
+      const scope = await scopeOf(principal, query.appId, query.env, 'read');
+      if (!(await repo.findDestination(deps.db, scope.envId, id))) throw destinationNotFound(id);
+      const found = await findBackfill(deps.db, id, backfillId);
+      if (!found) throw notFound(`Backfill ${backfillId}`);
+      return found;
+    },
+
+    async listBackfills(principal, id, query) {
+      const scope = await scopeOf(principal, query.appId, query.env, 'read');
+      if (!(await repo.findDestination(deps.db, scope.envId, id))) throw destinationNotFound(id);
+      return listBackfills(deps.db, id);
     },
   };
 }

@@ -116,6 +116,25 @@ for (const dialect of dialects) {
       expectValidation(await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, { token: owner.user.token, payload: { appId: owner.appId, env: 'dev', version: 0 } }));
     });
 
+    test('every destination change is journaled, and no entry holds a signing secret', async (t) => {
+      const { app, owner, env, create } = await setup(t, dialect);
+      const created = (await create(target)).json();
+      const id = created.destination.id;
+      const updated = await call(app, 'PATCH', `/api/v1/telemetry/exports/${id}`, { token: owner.user.token, headers: { 'x-ensign-source': 'cli' }, payload: { ...env, version: 1, status: 'paused' } });
+      assert.equal(updated.statusCode, 200, updated.body);
+      const rotated = (await call(app, 'POST', `/api/v1/telemetry/exports/${id}/rotate-secret`, { token: owner.user.token, payload: { ...env, version: 2 } })).json();
+      const res = await call(app, 'GET', `/api/v1/changes?${new URLSearchParams({ appId: owner.appId, resourceType: 'export_destination' })}`, { token: owner.user.token });
+      assert.equal(res.statusCode, 200, res.body);
+      const entries = res.json().changes;
+      assert.deepEqual(entries.map((e: any) => e.operation).sort(), ['export.create', 'export.rotate_secret', 'export.update']);
+      for (const e of entries) assert.deepEqual([e.resourceId, e.env, e.authority.userId], [id, 'dev', owner.user.userId ?? e.authority.userId]);
+      const update = entries.find((e: any) => e.operation === 'export.update');
+      assert.equal(update.source, 'cli');
+      assert.ok(update.diff.some((d: any) => JSON.stringify(d).includes('paused')), JSON.stringify(update.diff));
+      for (const secret of [created.signingSecret, rotated.signingSecret]) assert.ok(!res.body.includes(secret), 'no signing secret in the journal');
+      assert.ok(!res.body.includes('whsec_'));
+    });
+
     test('pagination, 404s, strangers and environment keys', async (t) => {
       const { app, owner, qs, create } = await setup(t, dialect);
       for (const name of ['a', 'b', 'c']) assert.equal((await create({ ...target, name })).statusCode, 201);

@@ -4,3 +4,4 @@ export { checkTarget, isPublicAddress, resolveDeliveryAddress, AddressNotAllowed
 export { DESTINATION_STATUSES, type Destination, type DestinationHealth } from './exports.model.js';
 export { createDeliveryWorker, registerDeliveryJobs, retryDelay, DELIVER_JOB, SCHEDULE_JOB, MAX_ATTEMPTS, type DeliveryWorker } from './delivery-worker.js';
 export { createWebhookSender, type WebhookSender } from './webhook-sender.js';
+export { registerBackfillJobs, runBackfill, BACKFILL_JOB, type BackfillView } from './backfills.js';

@@ -4,7 +4,7 @@ export { purgeExpiredTelemetry, type PurgeResult } from './retention.js';
 export { countRollups, eventTimeOf, listEvents, redeemLegacyCursor, scanRollups, watermarkOf, type EventScan, type RollupScan } from './telemetry.repository.js';
 export { SubjectSketch, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR } from './subject-sketch.js';
 export {
-  DAY_MS, DIMENSIONS, EVENT_KINDS, HOUR_MS, RAW_RETENTION_MS, ROLLUP_RETENTION_MS,
+  DAY_MS, DIMENSIONS, EVENT_KINDS, FUTURE_TOLERANCE_MS, HOUR_MS, RAW_RETENTION_MS, ROLLUP_RETENTION_MS,
   type Dimension, type DimensionFilters, type EventKind, type RedactedEvent, type RollupRow, type Watermark,
 } from './telemetry.model.js';
 export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';
