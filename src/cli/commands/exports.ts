@@ -2,6 +2,7 @@
 // (docs/erasure.md). HTTP only; every command takes --json.
 import { Option, type Command } from 'commander';
 import { action } from '../context.js';
+import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
 import { emit, note, printLine, printPairs, printTable } from '../output.js';
 import { idempotencyKey } from './idempotency.js';
@@ -15,13 +16,13 @@ interface Receipt { id: string; status: string; requestedAt: string; completedAt
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
 const envOptions = (c: Command) => c.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug');
 
-type FieldOptions = { kinds?: string; flagKeys?: string; experimentIds?: string; batchSize?: string; status?: string; name?: string; url?: string };
+type FieldOptions = { kinds?: string; flagKeys?: string; experimentIds?: string; batchSize?: string; status?: string; name?: string; targetUrl?: string };
 
 function fieldsOf(o: FieldOptions) {
   const filters = { ...(o.flagKeys !== undefined ? { flagKeys: list(o.flagKeys) } : {}), ...(o.experimentIds !== undefined ? { experimentIds: list(o.experimentIds) } : {}) };
   return {
     ...(o.name !== undefined ? { name: o.name } : {}),
-    ...(o.url !== undefined ? { url: o.url } : {}),
+    ...(o.targetUrl !== undefined ? { url: o.targetUrl } : {}),
     ...(o.kinds !== undefined ? { kinds: list(o.kinds) } : {}),
     ...(Object.keys(filters).length ? { filters } : {}),
     ...(o.batchSize !== undefined ? { batchSize: parseInteger('--batch-size', o.batchSize, 1) } : {}),
@@ -52,7 +53,8 @@ export function registerExportsCommands(program: Command): void {
 
   fieldOptions(envOptions(exports.command('create').description('create a destination; its signing secret is shown once')))
     .requiredOption('--name <name>', 'unique in the environment')
-    .requiredOption('--url <url>', 'https://<allowed host>/…')
+    // Not --url: that global option is the Ensign server's address.
+    .requiredOption('--target-url <url>', 'where deliveries go: https://<allowed host>/…')
     .option('--idempotency-key <key>', 'caller-stable key; repeat it to retry safely (default: random)')
     .action(action(async (ctx, o: FieldOptions & { app: string; env: string; idempotencyKey?: string }) => {
       const res = await ctx.client.post<{ destination: Destination; signingSecret: string }>('/api/v1/telemetry/exports', { appId: o.app, env: o.env, ...fieldsOf(o) }, { headers: { 'idempotency-key': idempotencyKey(o.idempotencyKey) } });
@@ -79,7 +81,7 @@ export function registerExportsCommands(program: Command): void {
 
   fieldOptions(envOptions(exports.command('update <id>').description('change fields (compare-and-swap on --expected-version)')))
     .requiredOption('--expected-version <n>', 'the destination\'s current version (compare-and-swap)')
-    .option('--name <name>').option('--url <url>')
+    .option('--name <name>').option('--target-url <url>', 'where deliveries go: https://<allowed host>/…')
     .action(action(async (ctx, id: string, o: FieldOptions & { app: string; env: string; expectedVersion: string }) => {
       const res = await ctx.client.patch<{ destination: Destination }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}`, { appId: o.app, env: o.env, version: parseInteger('--expected-version', o.expectedVersion, 1), ...fieldsOf(o) });
       emit(ctx.json, res.body, () => printDestination(res.body.destination));
@@ -109,13 +111,33 @@ export function registerExportsCommands(program: Command): void {
       emit(ctx.json, res.body, () => printLine(`Delivery ${res.body.delivery.id} is ${res.body.delivery.status}.`));
     }));
 
-  envOptions(exports.command('backfill <id>').description('re-send the retained events of a window (last 30 days at most)'))
+  envOptions(exports.command('backfill <id>').description('queue a re-send of the retained events of a window (last 30 days at most)'))
     .requiredOption('--from <time>', 'RFC 3339 start').option('--to <time>', 'RFC 3339 end (default now)')
     .option('--idempotency-key <key>', 'at least 16 characters; repeat it to retry safely (default: random)')
-    .action(action(async (ctx, id: string, o: { app: string; env: string; from: string; to?: string; idempotencyKey?: string }) => {
+    .option('--wait', 'wait until the backfill has completed (or failed)')
+    .action(action(async (ctx, id: string, o: { app: string; env: string; from: string; to?: string; idempotencyKey?: string; wait?: boolean }) => {
       const body = { appId: o.app, env: o.env, from: o.from, ...(o.to ? { to: o.to } : {}), idempotencyKey: idempotencyKey(o.idempotencyKey) };
-      const res = await ctx.client.post<{ backfill: { id: string; deliveries: number; from: string; to: string } }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/backfills`, body);
-      emit(ctx.json, res.body, () => printLine(`Backfill ${res.body.backfill.id}: ${res.body.backfill.deliveries} deliveries for ${res.body.backfill.from} .. ${res.body.backfill.to}.`));
+      const res = await ctx.client.post<{ backfill: Backfill }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/backfills`, body);
+      let backfill = res.body.backfill;
+      for (let waited = 0; o.wait && (backfill.status === 'queued' || backfill.status === 'running'); waited++) {
+        if (waited >= 600) throw new UsageError(`Backfill ${backfill.id} is still ${backfill.status} after 10 minutes; follow it with ensign exports backfills ${id} --backfill ${backfill.id}.`);
+        await new Promise((r) => setTimeout(r, 1000));
+        backfill = (await ctx.client.get<{ backfill: Backfill }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/backfills/${encodeURIComponent(backfill.id)}`, { query: { appId: o.app, env: o.env } })).body.backfill;
+      }
+      emit(ctx.json, { backfill }, () => printBackfill(backfill));
+    }));
+  envOptions(exports.command('backfills <id>').description('the destination\'s backfills and their progress'))
+    .option('--backfill <bkf_id>', 'just this one')
+    .action(action(async (ctx, id: string, o: { app: string; env: string; backfill?: string }) => {
+      const base = `/api/v1/telemetry/exports/${encodeURIComponent(id)}/backfills`;
+      if (o.backfill) {
+        const one = await ctx.client.get<{ backfill: Backfill }>(`${base}/${encodeURIComponent(o.backfill)}`, { query: { appId: o.app, env: o.env } });
+        emit(ctx.json, one.body, () => printBackfill(one.body.backfill));
+        return;
+      }
+      const list = await ctx.client.get<{ backfills: Backfill[] }>(base, { query: { appId: o.app, env: o.env } });
+      emit(ctx.json, list.body, () => printTable(['ID', 'STATUS', 'FROM', 'TO', 'DELIVERIES', 'EVENTS', 'CREATED'],
+        list.body.backfills.map((b) => [b.id, b.status, b.from, b.to, String(b.deliveries), String(b.events), b.createdAt]), 'No backfills.'));
     }));
 
   const erasures = program.command('erasures').description("subject erasure: remove a subject's telemetry");
@@ -130,4 +152,20 @@ export function registerExportsCommands(program: Command): void {
       const res = await ctx.client.get<{ receipt: Receipt }>('/api/v1/telemetry/erasures', { query: { appId: o.app, env: o.env, id } });
       emit(ctx.json, res.body, () => printPairs(Object.entries(res.body.receipt).map(([k, v]) => [k, v ?? ''])));
     }));
+}
+
+interface Backfill {
+  id: string;
+  status: string;
+  from: string;
+  to: string;
+  deliveries: number;
+  events: number;
+  createdAt: string;
+  completedAt: string | null;
+  lastError: string | null;
+}
+
+function printBackfill(b: Backfill): void {
+  printLine(`Backfill ${b.id}: ${b.status}, ${b.deliveries} deliveries of ${b.events} events for ${b.from} .. ${b.to}.${b.lastError ? ` Last error: ${b.lastError}` : ''}`);
 }
