@@ -30,6 +30,17 @@ export function createSecretBox(secret: string, purpose = 'idempotency-replay'):
 }
 
 /** Keyed hash (HMAC-SHA256, hex) for values that must be comparable but never readable. */
+/** Derived keys by secret and purpose: HKDF per call cost more than the HMAC it keys (ingestion hashes every subject). */
+const derivedKeys = new Map<string, Buffer>();
+const MAX_DERIVED_KEYS = 64;
+
 export function keyedHash(secret: string, purpose: string, value: string): string {
-  return createHmac('sha256', deriveKey(secret, purpose)).update(value).digest('hex');
+  const id = `${purpose}\u0000${secret}`;
+  let key = derivedKeys.get(id);
+  if (!key) {
+    if (derivedKeys.size >= MAX_DERIVED_KEYS) derivedKeys.clear();
+    key = deriveKey(secret, purpose);
+    derivedKeys.set(id, key);
+  }
+  return createHmac('sha256', key).update(value).digest('hex');
 }

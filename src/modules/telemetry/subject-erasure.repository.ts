@@ -29,6 +29,9 @@ export async function purgeExpiredTombstones(db: Executor, now: number): Promise
 export async function dropErasedSubjects(db: Executor, secret: string, envId: string, events: ValidEvent[], now: number): Promise<{ kept: ValidEvent[]; dropped: ValidEvent[] }> {
   const subjects = [...new Set(events.map((v) => v.event.targetingKey).filter((k): k is string => k !== undefined))];
   if (subjects.length === 0) return { kept: events, dropped: [] };
+  // Most environments hold no live tombstone: one indexed probe spares hashing every subject.
+  const any = await db.selectFrom('telemetry_tombstones').select('env_id').where('env_id', '=', envId).where('expires_at', '>', now).limit(1).executeTakeFirst();
+  if (!any) return { kept: events, dropped: [] };
   const hashes = new Map(subjects.map((s) => [s, subjectHashOf(secret, envId, s)]));
   const rows = await db.selectFrom('telemetry_tombstones').select(['subject_hash', 'cutoff']).where('env_id', '=', envId)
     .where('subject_hash', 'in', [...hashes.values()]).where('expires_at', '>', now).execute();
