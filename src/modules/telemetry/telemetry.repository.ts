@@ -165,54 +165,89 @@ async function ensurePartitions(db: Kysely<Database>, events: ValidEvent[]): Pro
   for (const day of missing) known.add(day);
 }
 
+/** What one batch stored inside a group's transaction: its outcomes, and the events it added. */
+interface StoredBatch {
+  outcomes: StoreOutcome[];
+  accepted: ValidEvent[];
+}
+
+/** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
+async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredBatch> {
+  if (input.events.length === 0) return { outcomes: [], accepted: [] };
+  const inserted = await trx
+    .insertInto('telemetry_event_keys')
+    .values(input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
+    .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
+    .returning(['id', 'content_hash'])
+    .execute();
+  // In one batch the same id can appear twice: the first occurrence is the new one.
+  const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
+  const taken = new Set<string>();
+  const accepted: ValidEvent[] = [];
+  const others: ValidEvent[] = [];
+  for (const v of input.events) {
+    if (fresh.has(v.event.id) && !taken.has(v.event.id)) {
+      taken.add(v.event.id);
+      accepted.push(v);
+    } else others.push(v);
+  }
+  const stored = new Map(fresh);
+  const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
+  if (unknown.length > 0) {
+    const rows = await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', [...new Set(unknown)]).execute();
+    for (const r of rows) stored.set(r.id, r.content_hash);
+  }
+  if (accepted.length > 0) await trx.insertInto('telemetry_events').values(accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v))).execute();
+  const acceptedSet = new Set(accepted);
+  return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
+}
+
 /**
- * Stores a batch in one transaction: an event is accepted when its id is new for the environment, a
- * duplicate when the stored event with that id has the same content, a conflict otherwise. Returns
- * one outcome per input event, in input order. Throws when storage fails (nothing is stored then).
+ * Stores several batches in one transaction: an event is accepted when its id is new for the
+ * environment, a duplicate when the stored event with that id has the same content, a conflict
+ * otherwise. Rollups are merged once per environment for all the group's accepted events (a bucket
+ * several batches touch is written once), and each environment's watermark moves to its newest
+ * event. Returns one outcome list per batch, each in input order. Throws when storage fails:
+ * nothing of the group is stored then.
  */
-export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): Promise<StoreOutcome[]> {
-  if (input.events.length === 0) return [];
-  await ensurePartitions(db, input.events);
+export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput[]): Promise<StoreOutcome[][]> {
+  if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
+  await ensurePartitions(db, inputs.flatMap((i) => i.events));
   return inTransaction(db, async (trx) => {
-    const inserted = await trx
-      .insertInto('telemetry_event_keys')
-      .values(input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
-      .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
-      .returning(['id', 'content_hash'])
-      .execute();
-    // In one batch the same id can appear twice: the first occurrence is the new one.
-    const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
-    const taken = new Set<string>();
-    const accepted: ValidEvent[] = [];
-    const others: ValidEvent[] = [];
-    for (const v of input.events) {
-      if (fresh.has(v.event.id) && !taken.has(v.event.id)) {
-        taken.add(v.event.id);
-        accepted.push(v);
-      } else others.push(v);
+    const results: StoreOutcome[][] = [];
+    const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
+    for (const input of inputs) {
+      const batch = await storeRows(trx, input);
+      results.push(batch.outcomes);
+      const env = byEnv.get(input.envId) ?? { accepted: [], receivedAt: input.receivedAt, newest: null };
+      env.accepted.push(...batch.accepted);
+      if (batch.accepted.length > 0 && (env.newest === null || input.receivedAt >= env.receivedAt)) {
+        env.receivedAt = input.receivedAt;
+        env.newest = batch.accepted[batch.accepted.length - 1]!.event.id;
+      }
+      byEnv.set(input.envId, env);
     }
-    const stored = new Map(fresh);
-    const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
-    if (unknown.length > 0) {
-      const rows = await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', [...new Set(unknown)]).execute();
-      for (const r of rows) stored.set(r.id, r.content_hash);
-    }
-    if (accepted.length > 0) {
-      await trx.insertInto('telemetry_events').values(accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v))).execute();
-      await mergeRollups(trx, rollupDeltas(input.envId, accepted), input.receivedAt);
-      const newest = accepted[accepted.length - 1]!.event.id;
+    // Environments in a fixed order: concurrent groups lock their rollups in the same order.
+    for (const envId of [...byEnv.keys()].sort()) {
+      const env = byEnv.get(envId)!;
+      if (env.newest === null) continue;
+      await mergeRollups(trx, rollupDeltas(envId, env.accepted), env.receivedAt);
       await trx
         .insertInto('telemetry_watermarks')
-        .values({ env_id: input.envId, received_at: input.receivedAt, event_id: newest })
+        .values({ env_id: envId, received_at: env.receivedAt, event_id: env.newest })
         .onConflict((oc) =>
           oc.column('env_id').doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
-            .where('telemetry_watermarks.received_at', '<=', input.receivedAt),
+            .where('telemetry_watermarks.received_at', '<=', env.receivedAt),
         )
         .execute();
     }
-    const acceptedSet = new Set(accepted);
-    return input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict'));
+    return results;
   });
+}
+
+/** Stores one batch in a transaction of its own (see storeBatches). */
+export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): Promise<StoreOutcome[]> {
+  return (await storeBatches(db, [input]))[0]!;
 }
 
 export async function watermarkOf(db: Executor, envId: string): Promise<Watermark | null> {

@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { idOf, validateItem } from './event-validation.js';
-import { storeBatch } from './telemetry.repository.js';
+import { createBatchWriter } from './batch-writer.js';
 import { dropErasedSubjects } from './subject-erasure.repository.js';
 import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
 import { createTokenBuckets } from './token-buckets.js';
@@ -37,6 +37,7 @@ export function storageUnavailable(): AppError {
 
 export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
   const buckets = createTokenBuckets(deps.eventsPerSecond, deps.now);
+  const writer = createBatchWriter(deps.db);
 
   return {
     async ingest(principal, items) {
@@ -72,7 +73,7 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
           for (const v of split.dropped) results[v.index] = { index: v.index, id: v.event.id, status: 'accepted' };
           stored = split.kept;
         }
-        outcomes = await storeBatch(deps.db, { envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
+        outcomes = await writer.store({ envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
       } catch {
         throw storageUnavailable();
       }
