@@ -14,10 +14,15 @@ const N = Number(process.env.N ?? 300);
 const bodies = Array.from({ length: N }, (_, n) => batch(n));
 for (let i = 0; i < 20; i++) await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${sdk}`, 'content-type': 'application/json' }, payload: batch(100000 + i) });
 const t0 = performance.now(); const c0 = process.cpuUsage();
-for (const body of bodies) {
-  const r = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${sdk}`, 'content-type': 'application/json' }, payload: body });
-  if (r.statusCode !== 200) { console.log(r.body); break; }
-}
+let next = 0;
+await Promise.all(Array.from({ length: Number(process.env.C ?? 1) }, async () => {
+  while (next < bodies.length) {
+    const body = bodies[next++]!;
+    const r = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${sdk}`, 'content-type': 'application/json' }, payload: body });
+    if (r.statusCode !== 200 || r.json().accepted !== 100) { console.log(r.body.slice(0, 300)); process.exit(1); }
+  }
+}));
 const ms = performance.now() - t0; const cpu = process.cpuUsage(c0);
 console.log(`${N * 100} events in ${ms.toFixed(0)} ms: ${(N * 100 / ms * 1000).toFixed(0)} ev/s sequential; CPU ${( (cpu.user + cpu.system) / (N * 100)).toFixed(1)} µs/event`);
+const g = (globalThis as any).__groups ?? []; if (g.length) console.log("groups", g.length, "avg", (g.reduce((a: number, b: number) => a + b, 0) / g.length).toFixed(1));
 await app.close();
