@@ -90,7 +90,7 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.decorateRequest('principal', null);
   // A callback hook that stays synchronous when the resolver answers from memory: the delivery
   // routes authenticate every request, and a promise per hook costs them measurable throughput.
-  app.addHook('preHandler', implementedByLane(function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
+  app.addHook('preValidation', implementedByLane(function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
     const auth = request.routeOptions.config?.auth;
     if (!auth) return done();
     let credential: ReturnType<typeof credentialOf>;
@@ -116,16 +116,16 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
 
 /**
  * The principal of a request when the route accepts its credential; null in every other case (no
- * credential, a refused, unknown or revoked one, a failed read), which the preHandler above then
+ * credential, a refused, unknown or revoked one, a failed read), which the authentication hook above then
  * answers. Synchronous when the resolver knows the credential from memory (the hot path); a read
- * fills the resolver's cache, so the preHandler finds the answer there. For the fast lane.
+ * fills the resolver's cache, so the authentication hook finds the answer there. For the fast lane.
  */
 export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth, resolver: CredentialResolver): Principal | null | Promise<Principal | null> {
   let credential: ReturnType<typeof credentialOf>;
   let resolved: CredentialResolution | Promise<CredentialResolution>;
   try {
     credential = credentialOf(headers, auth);
-    // A type the route refuses is answered by the preHandler (after checking revocation).
+    // A type the route refuses is answered by the authentication hook (after checking revocation).
     if (!credential.accepted) return null;
     resolved = resolver.resolve(credential.token, credential.type);
   } catch {
@@ -144,7 +144,7 @@ function acceptedOf(resolution: CredentialResolution, auth: RouteAuth, type: Tok
   }
 }
 
-/** The principal of an authenticated route (the preHandler guarantees it is set). */
+/** The principal of an authenticated route (the authentication hook guarantees it is set). */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
   return request.principal;

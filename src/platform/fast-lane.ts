@@ -88,7 +88,7 @@ export function fastLaneRoute<const T extends TokenType>(auth: RouteAuth<T>) {
     config: { auth, fastLane: { handler } },
     handler(request, reply) {
       const answer = handler({
-        // Set by the authentication preHandler from a credential of a type in `auth.allow`.
+        // Set by the authentication hook (preValidation) from a credential of a type in `auth.allow`.
         principal: request.principal as PrincipalOf<T>,
         body: request.body as Body,
         params: request.params as Params,
