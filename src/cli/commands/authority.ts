@@ -1,7 +1,7 @@
 // The four-eyes authority workflow from the command line (issue 9): propose (from a flag edit, a
 // bulk file or a rollback), proposals list / show, approve, execute, readback, and scoped tokens.
 import { Option, type Command } from 'commander';
-import { action, type CliContext } from '../context.js';
+import { action, scopeOptions, type CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger, readJsonFile } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
@@ -57,7 +57,7 @@ interface ProposeOptions extends Scope {
   expiresIn?: string;
 }
 
-const scoped = (command: Command) => command.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug');
+const scoped = (command: Command) => scopeOptions(command);
 const proposing = (command: Command) =>
   scoped(command)
     .option('--base-version <n>', 'the version the change is reviewed against (default: the current one)')
@@ -160,7 +160,7 @@ export function registerAuthorityCommands(program: Command): void {
         'No proposals.',
       ));
     }));
-  proposals.command('show <proposalId>').description('one proposal with approvals, receipt and status').requiredOption('--app <appId>', 'app id (app_…)')
+  scopeOptions(proposals.command('show <proposalId>').description('one proposal with approvals, receipt and status'), 'app')
     .action(action(async (ctx, id: string, o: { app: string }) => {
       const view = await showProposal(ctx, o.app, id);
       emit(ctx.json, view, () => {

@@ -3,7 +3,7 @@
 //   ensign layers list|show|create|update
 //   ensign holdouts list|show|create|update
 import type { Command } from 'commander';
-import { action, type CliContext } from '../context.js';
+import { action, scopeOptions, type CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
 import { emit, printPairs, printTable, show } from '../output.js';
@@ -12,8 +12,7 @@ import { idempotencyKey } from './idempotency.js';
 type Scope = { app: string; env: string };
 type Row = Record<string, unknown>;
 
-export const scoped = (command: Command) =>
-  command.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug');
+export const scoped = (command: Command) => scopeOptions(command);
 
 export const parseNumber = (name: string, text: string): number => {
   const n = Number(text);

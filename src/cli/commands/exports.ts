@@ -1,7 +1,7 @@
 // exports and erasures: raw telemetry export destinations (docs/exports.md) and subject erasure
 // (docs/erasure.md). HTTP only; every command takes --json.
 import { Option, type Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
 import { emit, note, printLine, printPairs, printTable } from '../output.js';
@@ -14,7 +14,7 @@ interface Delivery { id: string; status: string; attempts: number; eventCount: n
 interface Receipt { id: string; status: string; requestedAt: string; completedAt: string | null; cutoff: string }
 
 const list = (value: string) => value.split(',').map((s) => s.trim()).filter(Boolean);
-const envOptions = (c: Command) => c.requiredOption('--app <appId>', 'app id (app_…)').requiredOption('--env <env>', 'environment slug');
+const envOptions = (c: Command) => scopeOptions(c);
 
 type FieldOptions = { kinds?: string; flagKeys?: string; experimentIds?: string; batchSize?: string; status?: string; name?: string; targetUrl?: string };
 

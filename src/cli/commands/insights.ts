@@ -2,7 +2,7 @@
 // events), with --format json|csv|ndjson. csv and ndjson go to stdout as the server sent them; the
 // next cursor goes to stderr so the output stays a clean file.
 import type { Command } from 'commander';
-import { action } from '../context.js';
+import { action, scopeOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
 import { emit, note, printLine, printTable, show } from '../output.js';
@@ -39,9 +39,7 @@ function windowBody(o: WindowOptions, defaultSpanMs: number) {
 }
 
 const withWindowOptions = (command: Command) =>
-  command
-    .requiredOption('--app <appId>', 'app id (app_…)')
-    .requiredOption('--env <env>', 'environment slug')
+  scopeOptions(command)
     .option('--from <time>', 'RFC 3339 start (default: 24 hours before --to)')
     .option('--to <time>', 'RFC 3339 end (default: now)')
     .option('--filter <name=values>', 'flagKey, variant, kind, reason, experimentId, iterationId or metricKey = one value or a comma list; repeatable', collect)

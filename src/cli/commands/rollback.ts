@@ -1,7 +1,7 @@
 // rollback plan / apply: POST /api/v1/rollbacks/plan and /apply (issue 9). Plan first, review, then
 // apply the plan's digest; a changed environment answers 409 and nothing is applied.
 import type { Command } from 'commander';
-import { action, type CliContext } from '../context.js';
+import { action, scopeOptions, type CliContext } from '../context.js';
 import { parseInteger } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
 import { idempotencyKey } from './idempotency.js';
@@ -29,9 +29,7 @@ export interface RollbackOptions {
 }
 
 export const rollbackOptions = (command: Command) =>
-  command
-    .requiredOption('--app <appId>', 'app id (app_…)')
-    .requiredOption('--env <env>', 'environment slug')
+  scopeOptions(command)
     .requiredOption('--to <version>', 'the retained version to restore')
     .option('--expected-version <n>', 'the current version you reviewed (default: read now)')
     .option('--flags <keys>', 'restore only these flags (comma-separated)')

@@ -37,6 +37,11 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   const table = await ok(['experiments', 'results', exp.id, ...scope]);
   assert.match(table, /decision: not_ready/);
   assert.match(table, /treatment\s+10/);
+  // The defaults of `ensign use` stand in for --app and --env, here as on every command.
+  await ok(['use', c.appId, '--env', 'dev']);
+  assert.equal(JSON.parse(await ok(['experiments', 'results', exp.id, '--json'])).aggregate.runId, recomputed.run.id);
+  assert.ok(Array.isArray(JSON.parse(await ok(['metrics', 'list', '--json'])).metrics));
+  assert.ok(Array.isArray(JSON.parse(await ok(['members', 'list', '--json'])).members));
   const stale = await runCli(['experiments', 'recompute', exp.id, ...scope, '--prior-watermark', '1/nope', '--json'], env);
   assert.notEqual(stale.code, 0);
   assert.match(stale.stderr + stale.stdout, /watermark_mismatch/);
