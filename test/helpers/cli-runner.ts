@@ -23,3 +23,18 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv | Record<string, s
     child.stdin.end(stdin);
   });
 }
+
+/**
+ * A user of the CLI against one server: their token, and a home of their own under `dir` (so saved
+ * logins and `ensign use` defaults stay in the test). `ok` runs a command and asserts it succeeded.
+ */
+export function cliUser(address: string, token: string, dir: string) {
+  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
+  const run = (args: string[]) => runCli(args, env);
+  const ok = async (args: string[]) => {
+    const r = await run(args);
+    if (r.code !== 0) throw new Error(`ensign ${args.join(' ')} exited ${r.code}:\n${r.stderr}`);
+    return r.stdout;
+  };
+  return { env, run, ok };
+}

@@ -1,8 +1,7 @@
 // `ensign experiments recompute|run|results` against a real server (SQLite, jobs running), as a user runs them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { runCli } from '../../../test/helpers/cli-runner.js';
+import { cliUser, runCli } from '../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../test/helpers/e2e-server.js';
 import { experimentsClient } from './experiments.test-client.js';
 
@@ -19,12 +18,7 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   const sent = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${c.sdk}` }, payload: { schemaVersion: 1, events } });
   assert.equal(sent.json().accepted, 20, sent.body);
 
-  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: c.token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
-  const ok = async (args: string[]) => {
-    const r = await runCli(args, env);
-    assert.equal(r.code, 0, `ensign ${args.join(' ')}:\n${r.stderr}`);
-    return r.stdout;
-  };
+  const { env, ok } = cliUser(address, c.token, dir);
   const scope = ['--app', c.appId, '--env', 'dev'];
   const recomputed = JSON.parse(await ok(['experiments', 'recompute', exp.id, ...scope, '--wait', '--json']));
   assert.equal(recomputed.run.state, 'succeeded');

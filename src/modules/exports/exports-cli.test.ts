@@ -2,9 +2,8 @@
 // HTTPS receiver, as an operator runs them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { runCli } from '../../../test/helpers/cli-runner.js';
+import { cliUser } from '../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../test/helpers/e2e-server.js';
 import { exposure, sendBatch, telemetryApp } from '../telemetry/telemetry.fixtures.js';
 import { HOST, receiver } from './exports.fixtures.js';
@@ -16,12 +15,7 @@ test('ensign exports create, backfill --wait, backfills; ensign erasures request
     jobs: { concurrency: 2, pollIntervalMs: 100 },
   });
   const s = await telemetryApp(app);
-  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: s.user.token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
-  const ok = async (args: string[]) => {
-    const r = await runCli(args, env);
-    assert.equal(r.code, 0, `ensign ${args.join(' ')}:\n${r.stderr}`);
-    return r.stdout;
-  };
+  const { env, ok } = cliUser(address, s.user.token, dir);
   const scope = ['--app', s.appId, '--env', 'prod'];
   const start = Date.now();
   const sent = await sendBatch(app, s.sdkProd, [exposure(start - 2000, 'alice'), exposure(start - 1000, 'bob')]);

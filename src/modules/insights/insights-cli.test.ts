@@ -1,8 +1,7 @@
 // The `ensign insights` commands against a real server (SQLite), as a user runs them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { runCli } from '../../../test/helpers/cli-runner.js';
+import { cliUser, runCli } from '../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../test/helpers/e2e-server.js';
 import { telemetryApp } from '../telemetry/telemetry.fixtures.js';
 
@@ -13,12 +12,7 @@ test('ensign insights query and events, in every format', async (t) => {
   const events = Array.from({ length: 24 }, (_, i) => ({ id: `cli-${i}`, kind: 'exposure', timestamp: new Date(now - 60_000).toISOString(), targetingKey: `person-${i}`, flagKey: 'shown', variant: 'on' }));
   const sent = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}` }, payload: { schemaVersion: 1, events } });
   assert.equal(sent.json().accepted, 24, sent.body);
-  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: s.user.token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
-  const ok = async (args: string[]) => {
-    const r = await runCli(args, env);
-    assert.equal(r.code, 0, `ensign ${args.join(' ')}:\n${r.stderr}`);
-    return r.stdout;
-  };
+  const { env, ok } = cliUser(address, s.user.token, dir);
   const common = ['--app', s.appId, '--env', 'prod'];
   const q = [...common, '--dimensions', 'flagKey,variant', '--measures', 'events,subjects'];
 

@@ -1,8 +1,7 @@
 // `ensign rollouts` against a real server (SQLite), as a user runs them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { runCli } from '../../../test/helpers/cli-runner.js';
+import { cliUser, runCli } from '../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../test/helpers/e2e-server.js';
 import { experimentsClient } from '../experiments/experiments.test-client.js';
 
@@ -11,12 +10,7 @@ test('ensign rollouts create, transition, recommend, approve, get', async (t) =>
   const c = await experimentsClient(app);
   const exp = await c.create();
   await c.served(exp.id, 'transition', { to: 'running' });
-  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: c.token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
-  const ok = async (args: string[]) => {
-    const r = await runCli(args, env);
-    assert.equal(r.code, 0, `ensign ${args.join(' ')}:\n${r.stderr}`);
-    return r.stdout;
-  };
+  const { env, ok } = cliUser(address, c.token, dir);
   const scope = ['--app', c.appId, '--env', 'dev'];
   const dry = JSON.parse(await ok(['rollouts', 'create', exp.id, ...scope, '--variant', 'treatment', '--steps', '25:0,100:0', '--guardrail', `${c.metricId}:1:0.1`, '--dry-run', '--json']));
   assert.equal(dry.dryRun, true);
