@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './database.js';
 import { dialectOfUrl, type DialectName } from './dialect.js';
@@ -76,7 +76,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   const stats = () => {
     // Pages in use times their size: the main file's size, the write-ahead log aside.
     if (!sqlite.open) return {};
@@ -84,6 +84,30 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     return { sizeBytes: pages * (sqlite.pragma('page_size', { simple: true }) as number) };
   };
   return { db, dialect, pgPool: null, stats, onConnectionError: subscribe(new EventEmitter()), close: () => db.destroy() };
+}
+
+/** Statements kept compiled per SQL text; ingestion's multi-row inserts repeat a few shapes. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; compiling a 100-row insert costs more than
+ * running it. better-sqlite3 statements are reusable (each run or read completes synchronously, so
+ * two queries never share one mid-way) and SQLite recompiles them itself after a schema change.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string) {
+      let statement = cache.get(sql);
+      if (!statement) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+        statement = sqlite.prepare(sql);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  } as SqliteDatabase;
 }
 
 function subscribe(errors: EventEmitter) {
