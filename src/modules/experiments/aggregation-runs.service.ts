@@ -15,7 +15,7 @@ import { AppError, conflict, notFound } from '../../platform/errors.js';
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import type { MetricsService } from '../metrics/index.js';
-import { iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../telemetry/index.js';
+import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../telemetry/index.js';
 import type { ExperimentAggregationRunsTable } from './aggregation-runs.table.js';
 import * as repo from './experiments.repository.js';
 import { aggregateIteration, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
@@ -195,7 +195,9 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     // The iteration ends where the next one starts; the current one runs up to the watermark.
     const next = await db.selectFrom('experiment_iterations').select('started_at').where('experiment_id', '=', experiment.id).where('number', '>', Number(iteration.number)).orderBy('number').limit(1).executeTakeFirst();
     const end = next ? Date.parse(next.started_at) : now() + 5 * 60_000;
-    const window = { envId: run.env_id, from: started, to: end, receivedUpTo };
+    // Exposures name their iteration; the 5 minutes of clock skew ingestion tolerates also apply to
+    // the start, so a client whose clock runs behind is not cut off.
+    const window = { envId: run.env_id, from: started - FUTURE_TOLERANCE_MS, to: end, receivedUpTo };
     let aggregate;
     try {
       aggregate = await aggregateIteration({
