@@ -188,7 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });
   registerAggregationJobs(jobs, aggregation);
   await app.register(aggregationRoutes, { aggregation });
-  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, now: deps.now });
+  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, journal, now: deps.now });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
   const clock = deps.now ?? Date.now;
   const telemetry = createTelemetryService({

@@ -31,7 +31,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     if (request.body.dryRun) return reply.code(200).send({ plan: await rollouts.preview(principalOf(request), request.params.id, request.body), dryRun: true as const });
     return runIdempotent(idempotency, request, reply, {
       route: 'POST /api/v1/experiments/{id}/rollouts', fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,
-      work: async (trx, principal) => ({ plan: await rollouts.create(trx, principal, request.params.id, request.body) }),
+      work: async (trx, principal) => ({ plan: await rollouts.create(trx, principal, request.params.id, request.body, sourceOf(request)) }),
     });
   });
 
@@ -72,7 +72,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
       params: PlanParams, body: RecommendBody,
       response: { 200: RecommendResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
-  }, async (request) => rollouts.recommend(principalOf(request), request.params.id, request.params.planId, request.body));
+  }, async (request) => rollouts.recommend(principalOf(request), request.params.id, request.params.planId, request.body, sourceOf(request)));
 
   app.post(`${base}/:planId/approve`, {
     config: MANAGEMENT_AUTH,

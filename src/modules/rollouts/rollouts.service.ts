@@ -14,7 +14,7 @@ import { conflict, notFound, validationError, versionConflict } from '../../plat
 import { newId } from '../../platform/ids.js';
 import type { Principal } from '../../platform/principal.js';
 import type { ExperimentResultsSource } from '../experiments/index.js';
-import { authorityOf, type JournalSource } from '../journal/index.js';
+import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
 import type { MetricsService } from '../metrics/index.js';
 import type { RollbacksService } from '../rollbacks/index.js';
 import { resolveTarget, type ConfigMutator, type EnvironmentTarget } from '../versions/index.js';
@@ -45,12 +45,12 @@ export interface PlanRef {
 export interface RolloutsService {
   /** The plan a create would store (validated), without storing it. */
   preview(principal: Principal, experimentId: string, input: CreatePlanInput): Promise<RolloutPlan>;
-  create(trx: Executor, principal: Principal, experimentId: string, input: CreatePlanInput): Promise<RolloutPlan>;
+  create(trx: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, source?: JournalSource): Promise<RolloutPlan>;
   get(principal: Principal, experimentId: string, planId: string, query: { appId: string; env: string }): Promise<RolloutPlan>;
   list(principal: Principal, experimentId: string, query: { appId: string; env: string }): Promise<RolloutPlan[]>;
   transition(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { to: TransitionTarget; step?: number }): Promise<RolloutPlan>;
   /** In a transaction of its own: a confirmed recommendation is stored under the plan's lock. */
-  recommend(principal: Principal, experimentId: string, planId: string, input: PlanRef & { confirm?: boolean }): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
+  recommend(principal: Principal, experimentId: string, planId: string, input: PlanRef & { confirm?: boolean }, source?: JournalSource): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
   approve(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { recommendationDigest: string }): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
   /** Unfinished (draft, active, paused) plans per flag key: cleanup's inventory and readiness. */
   unfinishedByFlag(target: EnvironmentTarget): Promise<Map<string, string[]>>;
@@ -63,6 +63,8 @@ export interface RolloutsDeps {
   rollbacks: Pick<RollbacksService, 'edit'>;
   metrics: Pick<MetricsService, 'findRevision'>;
   results: ExperimentResultsSource;
+  /** Plan changes are journaled (resourceType rollout_plan) besides the plan's own history. */
+  journal?: Pick<JournalService, 'record'>;
   now?: () => number;
 }
 
@@ -141,11 +143,22 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     return { target, experiment, plan: planOf(row, target.env) };
   }
 
-  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent) {
+  async function journaled(trx: Executor, target: EnvironmentTarget, source: JournalSource, plan: RolloutPlan, event: PlanEvent) {
+    await deps.journal?.record(trx, {
+      appId: target.appId, env: target.env, operation: `rollout.${event.action === 'created' ? 'create' : event.action}`, source, resourceType: 'rollout_plan', resourceId: plan.id,
+      authority: event.by, beforeVersion: null, afterVersion: null, diff: [],
+      context: { experimentId: plan.experimentId, planVersion: plan.planVersion, ...(event.from ? { from: event.from } : {}), ...(event.to ? { to: event.to } : {}),
+        ...(event.step !== undefined ? { step: event.step } : {}), ...(event.recommendation ? { recommendation: event.recommendation } : {}), ...(event.configVersion !== undefined ? { configVersion: event.configVersion } : {}) },
+    });
+  }
+
+  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource }) {
     const next = { ...fields, plan_version: plan.planVersion + 1, history: JSON.stringify([...plan.history, event]), updated_at: event.at };
     await trx.updateTable('rollout_plans').set(next).where('id', '=', plan.id).where('plan_version', '=', plan.planVersion).execute();
     const row = await trx.selectFrom('rollout_plans').selectAll().where('id', '=', plan.id).executeTakeFirstOrThrow();
-    return planOf(row, plan.env);
+    const saved = planOf(row, plan.env);
+    await journaled(trx, journal.target, journal.source, saved, event);
+    return saved;
   }
 
   /** Serves the variant's value to `percentage` % of the flag's subjects (a new config version; null when nothing changed). */
@@ -176,7 +189,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         fields.step_started_at = at;
       }
     }
-    return save(trx, plan, fields, { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), by: authorityOf(principal) });
+    return save(trx, plan, fields, { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), by: authorityOf(principal) }, { target, source });
   }
 
   return {
@@ -185,7 +198,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       return planOf(row, target.env);
     },
 
-    async create(trx, principal, experimentId, input) {
+    async create(trx, principal, experimentId, input, source = 'api') {
       const { row, target } = await draft(trx, principal, experimentId, input);
       const taken = await trx.selectFrom('rollout_plans').select('id').where('id', '=', row.id).executeTakeFirst();
       const planIdConflict = () => conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
@@ -196,7 +209,9 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         if (isUniqueViolation(err)) throw planIdConflict();
         throw err;
       }
-      return planOf(row, target.env);
+      const plan = planOf(row, target.env);
+      await journaled(trx, target, source, plan, plan.history[0]!);
+      return plan;
     },
 
     async get(principal, experimentId, planId, query) {
@@ -222,7 +237,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       return moveTo(trx, principal, source, target, experiment, plan, input.to, step, 'transition');
     },
 
-    async recommend(principal, experimentId, planId, input) {
+    async recommend(principal, experimentId, planId, input, source = 'api') {
       // The results are read before the plan is locked: the results port reads outside any
       // transaction (on SQLite a read beside an open transaction would wait for it forever).
       const { target } = await experimentOf(db, principal, input.appId, input.env, experimentId, input.confirm ? 'change' : 'read');
@@ -236,7 +251,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         for (const g of plan.guardrails) directions.set(g.metricId, (await deps.metrics.findRevision(trx, target, g.metricId, g.revision))?.direction !== 'decrease');
         const recommendation = recommend({ plan, iteration, results, higherIsBetter: (id) => directions.get(id) ?? true, now: now() });
         if (!input.confirm) return { recommendation, plan };
-        const saved = await save(trx, plan, { recommendation: JSON.stringify(recommendation) }, { at: recommendation.evaluatedAt, action: 'recommendation', recommendation: recommendation.kind, by: authorityOf(principal) });
+        const saved = await save(trx, plan, { recommendation: JSON.stringify(recommendation) }, { at: recommendation.evaluatedAt, action: 'recommendation', recommendation: recommendation.kind, by: authorityOf(principal) }, { target, source });
         return { recommendation, plan: saved };
       });
     },
@@ -255,7 +270,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       const approved = { ...plan, recommendation: { ...stored, approvedAt: iso() } };
       const withApproval = { recommendation: JSON.stringify(approved.recommendation) };
       if (stored.kind === 'recommend_pause') {
-        const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { at: iso(), action: 'approval', from: plan.state, to: 'paused', recommendation: stored.kind, by: authorityOf(principal) });
+        const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { at: iso(), action: 'approval', from: plan.state, to: 'paused', recommendation: stored.kind, by: authorityOf(principal) }, { target, source });
         return { plan: saved, configVersion: null };
       }
       if (stored.kind === 'recommend_rollback') {
@@ -266,7 +281,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         });
         const saved = await save(trx, plan, { ...withApproval, state: 'rolled_back' }, {
           at: iso(), action: 'approval', from: plan.state, to: 'rolled_back', recommendation: stored.kind, ...(applied.applied ? { configVersion: applied.version } : {}), by: authorityOf(principal),
-        });
+        }, { target, source });
         return { plan: saved, configVersion: applied.version };
       }
       // proceed: the next step, or completion after the last.

@@ -149,6 +149,10 @@ for (const dialect of dialects) {
       const step = changes.changes.find((e: any) => e.afterVersion === versionBefore + 1);
       assert.deepEqual([step?.operation, step?.context?.percentage], ['rollout.step', 10]);
       expectError(await c.post(`${path}/${plan.id}/transition`, { planVersion: 5, to: 'active' }), 409, 'invalid_transition');
+      // Every plan change is journaled too, besides the plan's own history.
+      const planEntries = (await c.get('/api/v1/changes', { resourceType: 'rollout_plan', resourceId: plan.id })).json().changes;
+      assert.deepEqual(planEntries.map((e: any) => e.operation).sort(), ['rollout.approval', 'rollout.create', 'rollout.recommendation', 'rollout.recommendation', 'rollout.transition']);
+      assert.equal(planEntries.find((e: any) => e.operation === 'rollout.approval').context.to, 'rolled_back');
     });
 
     test('healthy guardrails: proceed moves to the next step; an old aggregate is stale', async (t) => {
