@@ -279,7 +279,10 @@ export async function countRollups(db: Executor, scan: RollupScan): Promise<numb
 }
 
 export async function scanRollups(db: Executor, scan: RollupScan): Promise<RollupRow[]> {
-  const rows = await rollupQuery(db, scan).selectAll().orderBy('bucket_start').execute();
+  // Only what a scan returns: the key of the environment and the update time stay in the table.
+  const rows = await rollupQuery(db, scan)
+    .select(['bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects'])
+    .orderBy('bucket_start').execute();
   return rows.map((r) => ({
     bucketStart: Number(r.bucket_start),
     dimensions: Object.fromEntries(DIMENSIONS.map((d) => [d, r[DIMENSION_COLUMNS[d]] === '' ? null : r[DIMENSION_COLUMNS[d]]])) as Record<Dimension, string | null>,
