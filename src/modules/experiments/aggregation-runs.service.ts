@@ -379,9 +379,11 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         const fresh = watermark !== null && (newest?.watermark_received_at === null || newest === undefined || Number(watermark.receivedAt) > Number(newest.watermark_received_at));
         const due = !newest || Date.parse(newest.queued_at) <= now() - AGGREGATION_INTERVAL_MS;
         if (!changed && !(fresh && due)) continue;
+        // A ramp (new revision) or a new iteration after earlier runs of the experiment.
+        const previous = newest ?? await db.selectFrom('experiment_aggregation_runs').select('id').where('experiment_id', '=', experiment.id).limit(1).executeTakeFirst();
         await inTransaction(db, (trx) => createRun(trx, {
           envId: experiment.env_id, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision,
-          cause: newest && changed ? 'iteration_change' : 'schedule',
+          cause: previous && changed ? 'iteration_change' : 'schedule',
         }));
         queued++;
       }

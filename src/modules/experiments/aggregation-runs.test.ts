@@ -139,6 +139,37 @@ for (const dialect of dialects) {
       assert.ok(seq.absolute.ci[1] - seq.absolute.ci[0] > fixed.absolute.ci[1] - fixed.absolute.ci[0], 'the confidence sequence is wider');
     });
 
+    test('scheduled runs: at most once a minute while events arrive; a ramp gets an iteration_change run', async (t) => {
+      const clock = movableClock(Date.now());
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const db = database.handle.db;
+      const c = await experimentsClient(app);
+      const exp = await runningExperiment(c);
+      const runsOf = async () => (await db.selectFrom('experiment_aggregation_runs').select(['cause', 'iteration_revision', 'state']).where('experiment_id', '=', exp.id).orderBy('queued_at').execute())
+        .map((r) => [r.cause, Number(r.iteration_revision), r.state]);
+      const tick = async (ms: number) => {
+        clock.advance(ms);
+        await app.jobs.ensureSchedules();
+        await app.jobs.drain();
+      };
+      await send(app, c, armEvents(exp, clock.now(), [{ variant: 'control', exposed: 3, converted: 1 }, { variant: 'treatment', exposed: 3, converted: 1 }]));
+      await tick(1000);
+      assert.deepEqual(await runsOf(), [['schedule', 1, 'succeeded']]);
+      // New events, but less than a minute since the last run: nothing yet; after it, one run.
+      await send(app, c, armEvents(exp, clock.now(), [{ variant: 'control', exposed: 2, converted: 0 }], 'later'));
+      await tick(30_000);
+      assert.equal((await runsOf()).length, 1);
+      await tick(31_000);
+      assert.deepEqual((await runsOf()).map((r) => r[0]), ['schedule', 'schedule']);
+      // No new events: no new run, however long it waits.
+      await tick(120_000);
+      assert.equal((await runsOf()).length, 2);
+      // A ramp is a new revision of the iteration: the next scheduler pass runs it, new events or not.
+      await c.served(exp.id, 'ramp', { allocation: 50 });
+      await tick(61_000);
+      assert.deepEqual((await runsOf()).at(-1), ['iteration_change', 2, 'succeeded']);
+    });
+
     test('recompute: replay, idempotency conflict, watermark mismatch, unsafe recovery, raw-input gap, strict body', async (t) => {
       const clock = movableClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
