@@ -6,7 +6,8 @@
 // 3. hourly rollups equivalent to 10 million events (30 days, 50 flags, 4 variants, exposure and
 //    outcome events, 200,000 subjects) seeded directly into the same database, then p95 latency of a
 //    30-day day-grain query with 3 dimensions and 5 measures and of a 24-hour hour-grain query.
-// BENCH_DURATION sets the ingestion seconds (default 10).
+// BENCH_DURATION sets the ingestion seconds (default 10); BENCH_CPU_PROF=<dir> writes the server's CPU
+// profile there; BENCH_ONLY=ingest|queries runs one half.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -63,7 +64,7 @@ async function bareLoop(total: number) {
 interface ServerInfo { address: string; token: string; appId: string; envs: Record<string, string>; sdk: Record<string, string> }
 
 async function startEnsign(file: string) {
-  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const info = await new Promise<ServerInfo>((resolve, reject) => {
     child.once('message', (m) => resolve(m as ServerInfo));
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
@@ -130,26 +131,35 @@ async function latencies(server: ServerInfo, body: object, runs: number) {
     scanned = json.queryCost!.scannedBuckets;
   }
   times.sort((a, b) => a - b);
+  if (process.env.BENCH_VERBOSE) console.log(times.map((t) => t.toFixed(0)).join(' '));
   return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, scanned };
 }
 
+const ONLY = process.env.BENCH_ONLY;
 try {
   console.log(`load average at start ${loadavg()[0]!.toFixed(1)} (2 CPUs)`);
-  const bare = await bareLoop(200_000);
-  console.log(`bare better-sqlite3 loop: ${Math.round(bare).toLocaleString('en')} events/s (transactions of ${BATCH})`);
-  const file = await migratedFile('ensign.db');
-  const { info, stop } = await startEnsign(file);
-  const http = await ingest(info, file);
-  console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms)`);
-  console.log(`ratio ${(http.eventsPerSecond / bare).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
-  const seeded = seedRollups(file, info.envs.staging!);
-  console.log(`seeded ${seeded.rows.toLocaleString('en')} hourly rollups = ${seeded.events.toLocaleString('en')} events in ${seeded.seconds.toFixed(1)} s`);
-  const day = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 30 * 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'day', dimensions: ['flagKey', 'variant', 'kind'], measures: ['events', 'subjects', 'exposures', 'outcomes', 'metricMean'], filters: { flagKey: 'flag-7' } }, 40);
-  const hour = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'hour', dimensions: ['flagKey'], measures: ['events', 'subjects'] }, 40);
-  await stop();
-  console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
-  console.log(`30-day day-grain, 3 dimensions, 5 measures, one flag: p50 ${day.p50.toFixed(1)} ms, p95 ${day.p95.toFixed(1)} ms (bar < 100 ms), ${day.scanned} buckets scanned`);
-  console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), ${hour.scanned} buckets scanned`);
+  if (ONLY !== 'queries') {
+    const file = await migratedFile('ensign.db');
+    const bare = await bareLoop(200_000);
+    console.log(`bare better-sqlite3 loop: ${Math.round(bare).toLocaleString('en')} events/s (transactions of ${BATCH})`);
+    const { info, stop } = await startEnsign(file);
+    const http = await ingest(info, file);
+    await stop();
+    console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms)`);
+    console.log(`ratio ${(http.eventsPerSecond / bare).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
+  }
+  if (ONLY !== 'ingest') {
+    const file = await migratedFile('queries.db');
+    const { info, stop } = await startEnsign(file);
+    const seeded = seedRollups(file, info.envs.staging!);
+    console.log(`seeded ${seeded.rows.toLocaleString('en')} hourly rollups = ${seeded.events.toLocaleString('en')} events in ${seeded.seconds.toFixed(1)} s`);
+    const day = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 30 * 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'day', dimensions: ['flagKey', 'variant', 'kind'], measures: ['events', 'subjects', 'exposures', 'outcomes', 'metricMean'], filters: { flagKey: 'flag-7' } }, 40);
+    const hour = await latencies(info, { appId: info.appId, env: 'staging', from: new Date(now - 24 * HOUR).toISOString(), to: new Date(now).toISOString(), grain: 'hour', dimensions: ['flagKey'], measures: ['events', 'subjects'] }, 40);
+    await stop();
+    console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`30-day day-grain, 3 dimensions, 5 measures, one flag: p50 ${day.p50.toFixed(1)} ms, p95 ${day.p95.toFixed(1)} ms (bar < 100 ms), ${day.scanned} buckets scanned`);
+    console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), ${hour.scanned} buckets scanned`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

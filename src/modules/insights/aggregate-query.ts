@@ -77,6 +77,8 @@ function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): numbe
   }
 }
 
+const KIND_MEASURES = new Set<InsightMeasure>(['decisions', 'assignments', 'exposures', 'outcomes']);
+
 const compareCells = (a: Cell, b: Cell) => {
   if (a.bucketStart !== b.bucketStart) return a.bucketStart - b.bucketStart;
   for (let i = 0; i < a.dimensions.length; i++) {
@@ -120,22 +122,27 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
 
   // Pages of up to a week of buckets; the deadline is checked between pages.
   const dims = (body.dimensions ?? []) as Dimension[];
+  const measures = body.measures as InsightMeasure[];
+  const columns = {
+    dimensions: dims,
+    kind: measures.some((m) => KIND_MEASURES.has(m)),
+    metrics: measures.includes('metricSum') || measures.includes('metricMean'),
+  };
   const cells = new Map<string, Cell>();
   let scanned = 0;
   for (let pageStart = scan.from; pageStart < scan.to; pageStart += SCAN_PAGE_MS) {
     if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
-    const rows: RollupRow[] = await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) });
+    const rows: RollupRow[] = await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) }, columns);
     ctx.deadline.pages++;
     scanned += rows.length;
     for (const row of rows) {
       const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
-      const dimensions = dims.map((d) => row.dimensions[d]);
-      const key = JSON.stringify([bucketStart, dimensions]);
+      // A separator no dimension value holds (keys and ids are printable), cheaper than JSON per row.
+      const key = `${bucketStart}\u0000${row.dimensions.join('\u0000')}`;
       let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions, events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketch: SubjectSketch.forMerging() }));
+      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: row.dimensions, events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketch: SubjectSketch.forMerging() }));
       cell.events += row.events;
-      const kind = row.dimensions.kind ?? '';
-      cell.byKind[kind] = (cell.byKind[kind] ?? 0) + row.events;
+      if (row.kind !== null) cell.byKind[row.kind] = (cell.byKind[row.kind] ?? 0) + row.events;
       cell.metricCount += row.metricCount;
       cell.metricSum += row.metricSum;
       cell.sketch.mergeBytes(row.subjects);
@@ -153,7 +160,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     return {
       bucketStart: new Date(cell.bucketStart).toISOString(),
       dimensions: Object.fromEntries(dims.map((d, i) => [d, cell.dimensions[i] ?? null])),
-      measures: Object.fromEntries((body.measures as InsightMeasure[]).map((m) => [m, suppressed ? null : measureOf(cell, m, subjects)])),
+      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : measureOf(cell, m, subjects)])),
     };
   });
   const more = offset + MAX_ROWS_PER_PAGE < ordered.length;

@@ -30,6 +30,11 @@ export class SubjectSketch {
   /** Sparse registers (register → rank) until they outgrow SPARSE_LIMIT, then dense. */
   private sparse: Map<number, number> | null = new Map();
   private dense: Uint8Array | null = null;
+  /** In dense form, Σ 2^-register and the number of zero registers, kept as registers rise so an
+   * estimate reads them instead of walking 4,096 registers (a query estimates up to 1,000 cells).
+   * Every term is a power of two ≥ 2^-33 and the sum ≤ 2^12, so the running sum is exact. */
+  private denseSum = M;
+  private denseZeros = M;
 
   /** A sketch that starts dense: queries merge many stored sketches into few, and writing registers
    * of a 4 KiB array is far cheaper than growing a map. */
@@ -52,7 +57,7 @@ export class SubjectSketch {
 
   private set(index: number, rank: number): void {
     if (this.dense) {
-      if (this.dense[index]! < rank) this.dense[index] = rank;
+      this.raise(this.dense, index, rank);
       return;
     }
     const sparse = this.sparse!;
@@ -61,10 +66,21 @@ export class SubjectSketch {
     if (sparse.size > SPARSE_LIMIT) this.densify();
   }
 
+  /** Raises a dense register to `rank` when that is higher, keeping the running sum and zeros. */
+  private raise(dense: Uint8Array, index: number, rank: number): void {
+    const current = dense[index]!;
+    if (current >= rank) return;
+    dense[index] = rank;
+    this.denseSum += INVERSE_POWERS[rank]! - INVERSE_POWERS[current]!;
+    if (current === 0) this.denseZeros--;
+  }
+
   private densify(): void {
     const dense = new Uint8Array(M);
-    for (const [index, rank] of this.sparse!) dense[index] = rank;
     this.dense = dense;
+    this.denseSum = M;
+    this.denseZeros = M;
+    for (const [index, rank] of this.sparse!) this.raise(dense, index, rank);
     this.sparse = null;
   }
 
@@ -73,7 +89,7 @@ export class SubjectSketch {
       if (!this.dense) this.densify();
       const mine = this.dense!;
       const theirs = other.dense;
-      for (let i = 0; i < M; i++) if (mine[i]! < theirs[i]!) mine[i] = theirs[i]!;
+      for (let i = 0; i < M; i++) if (mine[i]! < theirs[i]!) this.raise(mine, i, theirs[i]!);
       return;
     }
     for (const [index, rank] of other.sparse!) this.set(index, rank);
@@ -84,16 +100,13 @@ export class SubjectSketch {
     if (bytes[0] === DENSE && bytes.length === M + 1) {
       if (!this.dense) this.densify();
       const mine = this.dense!;
-      for (let i = 0; i < M; i++) if (mine[i]! < bytes[i + 1]!) mine[i] = bytes[i + 1]!;
+      for (let i = 0; i < M; i++) if (mine[i]! < bytes[i + 1]!) this.raise(mine, i, bytes[i + 1]!);
       return;
     }
     if (bytes[0] !== SPARSE || (bytes.length - 1) % 3 !== 0) throw new Error('not a subject sketch');
     const dense = this.dense;
     if (dense) {
-      for (let o = 1; o < bytes.length; o += 3) {
-        const index = (bytes[o]! << 8) | bytes[o + 1]!;
-        if (dense[index]! < bytes[o + 2]!) dense[index] = bytes[o + 2]!;
-      }
+      for (let o = 1; o < bytes.length; o += 3) this.raise(dense, (bytes[o]! << 8) | bytes[o + 1]!, bytes[o + 2]!);
       return;
     }
     for (let o = 1; o < bytes.length; o += 3) this.set((bytes[o]! << 8) | bytes[o + 1]!, bytes[o + 2]!);
@@ -124,14 +137,11 @@ export class SubjectSketch {
 
   /** The estimated number of distinct subjects added (HyperLogLog with linear counting when small). */
   estimate(): number {
-    let sum = 0;
-    let zeros = 0;
+    let sum: number;
+    let zeros: number;
     if (this.dense) {
-      for (let i = 0; i < M; i++) {
-        const r = this.dense[i]!;
-        sum += INVERSE_POWERS[r]!;
-        if (r === 0) zeros++;
-      }
+      sum = this.denseSum;
+      zeros = this.denseZeros;
     } else {
       zeros = M - this.sparse!.size;
       sum = zeros;

@@ -79,13 +79,15 @@ export const DIMENSIONS = Object.keys(DIMENSION_COLUMNS) as Dimension[];
 export type DimensionFilters = Partial<Record<Dimension, string[]>>;
 
 /** One hourly rollup bucket as stored: absent dimensions are null. */
+/** A rollup row as a query scan reads it: the dimensions it asked for, in its order. */
 export interface RollupRow {
   bucketStart: number;
-  dimensions: Record<Dimension, string | null>;
+  dimensions: (string | null)[];
+  /** The event kind when the scan asked for it. */
+  kind: string | null;
   events: number;
   metricCount: number;
   metricSum: number;
-  metricSumSq: number;
   subjects: Uint8Array;
 }
 
