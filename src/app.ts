@@ -37,7 +37,7 @@ import { createMetricsService as createExperimentMetricsService, metricsRoutes a
 import { createLayersService, layersRoutes } from './modules/layers/index.js';
 import { createHoldoutsService, holdoutsRoutes } from './modules/holdouts/index.js';
 import { aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentsRoutes, registerAggregationJobs, type ExperimentsService } from './modules/experiments/index.js';
-import { createTelemetryService, flagEvaluationsOf, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/index.js';
+import { createTelemetryService, flagEvaluationsOf, inlineGroupStore, threadGroupStore, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/index.js';
 import { createInsightsService, insightsRoutes } from './modules/insights/index.js';
 import { cleanupRoutes, createCleanupService } from './modules/cleanup/index.js';
 import { DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND } from './config.js';
@@ -54,7 +54,7 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'exportPolicy' | 'http'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -191,8 +191,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, journal, now: deps.now });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
   const clock = deps.now ?? Date.now;
+  const sqliteFile = deps.dbHandle.sqliteFile;
+  const telemetryGroups = sqliteFile && config.telemetryWriter !== 'inline' ? threadGroupStore(`sqlite://${sqliteFile}`) : inlineGroupStore(db);
   const telemetry = createTelemetryService({
     db,
+    groups: telemetryGroups,
     now: clock,
     eventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
     tombstoneKey: config.secret,
@@ -231,6 +234,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('onClose', async () => {
     clearInterval(background);
     await jobs.stop();
+    await telemetryGroups.close();
     stopHearingFaults();
     await keys.flushUsage().catch(() => undefined);
     await delivery.close();

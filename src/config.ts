@@ -30,6 +30,8 @@ const ConfigSchema = Type.Object({
   metricsToken: Type.Optional(Type.String({ minLength: 16 })),
   telemetryEventsPerSecond: Type.Integer({ minimum: 1 }),
   insightsQueriesPerMinute: Type.Integer({ minimum: 1 }),
+  /** On a SQLite file, where ingestion's transactions run: a writer thread of their own (default) or this thread. */
+  telemetryWriter: Type.Optional(Type.Union([Type.Literal('thread'), Type.Literal('inline')])),
   /** Raw telemetry export policy (issue 13): which hosts destinations may name, and how they are reached. */
   exportPolicy: Type.Object({
     allowedHosts: Type.Array(Type.String({ minLength: 1 })),
@@ -123,6 +125,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
     ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
     telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
     insightsQueriesPerMinute: integerFrom(env, 'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE', DEFAULT_INSIGHTS_QUERIES_PER_MINUTE),
+    telemetryWriter: env.ENSIGN_TELEMETRY_WRITER || 'thread',
     exportPolicy: {
       allowedHosts: listFrom(env, 'ENSIGN_EXPORT_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
       allowPrivateNetworks: env.ENSIGN_EXPORT_ALLOW_PRIVATE_NETWORKS === 'true',

@@ -16,6 +16,9 @@ export interface DbHandle {
   dialect: DialectName;
   /** The PostgreSQL pool, for LISTEN/NOTIFY; null on SQLite. */
   pgPool: pg.Pool | null;
+  /** The SQLite database file (another thread may open its own connection to it); null on
+   * PostgreSQL and for an in-memory database. */
+  sqliteFile: string | null;
   /** What the operator can watch of the database (the metrics at /metrics). */
   stats(): DatabaseStats;
   /**
@@ -67,7 +70,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const max = options.poolSize ?? 10;
     const stats = () => ({ pool: { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-    return { db, dialect, pgPool: pool, stats, onConnectionError: subscribe(errors), close: () => db.destroy() };
+    return { db, dialect, pgPool: pool, sqliteFile: null, stats, onConnectionError: subscribe(errors), close: () => db.destroy() };
   }
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -83,7 +86,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const pages = sqlite.pragma('page_count', { simple: true }) as number;
     return { sizeBytes: pages * (sqlite.pragma('page_size', { simple: true }) as number) };
   };
-  return { db, dialect, pgPool: null, stats, onConnectionError: subscribe(new EventEmitter()), close: () => db.destroy() };
+  return { db, dialect, pgPool: null, sqliteFile: path === ':memory:' ? null : path, stats, onConnectionError: subscribe(new EventEmitter()), close: () => db.destroy() };
 }
 
 /** Statements kept compiled per SQL text; ingestion's multi-row inserts repeat a few shapes. */
@@ -98,7 +101,11 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
     close: () => sqlite.close(),
-    prepare(sql: string) {
+    prepare(text: string) {
+      // Transactions take the write lock when they begin: with a second connection writing (the
+      // telemetry writer thread), a deferred transaction that read first could not upgrade and
+      // would fail at once; an immediate one waits for the lock (busy_timeout) like any writer.
+      const sql = text === 'begin' ? 'begin immediate' : text;
       let statement = cache.get(sql);
       if (!statement) {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();

@@ -4,9 +4,8 @@
 // batches share are merged once and the per-transaction cost is shared. Each caller still gets its
 // own outcomes only after the transaction holding its batch has committed: an accepted event is as
 // durable when answered as before.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../db/database.js';
-import { storeBatches, type StoreBatchInput, type StoreOutcome } from './telemetry.repository.js';
+import type { GroupStore } from './group-store.js';
+import type { StoreBatchInput, StoreOutcome } from './telemetry.repository.js';
 
 /** Batches one transaction carries at most (100 events each): bounds a transaction's size and time. */
 export const MAX_GROUP_BATCHES = 32;
@@ -21,7 +20,7 @@ export interface BatchWriter {
   store(input: StoreBatchInput): Promise<StoreOutcome[]>;
 }
 
-export function createBatchWriter(db: Kysely<Database>, maxGroup = MAX_GROUP_BATCHES): BatchWriter {
+export function createBatchWriter(groups: GroupStore, maxGroup = MAX_GROUP_BATCHES): BatchWriter {
   const queue: Waiting[] = [];
   let writing = false;
 
@@ -31,7 +30,7 @@ export function createBatchWriter(db: Kysely<Database>, maxGroup = MAX_GROUP_BAT
       while (queue.length > 0) {
         const group = queue.splice(0, maxGroup);
         try {
-          const results = await storeBatches(db, group.map((w) => w.input));
+          const results = await groups.store(group.map((w) => w.input));
           group.forEach((w, i) => w.resolve(results[i]!));
         } catch (err) {
           // The whole group rolled back: every batch in it is answered retryable.

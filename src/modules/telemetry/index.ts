@@ -13,3 +13,4 @@ export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from
 export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
 export { outcomeMoments, type OutcomeMoments } from './outcome-moments.js';
 export { iterationAssignments, iterationsOfSubject, outcomeEvents, type EventWindow, type ExperimentEvent } from './experiment-events.js';
+export { inlineGroupStore, threadGroupStore, type GroupStore } from './group-store.js';

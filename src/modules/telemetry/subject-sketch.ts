@@ -131,6 +131,43 @@ export class SubjectSketch {
     return out;
   }
 
+  /**
+   * The encoding of this sketch merged with a stored one: what `mergeBytes(stored)` then `encode()`
+   * give, without decoding the stored sketch into a map and sorting it again. Ingestion merges a
+   * batch's few registers into the stored sketch of every bucket it touches; stored sparse entries
+   * are sorted by register (encode), so a sparse pair is one ordered merge.
+   */
+  encodeMergedWith(stored: Uint8Array): Buffer {
+    const storedDense = stored[0] === DENSE && stored.length === M + 1;
+    if (!storedDense && (stored[0] !== SPARSE || (stored.length - 1) % 3 !== 0)) throw new Error('not a subject sketch');
+    if (this.dense || storedDense) return denseEncoding([stored, this.encode()]);
+    const mine = [...this.sparse!].sort((a, b) => a[0] - b[0]);
+    const out = Buffer.allocUnsafe(stored.length + mine.length * 3);
+    out[0] = SPARSE;
+    let o = 1;
+    let i = 1;
+    let j = 0;
+    while (i < stored.length || j < mine.length) {
+      const storedIndex = i < stored.length ? (stored[i]! << 8) | stored[i + 1]! : M;
+      const mineIndex = j < mine.length ? mine[j]![0] : M;
+      const index = Math.min(storedIndex, mineIndex);
+      let rank = 0;
+      if (storedIndex === index) {
+        rank = stored[i + 2]!;
+        i += 3;
+      }
+      if (mineIndex === index) {
+        rank = Math.max(rank, mine[j]![1]);
+        j++;
+      }
+      out[o++] = index >> 8;
+      out[o++] = index & 0xff;
+      out[o++] = rank;
+    }
+    const merged = out.subarray(0, o);
+    return (o - 1) / 3 > SPARSE_LIMIT ? denseEncoding([merged]) : merged;
+  }
+
   get empty(): boolean {
     return this.sparse !== null && this.sparse.size === 0;
   }
@@ -151,4 +188,11 @@ export class SubjectSketch {
     if (raw <= 2.5 * M && zeros > 0) return M * Math.log(M / zeros);
     return raw;
   }
+}
+
+/** The dense encoding of the union of encoded sketches. */
+function denseEncoding(encodings: Uint8Array[]): Buffer {
+  const sketch = SubjectSketch.forMerging();
+  for (const bytes of encodings) sketch.mergeBytes(bytes);
+  return sketch.encode();
 }

@@ -4,10 +4,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../db/day-partitions.js';
+import { repeatedInsert } from '../../db/repeated-inserts.js';
 import { forUpdate, lockNeedsRows } from '../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
-import type { TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
+import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
 import {
   DAY_MS, DIMENSION_COLUMNS, DIMENSIONS, HOUR_MS,
   type Dimension, type DimensionFilters, type RedactedEvent, type RollupRow, type ValidEvent, type Watermark,
@@ -27,6 +28,41 @@ export interface RollupDelta {
 }
 
 const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
+const EVENT_COLUMNS = [
+  'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
+  'iteration_revision', 'metric_key', 'metric_value', 'attributes',
+] as const satisfies readonly (keyof TelemetryEventsTable)[];
+const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
+/** Rollup rows per statement: 15 parameters each stays far below SQLite's 32,766 per statement. */
+const ROLLUP_ROWS_PER_STATEMENT = 100;
+
+// The statements every batch runs, compiled once per row count (db/repeated-inserts.ts).
+const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(['env_id', 'id', 'content_hash', 'ts'], (trx, rows) =>
+  trx.insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
+);
+const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => trx.insertInto('telemetry_events').values(rows));
+const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
+  trx.insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
+);
+const upsertRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
+  trx
+    .insertInto('telemetry_rollups')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => ({
+        events: eb.ref('excluded.events'),
+        metric_count: eb.ref('excluded.metric_count'),
+        metric_sum: eb.ref('excluded.metric_sum'),
+        metric_sum_sq: eb.ref('excluded.metric_sum_sq'),
+        subjects: eb.ref('excluded.subjects'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    ),
+);
+
+async function inChunks<R>(rows: R[], size: number, run: (chunk: R[]) => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < rows.length; i += size) await run(rows.slice(i, i + size));
+}
 
 function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEvent): TelemetryEventsTable {
   const e = v.event;
@@ -84,7 +120,11 @@ export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[]
   return [...deltas.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, d]) => d);
 }
 
-const keyOf = (k: RollupKey) => JSON.stringify(KEY_COLUMNS.map((c) => (c === 'bucket_start' ? Number(k[c]) : k[c])));
+/** A bucket's identity as a map key: length-prefixed fields (injective whatever the values hold),
+ * cheaper per event than JSON. */
+const field = (v: string) => `${v.length}:${v}`;
+const keyOf = (k: RollupKey) =>
+  `${field(k.env_id)}${Number(k.bucket_start)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
 const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
 
 export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
@@ -93,11 +133,8 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
   // Called after the batch's first write: on SQLite the transaction already holds the write lock.
   if (lockNeedsRows(trx)) {
     const empty = new SubjectSketch().encode();
-    await trx
-      .insertInto('telemetry_rollups')
-      .values(deltas.map((d) => ({ ...d.key, events: 0, metric_count: 0, metric_sum: 0, metric_sum_sq: 0, subjects: empty, updated_at: now })))
-      .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing())
-      .execute();
+    const missing = deltas.map((d) => ({ ...d.key, events: 0, metric_count: 0, metric_sum: 0, metric_sum_sq: 0, subjects: empty, updated_at: now }));
+    await inChunks(missing, ROLLUP_ROWS_PER_STATEMENT, (chunk) => insertMissingRollups(trx, chunk));
   }
   const current = await forUpdate(
     trx,
@@ -113,32 +150,17 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const merged = deltas.map((d) => {
     const row = byKey.get(keyOf(d.key));
-    const sketch = d.sketch;
-    if (row) sketch.mergeBytes(row.subjects);
     return {
       ...d.key,
       events: (row?.events ?? 0) + d.events,
       metric_count: (row?.metric_count ?? 0) + d.metricCount,
       metric_sum: (row?.metric_sum ?? 0) + d.metricSum,
       metric_sum_sq: (row?.metric_sum_sq ?? 0) + d.metricSumSq,
-      subjects: sketch.encode(),
+      subjects: row ? d.sketch.encodeMergedWith(row.subjects) : d.sketch.encode(),
       updated_at: now,
     };
   });
-  await trx
-    .insertInto('telemetry_rollups')
-    .values(merged)
-    .onConflict((oc) =>
-      oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => ({
-        events: eb.ref('excluded.events'),
-        metric_count: eb.ref('excluded.metric_count'),
-        metric_sum: eb.ref('excluded.metric_sum'),
-        metric_sum_sq: eb.ref('excluded.metric_sum_sq'),
-        subjects: eb.ref('excluded.subjects'),
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
-    )
-    .execute();
+  await inChunks(merged, ROLLUP_ROWS_PER_STATEMENT, (chunk) => upsertRollups(trx, chunk));
 }
 
 export interface StoreBatchInput {
@@ -174,12 +196,7 @@ interface StoredBatch {
 /** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
 async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredBatch> {
   if (input.events.length === 0) return { outcomes: [], accepted: [] };
-  const inserted = await trx
-    .insertInto('telemetry_event_keys')
-    .values(input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
-    .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
-    .returning(['id', 'content_hash'])
-    .execute();
+  const { rows: inserted } = await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })));
   // In one batch the same id can appear twice: the first occurrence is the new one.
   const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
   const taken = new Set<string>();
@@ -197,7 +214,7 @@ async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredB
     const rows = await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', [...new Set(unknown)]).execute();
     for (const r of rows) stored.set(r.id, r.content_hash);
   }
-  if (accepted.length > 0) await trx.insertInto('telemetry_events').values(accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v))).execute();
+  if (accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
   const acceptedSet = new Set(accepted);
   return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
 }

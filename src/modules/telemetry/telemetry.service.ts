@@ -6,6 +6,7 @@ import { AppError } from '../../platform/errors.js';
 import type { EnvironmentPrincipal } from '../../platform/principal.js';
 import { idOf, validateItem } from './event-validation.js';
 import { createBatchWriter } from './batch-writer.js';
+import { inlineGroupStore, type GroupStore } from './group-store.js';
 import { dropErasedSubjects } from './subject-erasure.repository.js';
 import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
 import { createTokenBuckets } from './token-buckets.js';
@@ -22,6 +23,8 @@ export interface TelemetryServiceDeps {
   clientVisibility(principal: EnvironmentPrincipal): FlagVisibility | Promise<FlagVisibility>;
   /** Server secret keying erasure tombstones; with it, erased subjects' old events are dropped (answered accepted). */
   tombstoneKey?: string;
+  /** Where group transactions run (group-store.ts); in this thread on deps.db by default. */
+  groups?: GroupStore;
 }
 
 export interface TelemetryService {
@@ -37,7 +40,7 @@ export function storageUnavailable(): AppError {
 
 export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
   const buckets = createTokenBuckets(deps.eventsPerSecond, deps.now);
-  const writer = createBatchWriter(deps.db);
+  const writer = createBatchWriter(deps.groups ?? inlineGroupStore(deps.db));
 
   return {
     async ingest(principal, items) {

@@ -54,6 +54,23 @@ test('a dense sketch estimates exactly what a walk over its registers gives, how
   }
 });
 
+test('merging into a stored sketch encodes what decoding, merging and encoding again give', () => {
+  const sketchOf = (prefix: string, n: number) => {
+    const sketch = new SubjectSketch();
+    for (let i = 0; i < n; i++) sketch.add(`${prefix}-${i}`);
+    return sketch;
+  };
+  // Sparse and dense on either side, overlapping subjects, and a union that crosses into dense.
+  for (const [stored, added] of [[0, 1], [1, 1], [40, 3], [1_300, 80], [1_000, 1_000], [5_000, 2], [3, 5_000], [5_000, 5_000]] as const) {
+    const storedBytes = sketchOf('s', stored).encode();
+    const delta = sketchOf(stored % 2 ? 's' : 'd', added);
+    const expected = SubjectSketch.decode(delta.encode());
+    expected.mergeBytes(storedBytes);
+    assert.deepEqual(delta.encodeMergedWith(storedBytes), expected.encode(), `stored=${stored} added=${added}`);
+  }
+  assert.throws(() => new SubjectSketch().encodeMergedWith(Buffer.from([1, 0])), /not a subject sketch/);
+});
+
 for (const dialect of dialects) {
   describe(`telemetry ingestion on ${dialect}`, () => {
     test('every per-item status, in request order, and duplicates on retry', async (t) => {
