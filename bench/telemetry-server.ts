@@ -1,13 +1,14 @@
-// The Ensign process of `npm run bench:telemetry`: a server on a SQLite file (argv[2]) with the
+// The Ensign process of `npm run bench:telemetry`: a server on a SQLite file or PostgreSQL (argv[2]) with the
 // telemetry and insights rate limits out of the way, an app with keys, and its port and ids sent to
 // the parent over IPC.
 import { startServer } from '../src/main.js';
 import { loadConfig } from '../src/config.js';
 
-const file = process.argv[2]!;
+// argv[2]: a SQLite file, or a postgres:// URL.
+const target = process.argv[2]!;
 const config = loadConfig({
   ...process.env,
-  ENSIGN_DATABASE_URL: `sqlite://${file}`,
+  ENSIGN_DATABASE_URL: target.startsWith('postgres') ? target : `sqlite://${target}`,
   ENSIGN_DATA_DIR: process.argv[3],
   ENSIGN_PORT: '0',
   ENSIGN_LOG_LEVEL: 'warn',

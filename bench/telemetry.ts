@@ -7,7 +7,8 @@
 //    outcome events, 200,000 subjects) seeded directly into the same database, then p95 latency of a
 //    30-day day-grain query with 3 dimensions and 5 measures and of a 24-hour hour-grain query.
 // BENCH_DURATION sets the ingestion seconds (default 10); BENCH_CPU_PROF=<dir> writes the server's CPU
-// profile there; BENCH_ONLY=ingest|queries runs one half.
+// profile there; BENCH_ONLY=ingest|queries runs one half; BENCH_POSTGRES_URL=postgres://…/db makes
+// the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import SQLite from 'better-sqlite3';
 import autocannon, { type Options } from 'autocannon';
+import pg from 'pg';
 import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { SubjectSketch } from '../src/modules/telemetry/index.js';
@@ -72,6 +74,41 @@ async function startEnsign(file: string) {
   return { info, stop: () => new Promise((r) => { child.once('exit', r); child.send({ type: 'stop' }); }) };
 }
 
+/** Accepted events stored: counted in the SQLite file, or in the PostgreSQL database. */
+async function storedEvents(target: string): Promise<number> {
+  if (target.startsWith('postgres')) {
+    const client = new pg.Client({ connectionString: target });
+    await client.connect();
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM telemetry_events');
+    await client.end();
+    return rows[0].n as number;
+  }
+  const db = new SQLite(target, { readonly: true });
+  const n = (db.prepare('SELECT count(*) AS n FROM telemetry_events').get() as { n: number }).n;
+  db.close();
+  return n;
+}
+
+/** A new, empty PostgreSQL database on the server of `url`, dropped by the returned function. */
+async function freshPostgres(url: string) {
+  const name = `ensign_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  return {
+    url: target.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
 async function ingest(server: ServerInfo, file: string) {
   // Bodies prepared beforehand, each with new ids, so the load generator only sends.
   const bodies = Array.from({ length: Math.ceil((DURATION * 80_000) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
@@ -85,9 +122,7 @@ async function ingest(server: ServerInfo, file: string) {
     headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' },
     requests: [{ method: 'POST', setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
   } as unknown as Options);
-  const db = new SQLite(file, { readonly: true });
-  const stored = (db.prepare('SELECT count(*) AS n FROM telemetry_events').get() as { n: number }).n - BATCH;
-  db.close();
+  const stored = (await storedEvents(file)) - BATCH;
   if (next > bodies.length) console.warn('warning: bodies were reused (duplicates counted as requests, not as accepted events)');
   return { eventsPerSecond: stored / DURATION, requests: result.requests.total, non2xx: result.non2xx, p99: result.latency.p99, stored };
 }
@@ -136,9 +171,20 @@ async function latencies(server: ServerInfo, body: object, runs: number) {
 }
 
 const ONLY = process.env.BENCH_ONLY;
+const POSTGRES = process.env.BENCH_POSTGRES_URL;
 try {
   console.log(`load average at start ${loadavg()[0]!.toFixed(1)} (2 CPUs)`);
-  if (ONLY !== 'queries') {
+  if (ONLY !== 'queries' && POSTGRES) {
+    const database = await freshPostgres(POSTGRES);
+    try {
+      const { info, stop } = await startEnsign(database.url);
+      const http = await ingest(info, database.url);
+      await stop();
+      console.log(`Ensign on PostgreSQL over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms); load average now ${loadavg()[0]!.toFixed(1)}`);
+    } finally {
+      await database.drop();
+    }
+  } else if (ONLY !== 'queries') {
     const file = await migratedFile('ensign.db');
     const bare = await bareLoop(200_000);
     console.log(`bare better-sqlite3 loop: ${Math.round(bare).toLocaleString('en')} events/s (transactions of ${BATCH})`);

@@ -56,6 +56,7 @@ function startWorker(databaseUrl: string): Worker {
  */
 export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_MS): GroupStore {
   let worker: Worker | null = null;
+  let closed = false;
   let nextId = 1;
   const pending = new Map<number, Pending>();
 
@@ -95,6 +96,7 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
 
   return {
     store(inputs) {
+      if (closed) return Promise.reject(new Error('the telemetry writer is closed'));
       const w = current();
       const id = nextId++;
       return new Promise((resolve, reject) => {
@@ -105,6 +107,7 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
       });
     },
     async close() {
+      closed = true;
       const w = worker;
       if (!w) return;
       // Groups already sent are let finish (bounded): their callers are answered from their outcomes.
