@@ -66,7 +66,12 @@ async function bareLoop(total: number) {
 interface ServerInfo { address: string; token: string; appId: string; envs: Record<string, string>; sdk: Record<string, string> }
 
 async function startEnsign(file: string) {
-  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], { execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  // The server runs with the V8 flags `npm start` gives it.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], {
+    execArgv: ['--max-semi-space-size=32', '--import', 'tsx', ...profile],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const info = await new Promise<ServerInfo>((resolve, reject) => {
     child.once('message', (m) => resolve(m as ServerInfo));
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));

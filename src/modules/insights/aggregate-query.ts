@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../db/database.js';
 import { validationError, AppError } from '../../platform/errors.js';
 import {
-  countRollups, DAY_MS, HOUR_MS, ROLLUP_RETENTION_MS, scanRollups, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, SubjectSketch, watermarkOf,
-  type Dimension, type DimensionFilters, type RollupRow, type Watermark,
+  countRollups, DAY_MS, HOUR_MS, ROLLUP_RETENTION_MS, scanRollups, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, watermarkOf,
+  type Dimension, type DimensionFilters, type Watermark,
 } from '../telemetry/index.js';
 import { queryDigest, type CursorCodec } from './insight-cursor.js';
 import { deadlineExceeded, passed, type Deadline } from './query-deadline.js';
@@ -61,7 +61,8 @@ interface Cell {
   byKind: Record<string, number>;
   metricCount: number;
   metricSum: number;
-  sketch: SubjectSketch;
+  /** The stored sketches of the cell's buckets, estimated as one union for the page's rows only. */
+  sketches: Uint8Array[];
 }
 
 function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): number | null {
@@ -75,6 +76,14 @@ function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): numbe
     case 'metricSum': return cell.metricSum;
     case 'metricMean': return cell.metricCount > 0 ? cell.metricSum / cell.metricCount : null;
   }
+}
+
+/** A cell's identity as a map key: length-prefixed values (injective whatever they hold), cheaper
+ * per row than JSON. */
+function cellKey(bucketStart: number, dimensions: readonly (string | null)[]): string {
+  let key = String(bucketStart);
+  for (const value of dimensions) key += value === null ? '|-' : `|${value.length}:${value}`;
+  return key;
 }
 
 const KIND_MEASURES = new Set<InsightMeasure>(['decisions', 'assignments', 'exposures', 'outcomes']);
@@ -132,21 +141,18 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   let scanned = 0;
   for (let pageStart = scan.from; pageStart < scan.to; pageStart += SCAN_PAGE_MS) {
     if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
-    const rows: RollupRow[] = await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) }, columns);
-    ctx.deadline.pages++;
-    scanned += rows.length;
-    for (const row of rows) {
+    scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) }, columns, (row) => {
       const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
-      // A separator no dimension value holds (keys and ids are printable), cheaper than JSON per row.
-      const key = `${bucketStart}\u0000${row.dimensions.join('\u0000')}`;
+      const key = cellKey(bucketStart, row.dimensions);
       let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: row.dimensions, events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketch: SubjectSketch.forMerging() }));
+      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: [...row.dimensions], events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketches: [] }));
       cell.events += row.events;
       if (row.kind !== null) cell.byKind[row.kind] = (cell.byKind[row.kind] ?? 0) + row.events;
       cell.metricCount += row.metricCount;
       cell.metricSum += row.metricSum;
-      cell.sketch.mergeBytes(row.subjects);
-    }
+      cell.sketches.push(row.subjects);
+    });
+    ctx.deadline.pages++;
   }
   if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
 
@@ -154,7 +160,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   const page = ordered.slice(offset, offset + MAX_ROWS_PER_PAGE);
   let suppressedCells = 0;
   const rows: AggregateRowOut[] = page.map((cell) => {
-    const subjects = Math.round(cell.sketch.estimate());
+    const subjects = Math.round(estimateUnion(cell.sketches));
     const suppressed = subjects < MINIMUM_SUBJECTS;
     if (suppressed) suppressedCells++;
     return {

@@ -2,7 +2,7 @@ export { createTelemetryService, storageUnavailable, type FlagVisibility, type T
 export { telemetryRoutes, BATCH_BODY_LIMIT } from './telemetry.routes.js';
 export { purgeExpiredTelemetry, type PurgeResult } from './retention.js';
 export { countRollups, eventTimeOf, listEvents, redeemLegacyCursor, scanRollups, watermarkOf, type EventScan, type RollupScan } from './telemetry.repository.js';
-export { SubjectSketch, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR } from './subject-sketch.js';
+export { estimateUnion, SubjectSketch, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR } from './subject-sketch.js';
 export {
   DAY_MS, DIMENSIONS, EVENT_KINDS, FUTURE_TOLERANCE_MS, HOUR_MS, RAW_RETENTION_MS, ROLLUP_RETENTION_MS,
   type Dimension, type DimensionFilters, type EventKind, type RedactedEvent, type RollupRow, type Watermark,

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../test/helpers/fixtures.js';
 import { purgeExpiredTelemetry } from './index.js';
-import { SubjectSketch } from './subject-sketch.js';
+import { estimateUnion, SubjectSketch } from './subject-sketch.js';
 import { exposure, eventId, movableClock, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
 
 const MINUTE = 60_000;
@@ -69,6 +69,22 @@ test('merging into a stored sketch encodes what decoding, merging and encoding a
     assert.deepEqual(delta.encodeMergedWith(storedBytes), expected.encode(), `stored=${stored} added=${added}`);
   }
   assert.throws(() => new SubjectSketch().encodeMergedWith(Buffer.from([1, 0])), /not a subject sketch/);
+});
+
+test('the union estimate of stored sketches is what merging them into one sketch gives, call after call', () => {
+  const encodings = [0, 1, 40, 1_500, 6_000].map((n, k) => {
+    const sketch = new SubjectSketch();
+    for (let i = 0; i < n; i++) sketch.add(`u-${k % 2}-${i}`);
+    return sketch.encode();
+  });
+  for (const subset of [[], [encodings[1]!], encodings.slice(0, 3), encodings, [encodings[4]!, encodings[4]!]]) {
+    const merged = SubjectSketch.forMerging();
+    for (const bytes of subset) merged.mergeBytes(bytes);
+    assert.equal(estimateUnion(subset), merged.estimate());
+    assert.equal(estimateUnion(subset), merged.estimate(), 'the shared registers are cleared after each call');
+  }
+  assert.throws(() => estimateUnion([encodings[3]!, Buffer.from([9])]), /not a subject sketch/);
+  assert.equal(Math.round(estimateUnion([encodings[1]!])), 1, 'and after a failed call');
 });
 
 for (const dialect of dialects) {
