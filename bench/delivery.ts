@@ -43,7 +43,10 @@ interface Child {
 
 async function start(script: string, args: string[], logFile?: string): Promise<Child> {
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
-  const child = fork(join(compiled, 'bench', script), args, { execArgv: ['--expose-gc'], stdio: ['ignore', out, 'inherit', 'ipc'] });
+  // BENCH_CPU_PROF=<dir> writes Ensign's CPU profile there.
+  const profile = process.env.BENCH_CPU_PROF && script === 'delivery-server.js' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const flags = script === 'delivery-server.js' ? profile : [];
+  const child = fork(join(compiled, 'bench', script), args, { execArgv: ['--expose-gc', ...flags], stdio: ['ignore', out, 'inherit', 'ipc'] });
   const next = (type: string) => new Promise<Record<string, number>>((resolve, reject) => {
     const onMessage = (m: { type: string }) => {
       if (m.type !== type) return;
@@ -141,7 +144,9 @@ async function main() {
 
   const rows: { name: string; bar: number; bare: Figures; ensign: Figures }[] = [];
   // Bars of issue 8 (issue 3 asked 0.6 and 0.65).
-  for (const [name, headers, status, bar] of [['200 (full document)', {}, 200, 0.9], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8]] as const) {
+  const measurements = [['200 (full document)', {}, 200, 0.9], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8]] as const;
+  // BENCH_ONLY=304 measures the 304s alone (profiling the revalidation path).
+  for (const [name, headers, status, bar] of measurements.filter(([n]) => !process.env.BENCH_ONLY || n.startsWith(process.env.BENCH_ONLY))) {
     const figures = await compare({ server: bare, url: `${bare.base}/api/v1/config`, headers }, { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } }, status);
     rows.push({ name, bar, ...figures });
   }

@@ -131,7 +131,8 @@ async function main() {
 
   const log = join(dir, 'server.log');
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
-  const ensign = await startProcess(['dist/main.js'], {
+  // BENCH_SERVER_FLAGS passes Node flags to Ensign (e.g. --perf-basic-prof for perf, --cpu-prof).
+  const ensign = await startProcess([...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
     ENSIGN_PORT: '0', ENSIGN_DATA_DIR: dir, ENSIGN_SECRET: 'bench-secret-bench-secret-bench-secret-0',
     ENSIGN_QUOTA_FREE_CONFIG_SYNCS: '1000000000', ENSIGN_QUOTA_FREE_FLAGS: '1000',
   }, log);

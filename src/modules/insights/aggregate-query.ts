@@ -19,8 +19,12 @@ export const MAX_SCANNED_BUCKETS = 10_000;
 export const ENGINE_VERSION = 'rollup-hll-v1';
 const MAX_WINDOW_MS = 90 * DAY_MS;
 const UNFILTERED_WINDOW_MS = DAY_MS;
-/** Time span read per scan page; at most 10,000 buckets per query keeps a page small anyway. */
+/** Longest span one scan page reads (the deadline is checked between pages). */
 const SCAN_PAGE_MS = 7 * DAY_MS;
+/** About how many rollup rows a scan page reads. Pages cover whole cells, which are estimated and
+ * let go of their sketches when the page is done: with every row of a 10,000-bucket query alive to
+ * the end, the garbage collector copied and promoted them, and its pauses showed in the p95. */
+const ROWS_PER_SCAN_PAGE = 2_000;
 
 export interface QueryContext {
   db: Kysely<Database>;
@@ -61,8 +65,10 @@ interface Cell {
   byKind: Record<string, number>;
   metricCount: number;
   metricSum: number;
-  /** The stored sketches of the cell's buckets, estimated as one union for the page's rows only. */
+  /** The stored sketches of the cell's buckets while its scan page is read. */
   sketches: Uint8Array[];
+  /** Their union's estimate, once the page is done. */
+  subjects: number;
 }
 
 function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): number | null {
@@ -129,7 +135,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     });
   }
 
-  // Pages of up to a week of buckets; the deadline is checked between pages.
+  // Pages of whole grain buckets, at most a week each; the deadline is checked between pages.
   const dims = (body.dimensions ?? []) as Dimension[];
   const measures = body.measures as InsightMeasure[];
   const columns = {
@@ -137,30 +143,39 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     kind: measures.some((m) => KIND_MEASURES.has(m)),
     metrics: measures.includes('metricSum') || measures.includes('metricMean'),
   };
-  const cells = new Map<string, Cell>();
+  // Pages span whole grain buckets (so a cell never spans two pages), about ROWS_PER_SCAN_PAGE rows each.
+  const span = scan.to - scan.from;
+  const pageMs = Math.min(SCAN_PAGE_MS, Math.max(grainMs, Math.floor((span * ROWS_PER_SCAN_PAGE) / Math.max(1, planned) / grainMs) * grainMs));
+  const done: Cell[] = [];
   let scanned = 0;
-  for (let pageStart = scan.from; pageStart < scan.to; pageStart += SCAN_PAGE_MS) {
+  for (let pageStart = scan.from; pageStart < scan.to; pageStart += pageMs) {
     if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
-    scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + SCAN_PAGE_MS) }, columns, (row) => {
+    const cells = new Map<string, Cell>();
+    scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + pageMs) }, columns, (row) => {
       const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
       const key = cellKey(bucketStart, row.dimensions);
       let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: [...row.dimensions], events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketches: [] }));
+      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: [...row.dimensions], events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketches: [], subjects: 0 }));
       cell.events += row.events;
       if (row.kind !== null) cell.byKind[row.kind] = (cell.byKind[row.kind] ?? 0) + row.events;
       cell.metricCount += row.metricCount;
       cell.metricSum += row.metricSum;
       cell.sketches.push(row.subjects);
     });
+    for (const cell of cells.values()) {
+      cell.subjects = Math.round(estimateUnion(cell.sketches));
+      cell.sketches = [];
+      done.push(cell);
+    }
     ctx.deadline.pages++;
   }
   if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
 
-  const ordered = [...cells.values()].sort(compareCells);
+  const ordered = done.sort(compareCells);
   const page = ordered.slice(offset, offset + MAX_ROWS_PER_PAGE);
   let suppressedCells = 0;
   const rows: AggregateRowOut[] = page.map((cell) => {
-    const subjects = Math.round(estimateUnion(cell.sketches));
+    const subjects = cell.subjects;
     const suppressed = subjects < MINIMUM_SUBJECTS;
     if (suppressed) suppressedCells++;
     return {

@@ -88,6 +88,23 @@ for (const dialect of dialects) {
       assert.deepEqual(day.json().effectiveWindow, { from: iso(Date.UTC(2026, 10, 20)), to: iso(Date.UTC(2026, 10, 21)) });
     });
 
+    test('a scan over several pages (20 days read a week at a time) counts every day once, subjects per day', async (t) => {
+      const clock = movableClock();
+      const { app } = await buildTestApp(t, { dialect, now: clock.now });
+      const s = await telemetryApp(app);
+      // Day d (1..20 days before T0's day) has 20 + d subjects, the first 20 of them every day.
+      const items = [];
+      for (let d = 1; d <= 20; d++) for (let i = 0; i < 20 + d; i++) items.push(exposure(Date.UTC(2026, 10, 20) - d * DAY + 3 * HOUR, `subject-${i}`));
+      for (let i = 0; i < items.length; i += 100) assert.equal((await sendBatch(app, s.sdkProd, items.slice(i, i + 100))).json().accepted, Math.min(100, items.length - i));
+      const res = await query(app, s.user.token, { appId: s.appId, env: 'prod', from: iso(Date.UTC(2026, 10, 20) - 20 * DAY), to: iso(Date.UTC(2026, 10, 20)), grain: 'day', measures: ['events', 'subjects'], filters: { flagKey: 'shown' } });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.deepEqual(res.json().rows, Array.from({ length: 20 }, (_, k) => {
+        const d = 20 - k;
+        return { bucketStart: iso(Date.UTC(2026, 10, 20) - d * DAY), dimensions: {}, measures: { events: 20 + d, subjects: 20 + d } };
+      }));
+      assert.equal(res.json().queryCost.scannedBuckets, 20);
+    });
+
     test('window, dimension, measure and filter rules; access; another app is 403', async (t) => {
       const clock = movableClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
