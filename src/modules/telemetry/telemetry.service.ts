@@ -31,11 +31,15 @@ export interface TelemetryService {
   ingest(principal: EnvironmentPrincipal, events: unknown[]): Promise<BatchResult>;
 }
 
-export function storageUnavailable(): AppError {
-  return new AppError(503, 'service_unavailable', 'Events could not be stored now; none of this batch was stored.', {
+/** The 503 of a batch that could not be stored; `cause` (the storage error) reaches the error log,
+ * never the answer. */
+export function storageUnavailable(cause?: unknown): AppError {
+  const error = new AppError(503, 'service_unavailable', 'Events could not be stored now; none of this batch was stored.', {
     resolution: 'Retry the whole batch with the same event ids after Retry-After seconds.',
     headers: { 'retry-after': '1' },
   });
+  if (cause !== undefined) error.cause = cause;
+  return error;
 }
 
 export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
@@ -77,8 +81,8 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
           stored = split.kept;
         }
         outcomes = await writer.store({ envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
-      } catch {
-        throw storageUnavailable();
+      } catch (err) {
+        throw storageUnavailable(err);
       }
       stored.forEach((v, i) => {
         const outcome = outcomes[i]!;

@@ -1,9 +1,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { buildTestApp, dialects } from '../../../test/helpers/test-app.js';
+import { buildTestApp, createTestDatabase, dialects } from '../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../test/helpers/fixtures.js';
 import { purgeExpiredTelemetry } from './index.js';
+import { validateItem } from './event-validation.js';
+import { storeBatches } from './telemetry.repository.js';
+import type { ValidEvent } from './telemetry.model.js';
 import { estimateUnion, SubjectSketch } from './subject-sketch.js';
 import { exposure, eventId, movableClock, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
 
@@ -206,7 +209,7 @@ for (const dialect of dialects) {
 
     test('storage failure: 503 service_unavailable, retryable, nothing stored', async (t) => {
       const clock = movableClock();
-      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const { app, database, logs } = await buildTestApp(t, { dialect, now: clock.now, captureLogs: true });
       const s = await telemetryApp(app);
       const db = database.handle.db;
       await sql`DROP TABLE telemetry_watermarks`.execute(db);
@@ -214,10 +217,33 @@ for (const dialect of dialects) {
       const error = expectError(res, 503, 'service_unavailable');
       assert.equal(res.headers['retry-after'], '1');
       assert.doesNotMatch(JSON.stringify(error), /telemetry_|select|insert/i);
+      // The operator's log says why: the storage error travels as the 503's cause.
+      assert.match(logs(), /telemetry_watermarks/);
       const n = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(n.n), 0);
       const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(keys.n), 0);
+    });
+
+    test('a group touching 3,200 buckets is stored (rollups written in statements of 100 rows, under SQLite\'s parameter limit)', async (t) => {
+      const database = await createTestDatabase(dialect);
+      t.after(async () => {
+        await database.handle.close();
+        await database.drop();
+      });
+      const inputs = Array.from({ length: 32 }, (_, b) => ({
+        envId: 'env_wide', appId: 'app_wide', receivedAt: T0,
+        events: Array.from({ length: 100 }, (_, i) => validateItem(exposure(T0, `u-${i}`, { flagKey: `flag-${b}-${i}` }), i, T0) as ValidEvent),
+      }));
+      const outcomes = await storeBatches(database.handle.db, inputs);
+      assert.ok(outcomes.every((batch) => batch.length === 100 && batch.every((o) => o === 'accepted')));
+      const rollups = await database.handle.db.selectFrom('telemetry_rollups').select((eb) => eb.fn.countAll<number>().as('n')).where('env_id', '=', 'env_wide').executeTakeFirstOrThrow();
+      assert.equal(Number(rollups.n), 3200);
+      // The same buckets again: every row is read, merged and written back.
+      const again = inputs.map((input) => ({ ...input, events: input.events.map((v) => ({ ...v, event: { ...v.event, id: `${v.event.id}-2` } })) }));
+      await storeBatches(database.handle.db, again);
+      const events = await database.handle.db.selectFrom('telemetry_rollups').select((eb) => eb.fn.sum<number>('events').as('n')).where('env_id', '=', 'env_wide').executeTakeFirstOrThrow();
+      assert.equal(Number(events.n), 6400);
     });
 
     test('rollups follow the event hour in UTC with counts, sums and subjects; the watermark names the newest event', async (t) => {
