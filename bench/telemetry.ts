@@ -20,7 +20,7 @@ import autocannon, { type Options } from 'autocannon';
 import pg from 'pg';
 import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
-import { SubjectSketch } from '../src/modules/telemetry/index.js';
+import { SubjectSketch } from '../src/modules/telemetry/ingestion/index.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 16;

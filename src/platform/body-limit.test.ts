@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { bearer } from '../../test/helpers/fixtures.js';
 import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
-import { flagsFixture } from '../modules/evaluation/evaluation.fixtures.js';
+import { flagsFixture } from '../modules/delivery/evaluation/evaluation.fixtures.js';
 import { MAX_DISCARDED_BODY_BYTES } from './body-limit.js';
 
 const FOUR_MB = 4 * 1024 * 1024;

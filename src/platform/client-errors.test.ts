@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { bearer, call, userWithApp } from '../../test/helpers/fixtures.js';
 import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
-import { flagsFixture } from '../modules/evaluation/evaluation.fixtures.js';
+import { flagsFixture } from '../modules/delivery/evaluation/evaluation.fixtures.js';
 
 interface RawAnswer {
   status: number;

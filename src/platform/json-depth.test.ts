@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { bearer, uniqueKey } from '../../test/helpers/fixtures.js';
 import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
-import { flagsFixture } from '../modules/evaluation/evaluation.fixtures.js';
+import { flagsFixture } from '../modules/delivery/evaluation/evaluation.fixtures.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH, parseJsonBody } from './json-depth.js';
 
 const nested = (levels: number, leaf = '1') => '['.repeat(levels) + leaf + ']'.repeat(levels);

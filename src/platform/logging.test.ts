@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertContainsNone, bearer } from '../../test/helpers/fixtures.js';
 import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
-import { flagsFixture } from '../modules/evaluation/evaluation.fixtures.js';
+import { flagsFixture } from '../modules/delivery/evaluation/evaluation.fixtures.js';
 import { redactUrl } from './logging.js';
 
 const TOKEN = `sdk_${'A'.repeat(43)}`;

@@ -12,7 +12,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { bearer } from '../helpers/fixtures.js';
 import { buildTestApp, dialects, type TestApp } from '../helpers/test-app.js';
 import type { EnvironmentFixture } from '../helpers/delivery-fixtures.js';
-import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../../src/modules/evaluation/evaluation.fixtures.js';
+import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../../src/modules/delivery/evaluation/evaluation.fixtures.js';
 import { fastLaneRoute } from '../../src/platform/fast-lane.js';
 import { TOKEN_TYPES, type TokenType } from '../../src/platform/tokens.js';
 import type { FastLaneRouteInfo } from '../../src/platform/fast-lane.js';

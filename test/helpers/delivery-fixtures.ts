@@ -8,7 +8,7 @@ import { createChangeNotifier } from '../../src/db/notifications.js';
 import { inTransaction } from '../../src/db/transaction.js';
 import type { FlagDefinition } from '../../src/engine/index.js';
 import { bearer, createApp, createKey, signUp } from './fixtures.js';
-import { createConfigStateStore, type EnvironmentTarget, type FlagRecord } from '../../src/modules/versions/index.js';
+import { createConfigStateStore, type EnvironmentTarget, type FlagRecord } from '../../src/modules/core/config/index.js';
 
 export interface EnvironmentFixture {
   target: EnvironmentTarget;

@@ -45,7 +45,7 @@ export function registerServerCommands(program: Command): void {
     .argument('<email>', 'the user\'s e-mail')
     .addArgument(new Argument('<plan>', 'free or pro').choices(['free', 'pro']))
     .action(action(async (ctx, email: string, plan: string) => {
-      const { createAuthService } = await import('../../modules/auth/index.js');
+      const { createAuthService } = await import('../../modules/core/auth/index.js');
       const { config, handle } = await openServerDatabase();
       try {
         await createAuthService(handle.db, config.defaultPlan).setPlan(email, plan);

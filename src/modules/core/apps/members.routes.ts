@@ -1,0 +1,79 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdempotencyKeyHeaders } from '../../../platform/idempotency-http.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import { inTransaction } from '../../../db/transaction.js';
+import { principalOf } from '../../../platform/authenticate.js';
+import { errorResponses } from '../../../platform/error-schemas.js';
+import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
+import { principalScope } from '../../../platform/principal.js';
+import { sourceOf } from '../journal/index.js';
+import type { MembersService } from './members.service.js';
+import { AddMemberBody, AppParams, ListMembersResponse, MemberParams, MemberResponse, SetRoleBody } from './apps.schemas.js';
+
+export interface MembersRouteDeps {
+  db: Kysely<Database>;
+  members: MembersService;
+  idempotency: IdempotencyService;
+}
+
+const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
+
+export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async (app, { db, members, idempotency }) => {
+  app.get('/api/v1/apps/:appId/members', {
+    config: management,
+    schema: {
+      tags: ['apps'], operationId: 'listMembers', summary: 'List the members of an app and their roles', security: [{ bearer: [] }],
+      params: AppParams,
+      response: { 200: ListMembersResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => ({ members: await members.list(principalOf(request), request.params.appId) }));
+
+  app.post('/api/v1/apps/:appId/members', {
+    config: management,
+    schema: {
+      tags: ['apps'], operationId: 'addMember', summary: 'Add a signed-up user to an app with a role (owners only)', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      params: AppParams,
+      body: AddMemberBody,
+      response: { 201: MemberResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const key = idempotencyKeyOf(request, { required: false });
+    const { appId } = request.params;
+    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/apps/${appId}/members`, key, request: request.body }, async (trx) => ({
+      statusCode: 201,
+      body: { member: await members.add(trx, principal, appId, request.body, sourceOf(request)) },
+    }));
+    return sendStored(reply, result);
+  });
+
+  app.patch('/api/v1/apps/:appId/members/:userId', {
+    config: management,
+    schema: {
+      tags: ['apps'], operationId: 'setMemberRole', summary: 'Change the role of a member (owners only; the last owner stays)', security: [{ bearer: [] }],
+      params: MemberParams,
+      body: SetRoleBody,
+      response: { 200: MemberResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const principal = principalOf(request);
+    const { appId, userId } = request.params;
+    return { member: await inTransaction(db, (trx) => members.setRole(trx, principal, appId, userId, request.body.role, sourceOf(request))) };
+  });
+
+  app.delete('/api/v1/apps/:appId/members/:userId', {
+    config: management,
+    schema: {
+      tags: ['apps'], operationId: 'removeMember', summary: 'Remove a member from an app (owners only; the last owner stays)', security: [{ bearer: [] }],
+      params: MemberParams,
+      response: { 204: { type: 'null', description: 'Removed' }, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const { appId, userId } = request.params;
+    await inTransaction(db, (trx) => members.remove(trx, principal, appId, userId, sourceOf(request)));
+    return reply.code(204).send();
+  });
+};

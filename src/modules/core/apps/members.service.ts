@@ -1,0 +1,101 @@
+// App members: owners add people who have signed up, change their role or remove them. The last
+// owner stays (409 last_owner), so an app is never left without someone who can manage it. Each
+// change is journaled in the same transaction.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import type { Executor } from '../../../db/transaction.js';
+import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import type { AppAccess, Role } from '../../../platform/app-access.js';
+import { AppError, conflict, notFound } from '../../../platform/errors.js';
+import { nowIso } from '../../../platform/ids.js';
+import type { Principal } from '../../../platform/principal.js';
+import { authorityOf, type DiffEntry, type JournalService, type JournalSource } from '../journal/index.js';
+import type { Member } from './apps.model.js';
+import * as repo from './members.repository.js';
+
+export interface MembersService {
+  list(principal: Principal, appId: string): Promise<Member[]>;
+  add(trx: Executor, principal: Principal, appId: string, input: { email: string; role: Role }, source: JournalSource): Promise<Member>;
+  setRole(trx: Executor, principal: Principal, appId: string, userId: string, role: Role, source: JournalSource): Promise<Member>;
+  remove(trx: Executor, principal: Principal, appId: string, userId: string, source: JournalSource): Promise<void>;
+}
+
+const toMember = (r: { user_id: string; email: string; role: string; created_at: string; updated_at: string }): Member => ({
+  userId: r.user_id, email: r.email, role: r.role as Role, createdAt: r.created_at, updatedAt: r.updated_at,
+});
+
+const lastOwner = () =>
+  conflict('last_owner', 'This is the last owner of the app; an app always keeps one.', {
+    resolution: 'Make another member an owner first, then change or remove this one.',
+  });
+
+export function createMembersService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): MembersService {
+  const { db, access, journal } = deps;
+
+  async function memberOf(trx: Executor, appId: string, userId: string): Promise<Member> {
+    const found = (await repo.listMembers(trx, appId)).find((m) => m.user_id === userId);
+    if (!found) throw notFound(`Member ${userId} of app ${appId}`);
+    return toMember(found);
+  }
+
+  async function record(trx: Executor, principal: Principal, appId: string, operation: string, userId: string, entry: DiffEntry, source: JournalSource) {
+    await journal.record(trx, {
+      appId, env: null, operation, source, resourceType: 'member', resourceId: userId, authority: authorityOf(principal),
+      beforeVersion: null, afterVersion: null, diff: [entry],
+    });
+  }
+
+  /**
+   * A lock on the app, then the owner check: concurrent changes cannot remove every owner, and an
+   * owner demoted a moment ago is checked against the committed demotion.
+   */
+  async function asOwner(trx: Executor, principal: Principal, appId: string) {
+    await repo.lockApp(trx, appId);
+    await access.requireApp(principal, appId, 'members', trx);
+  }
+
+  return {
+    async list(principal, appId) {
+      await access.requireApp(principal, appId, 'read');
+      return (await repo.listMembers(db, appId)).map(toMember);
+    },
+
+    async add(trx, principal, appId, input, source) {
+      await asOwner(trx, principal, appId);
+      const user = await repo.findUserByEmail(trx, input.email);
+      if (!user) {
+        throw new AppError(404, 'not_found', `No user has signed up with ${input.email}.`, {
+          resolution: 'Ask them to sign up first (ensign login --sign-up), then add them again.',
+        });
+      }
+      const at = nowIso();
+      try {
+        await repo.insertMember(trx, { app_id: appId, user_id: user.id, role: input.role, created_at: at, updated_at: at });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw conflict('member_exists', `${user.email} is already a member of this app.`, { resolution: 'Change their role with PATCH /api/v1/apps/{appId}/members/{userId}.' });
+        throw err;
+      }
+      // Journals name people by id, never by e-mail.
+      await record(trx, principal, appId, 'member.add', user.id, { op: 'add', resourceType: 'member', key: user.id, path: '', after: { role: input.role } }, source);
+      return memberOf(trx, appId, user.id);
+    },
+
+    async setRole(trx, principal, appId, userId, role, source) {
+      await asOwner(trx, principal, appId);
+      const existing = await memberOf(trx, appId, userId);
+      if (existing.role === role) return existing;
+      if (existing.role === 'owner' && (await repo.countOwners(trx, appId)) <= 1) throw lastOwner();
+      await repo.updateRole(trx, appId, userId, role, nowIso());
+      await record(trx, principal, appId, 'member.update', userId, { op: 'change', resourceType: 'member', key: userId, path: '/role', before: existing.role, after: role }, source);
+      return memberOf(trx, appId, userId);
+    },
+
+    async remove(trx, principal, appId, userId, source) {
+      await asOwner(trx, principal, appId);
+      const existing = await memberOf(trx, appId, userId);
+      if (existing.role === 'owner' && (await repo.countOwners(trx, appId)) <= 1) throw lastOwner();
+      await repo.deleteMember(trx, appId, userId);
+      await record(trx, principal, appId, 'member.remove', userId, { op: 'remove', resourceType: 'member', key: userId, path: '', before: { role: existing.role } }, source);
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { principalOf } from '../../../platform/authenticate.js';
+import { errorResponses } from '../../../platform/error-schemas.js';
+import type { AuthorityService } from './authority.service.js';
+import {
+  ApproveBody, ApproveResponse, ExecuteBody, ExecuteResponse, ListProposalsQuery, ListProposalsResponse, ProposalParams, ProposeBody,
+  ProposeResponse, ReadbackBody, ReadbackResponse, ShowProposalQuery, ShowProposalResponse, TokenBody, TokenResponse,
+} from './authority.schemas.js';
+
+const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
+const security = [{ bearer: [] }];
+
+export const authorityRoutes: FastifyPluginAsyncTypebox<{ authority: AuthorityService }> = async (app, { authority }) => {
+  app.post('/api/v1/authority/tokens', {
+    // Every credential type is recognised so anything but an unscoped cli_ is answered 403.
+    config: { auth: { allow: ['cli', 'admin', 'sdk', 'pub'] } },
+    schema: {
+      tags: ['authority'], operationId: 'createScopedToken', summary: 'Mint a scoped cli_ capability token (login token only); shown once', security,
+      body: TokenBody,
+      response: { 200: TokenResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request, reply) => {
+    reply.header('cache-control', 'no-store');
+    return authority.mintToken(principalOf(request), request.body);
+  });
+
+  app.post('/api/v1/authority/propose', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'proposeChange', summary: 'Propose a configuration change: validated and previewed now, immutable', security,
+      body: ProposeBody,
+      response: { 200: ProposeResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+  }, async (request) => ({ proposal: await authority.propose(principalOf(request), request.body as Parameters<AuthorityService['propose']>[1]) }));
+
+  app.get('/api/v1/authority/proposals', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'listProposals', summary: 'Proposals of an environment with approvals, receipt and derived status, newest first', security,
+      querystring: ListProposalsQuery,
+      response: { 200: ListProposalsResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => ({ proposals: await authority.list(principalOf(request), request.query) }));
+
+  app.get('/api/v1/authority/proposals/:id', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'getProposal', summary: 'One proposal with its approvals, receipt and derived status', security,
+      params: ProposalParams,
+      querystring: ShowProposalQuery,
+      response: { 200: ShowProposalResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => authority.show(principalOf(request), request.query.appId, request.params.id));
+
+  app.post('/api/v1/authority/approve', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'approveProposal', summary: 'Approve a proposal (not your own); immutable evidence', security,
+      body: ApproveBody,
+      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => ({ approval: await authority.approve(principalOf(request), request.body) }));
+
+  app.post('/api/v1/authority/execute', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'executeProposal', summary: 'Apply an approved proposal as one new version, read back in the same transaction; at most once', security,
+      body: ExecuteBody,
+      response: { 200: ExecuteResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+  }, async (request) => ({ receipt: await authority.execute(principalOf(request), request.body) }));
+
+  app.post('/api/v1/authority/readback', {
+    config: management,
+    schema: {
+      tags: ['authority'], operationId: 'readbackReceipt', summary: 'A receipt and what is live now: current and served versions, whether the change is still in effect', security,
+      body: ReadbackBody,
+      response: { 200: ReadbackResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => authority.readback(principalOf(request), request.body));
+};

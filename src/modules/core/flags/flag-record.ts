@@ -1,0 +1,14 @@
+// The flag record (CONTRACT section 4): its type and schemas. They are defined with the
+// configuration state that holds every flag (versions/config-state.schemas.ts and versions.model.ts),
+// because this module depends on versions and not the other way round; this is where to find them
+// from the flags side (docs/decisions/0008-flag-record-location.md).
+export {
+  DependencySchema,
+  FLAG_KEY_DESCRIPTION,
+  FlagRecordSchema,
+  flagFieldSchemas,
+  RolloutSchema,
+  RuleSchema,
+  VariantSchema,
+  type FlagRecord,
+} from '../config/index.js';

@@ -1,0 +1,109 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import type { Executor } from '../../../db/transaction.js';
+import { principalOf } from '../../../platform/authenticate.js';
+import { errorResponses } from '../../../platform/error-schemas.js';
+import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../../platform/idempotency.js';
+import { nowIso } from '../../../platform/ids.js';
+import { principalScope, type Principal } from '../../../platform/principal.js';
+import { sourceOf } from '../journal/index.js';
+import type { FlagsService } from './flags.service.js';
+import {
+  BulkApplyBody, BulkApplyResponse, DeleteFlagQuery, DeleteFlagResponse, LegacyBulkBody, LegacyBulkResponse,
+  ListFlagsQuery, ListFlagsResponse, PatchFlagBody, PatchFlagResponse,
+} from './flags.schemas.js';
+
+export interface FlagsRouteDeps {
+  flags: FlagsService;
+  idempotency: IdempotencyService;
+}
+
+const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
+
+export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app, { flags, idempotency }) => {
+  /**
+   * Every mutation goes through the idempotency records (scoped to the caller and the route): with a
+   * key, a retried toggle or bulk apply replays its first answer instead of applying twice; without
+   * one it is simply one transaction.
+   */
+  function mutation(request: FastifyRequest, route: string, fingerprint: unknown, options: { bodyField?: string }, work: (trx: Executor, principal: Principal, key: string | null) => Promise<unknown>) {
+    const principal = principalOf(request);
+    const key = idempotencyKeyOf(request, { required: false, bodyField: options.bodyField });
+    return idempotency.run({ scope: `${principalScope(principal)}:${route}`, key, request: fingerprint }, async (trx): Promise<StoredResponse> => ({
+      statusCode: 200,
+      body: await work(trx, principal, key),
+    }));
+  }
+
+  app.get('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'listFlags', summary: 'List the flags of an environment with its config version', security: [{ bearer: [] }],
+      querystring: ListFlagsQuery,
+      response: { 200: ListFlagsResponse, ...errorResponses(400, 401, 403, 404) },
+    },
+  }, async (request) => flags.list(principalOf(request), request.query.appId, request.query.env));
+
+  app.patch('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'patchFlag', summary: 'Create, update, upsert or toggle one flag', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      body: PatchFlagBody,
+      response: { 200: PatchFlagResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+  }, async (request, reply) => {
+    const result = await mutation(request, 'PATCH /api/v1/flags', request.body, {}, (trx, principal) => flags.patch(trx, principal, request.body, sourceOf(request)));
+    return sendStored(reply, result);
+  });
+
+  app.delete('/api/v1/flags', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'deleteFlag', summary: 'Delete one flag', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      querystring: DeleteFlagQuery,
+      response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const result = await mutation(request, 'DELETE /api/v1/flags', request.query, {}, (trx, principal) => flags.remove(trx, principal, request.query, sourceOf(request)));
+    return sendStored(reply, result);
+  });
+
+  app.patch('/api/v1/flags/bulk', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'bulkApplyFlags', summary: 'Apply flag values, advanced flag fields and privacy settings in one version, all or nothing', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      body: BulkApplyBody,
+      response: { 200: BulkApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    // The key is where the request is stored, not part of what it asks: header and body forms match.
+    const { idempotencyKey: _key, ...input } = request.body;
+    const result = await mutation(request, 'PATCH /api/v1/flags/bulk', input, { bodyField: 'idempotencyKey' }, async (trx, principal, key) => ({
+      ...(await flags.bulkApply(trx, principal, input)),
+      replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() },
+    }));
+    // The stored answer is the first one; a replay says so in its replay metadata.
+    const body = result.response.body as { replay: { replayed: boolean } };
+    if (result.replayed) body.replay = { ...body.replay, replayed: true };
+    return sendStored(reply, result);
+  });
+
+  app.post('/api/v1/flags/bulk', {
+    config: management,
+    schema: {
+      tags: ['flags'], operationId: 'bulkSetFlagValuesLegacy', summary: 'Set the values of existing flags in one version (older form of PATCH /api/v1/flags/bulk)', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      body: LegacyBulkBody,
+      response: { 200: LegacyBulkResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const result = await mutation(request, 'POST /api/v1/flags/bulk', request.body, {}, async (trx, principal) => {
+      const applied = await flags.bulkApply(trx, principal, request.body);
+      return { version: applied.version, updated: applied.updated };
+    });
+    return sendStored(reply, result);
+  });
+};

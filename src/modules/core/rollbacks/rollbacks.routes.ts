@@ -1,0 +1,49 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { IdempotencyKeyHeaders } from '../../../platform/idempotency-http.js';
+import { principalOf } from '../../../platform/authenticate.js';
+import { errorResponses } from '../../../platform/error-schemas.js';
+import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
+import { nowIso } from '../../../platform/ids.js';
+import { principalScope } from '../../../platform/principal.js';
+import type { RollbacksService } from './rollbacks.service.js';
+import { RollbackApplyBody, RollbackApplyResponse, RollbackPlanBody, RollbackPlanResponse } from './rollbacks.schemas.js';
+
+export interface RollbacksRouteDeps {
+  rollbacks: RollbacksService;
+  idempotency: IdempotencyService;
+}
+
+const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
+
+export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = async (app, { rollbacks, idempotency }) => {
+  app.post('/api/v1/rollbacks/plan', {
+    config: management,
+    schema: {
+      tags: ['rollbacks'], operationId: 'planRollback', summary: 'Deterministic plan restoring a retained version (within a scope); changes nothing', security: [{ bearer: [] }],
+      body: RollbackPlanBody,
+      response: { 200: RollbackPlanResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => ({ plan: await rollbacks.plan(principalOf(request), request.body) }));
+
+  app.post('/api/v1/rollbacks/apply', {
+    config: management,
+    schema: {
+      tags: ['rollbacks'], operationId: 'applyRollback', summary: 'Apply a reviewed rollback plan as one new version (history is never rewritten)', security: [{ bearer: [] }],
+      headers: IdempotencyKeyHeaders,
+      body: RollbackApplyBody,
+      response: { 200: RollbackApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const principal = principalOf(request);
+    const key = idempotencyKeyOf(request, { required: true, bodyField: 'idempotencyKey' })!;
+    // The key is where the request is stored, not part of what it asks: header and body forms match.
+    const { idempotencyKey: _key, ...input } = request.body;
+    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/rollbacks/apply`, key, request: input }, async (trx) => ({
+      statusCode: 200,
+      body: { ...(await rollbacks.apply(trx, principal, input)), replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() } },
+    }));
+    const body = result.response.body as { replay: { replayed: boolean } };
+    if (result.replayed) body.replay = { ...body.replay, replayed: true };
+    return sendStored(reply, result);
+  });
+};

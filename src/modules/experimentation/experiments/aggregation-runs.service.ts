@@ -1,0 +1,419 @@
+// Aggregation runs and results (issue 12). A run is a leased job: it reads the iteration's raw events
+// up to the telemetry watermark, reduces them (iteration-aggregate.ts) and pins the aggregate. Results
+// analyse the newest succeeded run of the iteration's revision with descriptive-v1. Runs start on a
+// schedule (at most once a minute per iteration while its environment receives events), on
+// recompute, and after a subject's erasure (so no result keeps the subject).
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { analyzeExperiment, guardrailStatus, ANALYSIS_ENGINE_VERSION, type MetricComparison } from '../../../analysis/index.js';
+import type { Database } from '../../../db/database.js';
+import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import { inTransaction, type Executor } from '../../../db/transaction.js';
+import { enqueue, PermanentJobError, type JobRunner } from '../../../jobs/index.js';
+import type { AppAccess } from '../../../platform/app-access.js';
+import { AppError, conflict, notFound } from '../../../platform/errors.js';
+import { newId } from '../../../platform/ids.js';
+import type { Principal } from '../../../platform/principal.js';
+import type { MetricsService } from '../experiment-metrics/index.js';
+import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../../telemetry/ingestion/index.js';
+import type { ExperimentAggregationRunsTable } from './aggregation-runs.table.js';
+import * as repo from './experiments.repository.js';
+import { aggregateIteration, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
+import type {
+  AggregationRun, AggregationRunCause, AggregationRunState, ExperimentResults, ExperimentResultsSource, GuardrailHealth,
+} from './results.model.js';
+
+export const AGGREGATION_JOB = 'experiment-aggregation';
+export const AGGREGATION_SCHEDULE_JOB = 'experiment-aggregation-schedule';
+/** Scheduled runs of one iteration start at most this often. */
+export const AGGREGATION_INTERVAL_MS = 60_000;
+/** Diagnostics a run or a result carries at most. */
+export const MAX_DIAGNOSTICS = 20;
+/** Experiments the scheduler looks at per tick (the oldest-run first ones wait for the next tick). */
+const SCHEDULE_BATCH = 500;
+
+interface PinnedAggregate {
+  variants: StoredVariant[];
+  multipleExposures: number;
+  primaryMetricId: string | null;
+  /** Direction and tolerated degradation of every guardrail, as the run saw them. */
+  guardrails: { metricId: string; higherIsBetter: boolean; maxRelativeDegradation: number }[];
+}
+
+export interface RecomputeRequest {
+  appId: string;
+  env: string;
+  iterationId: string;
+  iterationRevision: number;
+  analysisEngineVersion: string;
+  idempotencyKey: string;
+  confirm: boolean;
+  priorWatermark?: { receivedAt: number; eventId: string };
+}
+
+export interface ResultsQuery {
+  appId: string;
+  env: string;
+  iterationId: string;
+  iterationRevision: number;
+}
+
+export interface AggregationService extends ExperimentResultsSource {
+  results(principal: Principal, experimentId: string, query: ResultsQuery): Promise<ExperimentResults>;
+  recompute(principal: Principal, experimentId: string, body: RecomputeRequest): Promise<{ run: AggregationRun; replayed: boolean }>;
+  run(principal: Principal, experimentId: string, runId: string, query: { appId: string; env: string }): Promise<AggregationRun>;
+  /** The job: computes and pins one run (idempotent: a finished run is left alone). */
+  execute(runId: string): Promise<void>;
+  /** Records a run whose job gave up (its last attempt failed), so it no longer counts as running. */
+  fail(runId: string, message: string): Promise<void>;
+  /** The scheduler tick: queues a run for every active iteration whose environment received events since its last run. */
+  schedule(): Promise<number>;
+  /**
+   * In the transaction that deletes an erased subject's events: queue a recompute of every iteration
+   * it was in that has runs (so none keeps it), and answer the runs, which the erasure job executes at once.
+   */
+  queueAfterErasure(trx: Executor, envId: string, iterations: { experimentId: string; iterationId: string }[]): Promise<string[]>;
+}
+
+export interface AggregationDeps {
+  db: Kysely<Database>;
+  access: AppAccess;
+  metrics: Pick<MetricsService, 'findRevision'>;
+  /** Keys subjects in a run's memory. */
+  secret: string;
+  now?: () => number;
+}
+
+type RunRow = ExperimentAggregationRunsTable;
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function runOf(row: RunRow): AggregationRun {
+  return {
+    id: row.id,
+    state: row.state as AggregationRunState,
+    cause: row.cause as AggregationRunCause,
+    watermark: row.watermark_received_at === null ? null : { receivedAt: Number(row.watermark_received_at), eventId: row.watermark_event_id ?? '' },
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    diagnostics: JSON.parse(row.diagnostics) as string[],
+    remediation: row.remediation,
+  };
+}
+
+const bounded = (list: string[]) => (list.length <= MAX_DIAGNOSTICS ? list : [...list.slice(0, MAX_DIAGNOSTICS - 1), `${list.length - MAX_DIAGNOSTICS + 1} more diagnostic(s) omitted.`]);
+
+function requestHashOf(experimentId: string, body: RecomputeRequest): string {
+  const { appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark } = body;
+  const canonical = JSON.stringify([experimentId, appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark?.receivedAt ?? null, priorWatermark?.eventId ?? null]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+export function createAggregationService(deps: AggregationDeps): AggregationService {
+  const now = deps.now ?? Date.now;
+  const { db } = deps;
+
+  async function experimentOf(executor: Executor, principal: Principal, appId: string, env: string, id: string, need: 'read' | 'change') {
+    const { env: envRef } = await deps.access.requireEnv(principal, appId, env, need, executor);
+    const row = await repo.findExperiment(executor, envRef.id, id);
+    if (!row) throw notFound(`Experiment ${id}`);
+    return row;
+  }
+
+  async function iterationRevisionExists(executor: Executor, experimentId: string, iterationId: string, revision: number) {
+    const row = await executor.selectFrom('experiment_iterations').select(['started_at', 'number']).where('experiment_id', '=', experimentId).where('id', '=', iterationId).where('revision', '=', revision).executeTakeFirst();
+    if (!row) throw notFound(`Iteration ${iterationId} revision ${revision} of experiment ${experimentId}`);
+    return { startedAt: Date.parse(row.started_at), number: Number(row.number) };
+  }
+
+  async function latestSucceeded(executor: Executor, experimentId: string, iterationId: string, revision: number): Promise<RunRow | undefined> {
+    return executor.selectFrom('experiment_aggregation_runs').selectAll()
+      .where('experiment_id', '=', experimentId).where('iteration_id', '=', iterationId).where('iteration_revision', '=', revision).where('state', '=', 'succeeded')
+      .orderBy('finished_at', 'desc').limit(1).executeTakeFirst();
+  }
+
+  async function createRun(trx: Executor, input: { envId: string; experimentId: string; iterationId: string; iterationRevision: number; cause: AggregationRunCause; idempotencyKey?: string; requestHash?: string }): Promise<RunRow> {
+    const row: RunRow = {
+      id: newId('run'), env_id: input.envId, experiment_id: input.experimentId, iteration_id: input.iterationId, iteration_revision: input.iterationRevision,
+      state: 'queued', cause: input.cause, watermark_received_at: null, watermark_event_id: null, queued_at: iso(now()), started_at: null, finished_at: null,
+      diagnostics: '[]', remediation: null, aggregate: null, idempotency_key: input.idempotencyKey ?? null, request_hash: input.requestHash ?? null,
+    };
+    await trx.insertInto('experiment_aggregation_runs').values(row).execute();
+    await enqueue(trx, { kind: AGGREGATION_JOB, payload: { runId: row.id }, maxAttempts: 5 }, now);
+    return row;
+  }
+
+  async function finish(runId: string, state: 'succeeded' | 'failed', fields: Partial<RunRow>) {
+    await inTransaction(db, async (trx) => {
+      const run = await trx.selectFrom('experiment_aggregation_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+      await trx.updateTable('experiment_aggregation_runs').set({ ...fields, state, finished_at: iso(now()) }).where('id', '=', runId).execute();
+      if (state !== 'succeeded') return;
+      // Older aggregates of the iteration are superseded and dropped: none may outlive an erasure.
+      await trx.updateTable('experiment_aggregation_runs').set({ state: 'superseded', aggregate: null })
+        .where('experiment_id', '=', run.experiment_id).where('iteration_id', '=', run.iteration_id)
+        .where('state', '=', 'succeeded').where('id', '!=', runId).execute();
+    });
+  }
+
+  async function metricsOf(envId: string, appId: string, refs: { metricId: string; revision: number }[]) {
+    const env = await db.selectFrom('environments').select('slug').where('id', '=', envId).executeTakeFirstOrThrow();
+    const found = new Map<string, Awaited<ReturnType<AggregationDeps['metrics']['findRevision']>>>();
+    for (const ref of refs) {
+      if (found.has(ref.metricId)) continue;
+      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: env.slug }, ref.metricId, ref.revision));
+    }
+    return found;
+  }
+
+  async function execute(runId: string): Promise<void> {
+    const run = await db.selectFrom('experiment_aggregation_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'superseded') return;
+    const experiment = await db.selectFrom('experiments').selectAll().where('id', '=', run.experiment_id).executeTakeFirst();
+    const iteration = await db.selectFrom('experiment_iterations').selectAll().where('id', '=', run.iteration_id).where('revision', '=', run.iteration_revision).executeTakeFirst();
+    if (!experiment || !iteration) {
+      await finish(runId, 'failed', { diagnostics: JSON.stringify(['The experiment or its iteration no longer exists.']), remediation: 'Nothing to recompute.' });
+      return;
+    }
+    const watermark = await watermarkOf(db, run.env_id);
+    const startedAt = iso(now());
+    await db.updateTable('experiment_aggregation_runs').set({ state: 'running', started_at: startedAt }).where('id', '=', runId).execute();
+    const definition = JSON.parse(experiment.definition) as repo.ExperimentRow['definition'];
+    const refs = [
+      ...(definition.primaryMetric ? [definition.primaryMetric] : []),
+      ...definition.secondaryMetrics,
+      ...definition.guardrailMetrics,
+    ];
+    const metrics = await metricsOf(run.env_id, experiment.app_id, refs);
+    const diagnostics: string[] = [];
+    const specs: AggregatedMetric[] = [];
+    for (const [metricId, m] of metrics) {
+      if (!m) diagnostics.push(`Metric ${metricId} at the pinned revision no longer exists; it is left out.`);
+      else specs.push({ metricId, kind: m.kind, eventMetricKey: m.eventMetricKey, denominatorMetricKey: m.denominatorMetricKey, winsorizePercentile: m.winsorizePercentile });
+    }
+    const receivedUpTo = watermark ? Number(watermark.receivedAt) : 0;
+    const started = Date.parse(iteration.started_at);
+    // The iteration ends where the next one starts; the current one runs up to the watermark.
+    const next = await db.selectFrom('experiment_iterations').select('started_at').where('experiment_id', '=', experiment.id).where('number', '>', Number(iteration.number)).orderBy('number').limit(1).executeTakeFirst();
+    const end = next ? Date.parse(next.started_at) : now() + 5 * 60_000;
+    // Exposures name their iteration; the 5 minutes of clock skew ingestion tolerates also apply to
+    // the start, so a client whose clock runs behind is not cut off.
+    const window = { envId: run.env_id, from: started - FUTURE_TOLERANCE_MS, to: end, receivedUpTo };
+    let aggregate;
+    try {
+      aggregate = await aggregateIteration({
+        secret: deps.secret,
+        variants: definition.variants,
+        metrics: specs,
+        cuped: definition.analysis.cuped,
+        assignments: iterationAssignments(db, window, experiment.id, iteration.id),
+        outcomes: (keys, from) => outcomeEvents(db, { ...window, from: Math.max(0, from) }, keys),
+      });
+    } catch (err) {
+      if (err instanceof AggregationTooLarge) {
+        await finish(runId, 'failed', { diagnostics: JSON.stringify([err.message]), remediation: 'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.' });
+        throw new PermanentJobError(err.message);
+      }
+      throw err;
+    }
+    const higherIsBetter = (id: string) => metrics.get(id)?.direction !== 'decrease';
+    const pinned: PinnedAggregate = {
+      variants: aggregate.variants,
+      multipleExposures: aggregate.multipleExposures,
+      primaryMetricId: definition.primaryMetric && specs.some((s) => s.metricId === definition.primaryMetric.metricId) ? definition.primaryMetric.metricId : null,
+      guardrails: definition.guardrailMetrics.filter((g) => specs.some((s) => s.metricId === g.metricId)).map((g) => ({ metricId: g.metricId, higherIsBetter: higherIsBetter(g.metricId), maxRelativeDegradation: g.maxRelativeDegradation })),
+    };
+    if (!watermark) diagnostics.push('The environment has received no events yet.');
+    await finish(runId, 'succeeded', {
+      aggregate: JSON.stringify(pinned),
+      watermark_received_at: receivedUpTo,
+      watermark_event_id: watermark?.eventId ?? '',
+      diagnostics: JSON.stringify(bounded([...diagnostics, ...aggregate.diagnostics])),
+      remediation: null,
+    });
+  }
+
+  function resultsOf(experiment: repo.ExperimentRow, run: RunRow): ExperimentResults {
+    const pinned = JSON.parse(run.aggregate!) as PinnedAggregate;
+    const analysis = analyzeExperiment({
+      variants: pinned.variants,
+      primaryMetricId: pinned.primaryMetricId,
+      alpha: experiment.definition.analysis.alpha,
+      sequential: experiment.definition.analysis.sequential ? { tuning: experiment.definition.analysis.sequentialTuning } : null,
+      minimumUnitsPerVariant: experiment.definition.analysis.minimumUnitsPerVariant,
+      multipleExposures: pinned.multipleExposures,
+    });
+    const comparisonOf = (metricId: string, variant: string): MetricComparison | undefined =>
+      analysis.inference.fixedHorizon.find((c) => c.metricId === metricId && c.variant === variant);
+    const guardrails: GuardrailHealth[] = [];
+    for (const g of pinned.guardrails) {
+      for (const v of pinned.variants.slice(1)) {
+        const c = comparisonOf(g.metricId, v.key);
+        guardrails.push({
+          metricId: g.metricId, variant: v.key, ci: c?.relative?.ci ?? null, maxRelativeDegradation: g.maxRelativeDegradation,
+          status: c ? guardrailStatus(c, g.maxRelativeDegradation, g.higherIsBetter) : 'unknown',
+        });
+      }
+    }
+    const watermark = { receivedAt: Number(run.watermark_received_at ?? 0), eventId: run.watermark_event_id ?? '' };
+    const diagnostics = JSON.parse(run.diagnostics) as string[];
+    for (const c of analysis.inference.fixedHorizon) {
+      if (c.unavailable) diagnostics.push(`No effect for ${c.metricId} in ${c.variant}: ${c.unavailable}.`);
+    }
+    return {
+      experimentId: experiment.id,
+      iterationId: run.iteration_id,
+      iterationRevision: Number(run.iteration_revision),
+      analysisEngineVersion: ANALYSIS_ENGINE_VERSION,
+      aggregate: { runId: run.id, pinnedAt: run.finished_at!, watermark, variants: analysis.variants },
+      inference: analysis.inference,
+      analysisDecision: analysis.analysisDecision,
+      health: { srm: analysis.health.srm, multipleExposures: analysis.health.multipleExposures, guardrails },
+      freshness: { computedAt: run.finished_at!, lagSeconds: Math.max(0, Math.round((now() - (watermark.receivedAt || Date.parse(run.finished_at!))) / 1000)) },
+      diagnostics: bounded(diagnostics),
+    };
+  }
+
+  async function newestRunOf(executor: Executor, experimentId: string, iterationId: string) {
+    return executor.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('iteration_id', '=', iterationId)
+      .orderBy('queued_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  return {
+    execute,
+
+    async fail(runId, message) {
+      const run = await db.selectFrom('experiment_aggregation_runs').select('state').where('id', '=', runId).executeTakeFirst();
+      if (!run || run.state === 'succeeded' || run.state === 'superseded' || run.state === 'failed') return;
+      await finish(runId, 'failed', { diagnostics: JSON.stringify(bounded([`The run failed: ${message}`])), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.' });
+    },
+
+    async results(principal, experimentId, query) {
+      const experiment = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
+      await iterationRevisionExists(db, experimentId, query.iterationId, query.iterationRevision);
+      const run = await latestSucceeded(db, experimentId, query.iterationId, query.iterationRevision);
+      if (!run) {
+        // The first read of an iteration without a run asks for one (the scheduler would, within a minute).
+        const newest = await newestRunOf(db, experimentId, query.iterationId);
+        if (!newest) {
+          await inTransaction(db, (trx) => createRun(trx, { envId: experiment.envId, experimentId, iterationId: query.iterationId, iterationRevision: query.iterationRevision, cause: 'schedule' }));
+        }
+        throw new AppError(404, 'not_found', `No aggregation run of iteration ${query.iterationId} revision ${query.iterationRevision} has succeeded yet.`, {
+          resolution: 'A run has been queued; read the results again in a minute, or follow it through POST …/results/recompute and GET …/results/runs/{runId}.',
+        });
+      }
+      return resultsOf(experiment, run);
+    },
+
+    async latest(input) {
+      const experiment = await repo.findExperiment(db, input.envId, input.experimentId);
+      if (!experiment) return null;
+      const run = await latestSucceeded(db, input.experimentId, input.iterationId, input.iterationRevision);
+      return run ? resultsOf(experiment, run) : null;
+    },
+
+    async recompute(principal, experimentId, body) {
+      const experiment = await experimentOf(db, principal, body.appId, body.env, experimentId, 'change');
+      const requestHash = requestHashOf(experimentId, body);
+      const replay = async () => {
+        const prior = await db.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('idempotency_key', '=', body.idempotencyKey).executeTakeFirst();
+        if (!prior) return null;
+        if (prior.request_hash !== requestHash) {
+          throw conflict('idempotency_conflict', 'This idempotencyKey was used with a different recompute request.', { resolution: 'Use a new idempotencyKey for a different request.' });
+        }
+        return { run: runOf(prior), replayed: true };
+      };
+      const replayed = await replay();
+      if (replayed) return replayed;
+      const iteration = await iterationRevisionExists(db, experimentId, body.iterationId, body.iterationRevision);
+      if (iteration.startedAt < now() - RAW_RETENTION_MS) {
+        throw conflict('raw_input_gap', `Raw events of iteration ${body.iterationId} from before ${iso(now() - RAW_RETENTION_MS)} were purged by the 30-day retention; a recompute would silently lose them.`, {
+          resolution: 'Keep the pinned aggregate, or start a new iteration.',
+        });
+      }
+      try {
+        const row = await inTransaction(db, async (trx) => {
+          const running = await trx.selectFrom('experiment_aggregation_runs').select('id').where('experiment_id', '=', experimentId).where('iteration_id', '=', body.iterationId).where('state', '=', 'running').executeTakeFirst();
+          if (running) {
+            throw conflict('unsafe_recovery', `Run ${running.id} of this iteration is running; a second run now could race it.`, { resolution: 'Wait for it to finish (GET …/results/runs/{runId}), then recompute.' });
+          }
+          if (body.priorWatermark) {
+            const pinned = await latestSucceeded(trx, experimentId, body.iterationId, body.iterationRevision);
+            const matches = pinned && Number(pinned.watermark_received_at) === body.priorWatermark.receivedAt && pinned.watermark_event_id === body.priorWatermark.eventId;
+            if (!matches) {
+              throw conflict('watermark_mismatch', 'priorWatermark is not the watermark of the pinned aggregate: the results changed since you read them.', {
+                resolution: 'Read the results again and send their aggregate.watermark.',
+                details: [{ path: '/priorWatermark', message: pinned ? `the pinned watermark is ${pinned.watermark_received_at}/${pinned.watermark_event_id}` : 'no aggregate is pinned yet' }],
+              });
+            }
+          }
+          return createRun(trx, { envId: experiment.envId, experimentId, iterationId: body.iterationId, iterationRevision: body.iterationRevision, cause: 'recompute', idempotencyKey: body.idempotencyKey, requestHash });
+        });
+        return { run: runOf(row), replayed: false };
+      } catch (err) {
+        // Two requests with one key at once: the loser answers the winner's run.
+        if (isUniqueViolation(err)) {
+          const again = await replay();
+          if (again) return again;
+        }
+        throw err;
+      }
+    },
+
+    async run(principal, experimentId, runId, query) {
+      await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
+      const row = await db.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('id', '=', runId).executeTakeFirst();
+      if (!row) throw notFound(`Run ${runId}`);
+      return runOf(row);
+    },
+
+    async schedule() {
+      const active = await db.selectFrom('experiments').select(['id', 'env_id']).where('state', 'in', ['running', 'paused']).orderBy('updated_at').limit(SCHEDULE_BATCH).execute();
+      let queued = 0;
+      for (const experiment of active) {
+        const iteration = await repo.currentIteration(db, experiment.id);
+        if (!iteration) continue;
+        const watermark = await watermarkOf(db, experiment.env_id);
+        const newest = await newestRunOf(db, experiment.id, iteration.id);
+        if (newest && (newest.state === 'queued' || newest.state === 'running')) continue;
+        const changed = !newest || Number(newest.iteration_revision) !== iteration.revision;
+        const fresh = watermark !== null && (newest?.watermark_received_at === null || newest === undefined || Number(watermark.receivedAt) > Number(newest.watermark_received_at));
+        const due = !newest || Date.parse(newest.queued_at) <= now() - AGGREGATION_INTERVAL_MS;
+        if (!changed && !(fresh && due)) continue;
+        // A ramp (new revision) or a new iteration after earlier runs of the experiment.
+        const previous = newest ?? await db.selectFrom('experiment_aggregation_runs').select('id').where('experiment_id', '=', experiment.id).limit(1).executeTakeFirst();
+        await inTransaction(db, (trx) => createRun(trx, {
+          envId: experiment.env_id, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision,
+          cause: previous && changed ? 'iteration_change' : 'schedule',
+        }));
+        queued++;
+      }
+      return queued;
+    },
+
+    async queueAfterErasure(trx, envId, iterations) {
+      const runIds: string[] = [];
+      for (const { experimentId, iterationId } of iterations) {
+        const newest = await newestRunOf(trx, experimentId, iterationId);
+        if (!newest || newest.env_id !== envId) continue;
+        const row = await createRun(trx, { envId, experimentId, iterationId, iterationRevision: Number(newest.iteration_revision), cause: 'recompute' });
+        runIds.push(row.id);
+      }
+      return runIds;
+    },
+  };
+}
+
+export function registerAggregationJobs(jobs: JobRunner, aggregation: AggregationService): void {
+  jobs.register<{ runId: string }>(AGGREGATION_JOB, async (job) => {
+    try {
+      await aggregation.execute(job.payload.runId);
+    } catch (err) {
+      // The last attempt records the failure on the run; earlier ones leave it to the retry.
+      if (job.attempt >= job.maxAttempts) await aggregation.fail(job.payload.runId, err instanceof Error ? err.message : String(err));
+      throw err;
+    }
+  });
+  jobs.every(AGGREGATION_SCHEDULE_JOB, AGGREGATION_INTERVAL_MS, async () => {
+    await aggregation.schedule();
+  });
+}

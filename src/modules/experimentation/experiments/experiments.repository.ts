@@ -1,0 +1,98 @@
+// Kysely queries of experiments, their revision history and iterations; rows become domain objects
+// here and never leave.
+import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import type { Executor } from '../../../db/transaction.js';
+import type { JournalAuthority } from '../../core/journal/index.js';
+import type { ExperimentDefinition, ExperimentState, Iteration } from './experiments.model.js';
+import type { ExperimentIterationsTable, ExperimentsTable } from './experiments.table.js';
+
+export interface ExperimentRow {
+  id: string;
+  appId: string;
+  envId: string;
+  key: string;
+  revision: number;
+  state: ExperimentState;
+  definition: ExperimentDefinition;
+  createdAt: string;
+  updatedAt: string;
+  createdBy: JournalAuthority;
+}
+
+function fromRow(row: ExperimentsTable): ExperimentRow {
+  return {
+    id: row.id, appId: row.app_id, envId: row.env_id, key: row.key, revision: Number(row.revision), state: row.state as ExperimentState,
+    definition: JSON.parse(row.definition) as ExperimentDefinition, createdAt: row.created_at, updatedAt: row.updated_at,
+    createdBy: JSON.parse(row.created_by) as JournalAuthority,
+  };
+}
+
+function toIteration(row: ExperimentIterationsTable): Iteration {
+  return { id: row.id, number: Number(row.number), revision: Number(row.revision), salt: row.salt, allocation: Number(row.allocation), startedAt: row.started_at, state: row.state as Iteration['state'] };
+}
+
+async function recordRevision(db: Executor, row: ExperimentRow, by: JournalAuthority) {
+  await db.insertInto('experiment_revisions').values({
+    experiment_id: row.id, revision: row.revision, state: row.state, definition: JSON.stringify(row.definition), created_at: row.updatedAt, created_by: JSON.stringify(by),
+  }).execute();
+}
+
+/** Inserts revision 1; false when the key is taken in the environment. */
+export async function insertExperiment(db: Executor, row: ExperimentRow): Promise<boolean> {
+  const taken = await db.selectFrom('experiments').select('id').where('env_id', '=', row.envId).where('key', '=', row.key).executeTakeFirst();
+  if (taken) return false;
+  try {
+    await db.insertInto('experiments').values({
+      id: row.id, app_id: row.appId, env_id: row.envId, key: row.key, revision: row.revision, state: row.state,
+      definition: JSON.stringify(row.definition), created_at: row.createdAt, updated_at: row.updatedAt, created_by: JSON.stringify(row.createdBy),
+    }).execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
+  }
+  await recordRevision(db, row, row.createdBy);
+  return true;
+}
+
+/**
+ * Writes `next` (revision `expected + 1`) if the experiment is still at `expected`; the conditional
+ * update holds the row until the transaction ends, so one of two concurrent changes wins.
+ */
+export async function updateExperiment(db: Executor, next: ExperimentRow, expected: number, by: JournalAuthority): Promise<boolean> {
+  const result = await db.updateTable('experiments')
+    .set({ revision: next.revision, state: next.state, definition: JSON.stringify(next.definition), updated_at: next.updatedAt })
+    .where('id', '=', next.id).where('revision', '=', expected)
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return false;
+  await recordRevision(db, next, by);
+  return true;
+}
+
+export async function findExperiment(db: Executor, envId: string, id: string): Promise<ExperimentRow | undefined> {
+  const row = await db.selectFrom('experiments').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+export async function listExperiments(db: Executor, envId: string, states?: readonly ExperimentState[]): Promise<ExperimentRow[]> {
+  let q = db.selectFrom('experiments').selectAll().where('env_id', '=', envId);
+  if (states) q = q.where('state', 'in', [...states]);
+  return (await q.orderBy('key').execute()).map(fromRow);
+}
+
+export async function insertIteration(db: Executor, experimentId: string, iteration: Iteration, at: string): Promise<void> {
+  await db.insertInto('experiment_iterations').values({
+    id: iteration.id, revision: iteration.revision, experiment_id: experimentId, number: iteration.number, salt: iteration.salt,
+    allocation: iteration.allocation, state: iteration.state, started_at: iteration.startedAt, created_at: at,
+  }).execute();
+}
+
+/** The newest revision of the newest iteration. */
+export async function currentIteration(db: Executor, experimentId: string): Promise<Iteration | null> {
+  const row = await db.selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId)
+    .orderBy('number', 'desc').orderBy('revision', 'desc').limit(1).executeTakeFirst();
+  return row ? toIteration(row) : null;
+}
+
+export async function setIterationState(db: Executor, iteration: Pick<Iteration, 'id' | 'revision'>, state: Iteration['state']): Promise<void> {
+  await db.updateTable('experiment_iterations').set({ state }).where('id', '=', iteration.id).where('revision', '=', iteration.revision).execute();
+}

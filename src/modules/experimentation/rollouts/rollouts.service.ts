@@ -1,0 +1,303 @@
+// Rollout plans (issue 12, decision 0025). A plan rolls one variant of an experiment out on the
+// experiment's flag in steps: at step k the flag's percentage rollout serves the variant's value to
+// steps[k].percentage % of subjects outside the experiment (the experiment keeps measuring on its own
+// allocation). Every step is a config version through the config mutator (journaled, protected
+// environments enforced). Recommendations read the newest results of the experiment iteration;
+// approving one acts on it, a rollback through the rollbacks module's audited CAS edit.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import { forUpdate } from '../../../db/row-locks.js';
+import { inTransaction, type Executor } from '../../../db/transaction.js';
+import type { AppAccess, Permission } from '../../../platform/app-access.js';
+import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
+import { newId } from '../../../platform/ids.js';
+import type { Principal } from '../../../platform/principal.js';
+import type { ExperimentResultsSource } from '../experiments/index.js';
+import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
+import type { MetricsService } from '../experiment-metrics/index.js';
+import type { RollbacksService } from '../../core/rollbacks/index.js';
+import { resolveTarget, type ConfigMutator, type EnvironmentTarget } from '../../core/config/index.js';
+import { recommend } from './recommendation.js';
+import {
+  ACTIONABLE, PLAN_TRANSITIONS, stepProblems,
+  type PlanEvent, type PlanState, type Recommendation, type RolloutGuardrail, type RolloutPlan, type RolloutStep, type TransitionTarget,
+} from './rollouts.model.js';
+import type { RolloutPlansTable } from './rollouts.table.js';
+
+export interface CreatePlanInput {
+  appId: string;
+  env: string;
+  planId?: string;
+  dryRun?: boolean;
+  variant: string;
+  steps: RolloutStep[];
+  guardrails: RolloutGuardrail[];
+  minimumUnitsPerStep?: number;
+}
+
+export interface PlanRef {
+  appId: string;
+  env: string;
+  planVersion: number;
+}
+
+export interface RolloutsService {
+  /** The plan a create would store (validated), without storing it. */
+  preview(principal: Principal, experimentId: string, input: CreatePlanInput): Promise<RolloutPlan>;
+  create(trx: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, source?: JournalSource): Promise<RolloutPlan>;
+  get(principal: Principal, experimentId: string, planId: string, query: { appId: string; env: string }): Promise<RolloutPlan>;
+  list(principal: Principal, experimentId: string, query: { appId: string; env: string }): Promise<RolloutPlan[]>;
+  transition(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { to: TransitionTarget; step?: number }): Promise<RolloutPlan>;
+  /** In a transaction of its own: a confirmed recommendation is stored under the plan's lock. */
+  recommend(principal: Principal, experimentId: string, planId: string, input: PlanRef & { confirm?: boolean }, source?: JournalSource): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
+  approve(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { recommendationDigest: string }): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
+  /** Unfinished (draft, active, paused) plans per flag key: cleanup's inventory and readiness. */
+  unfinishedByFlag(target: EnvironmentTarget): Promise<Map<string, string[]>>;
+}
+
+export interface RolloutsDeps {
+  db: Kysely<Database>;
+  access: AppAccess;
+  mutator: ConfigMutator;
+  rollbacks: Pick<RollbacksService, 'edit'>;
+  metrics: Pick<MetricsService, 'findRevision'>;
+  results: ExperimentResultsSource;
+  /** Plan changes are journaled (resourceType rollout_plan) besides the plan's own history. */
+  journal?: Pick<JournalService, 'record'>;
+  now?: () => number;
+}
+
+type Row = RolloutPlansTable;
+
+function planOf(row: Row, env: string): RolloutPlan {
+  return {
+    id: row.id, appId: row.app_id, env, experimentId: row.experiment_id, flagKey: row.flag_key, iterationId: row.iteration_id,
+    planVersion: Number(row.plan_version), state: row.state as PlanState, variant: row.variant,
+    steps: JSON.parse(row.steps), guardrails: JSON.parse(row.guardrails),
+    minimumUnitsPerStep: row.minimum_units_per_step === null ? null : Number(row.minimum_units_per_step),
+    currentStep: row.current_step === null ? null : Number(row.current_step), stepStartedAt: row.step_started_at,
+    baseVersion: row.base_version === null ? null : Number(row.base_version),
+    recommendation: row.recommendation === null ? null : JSON.parse(row.recommendation),
+    history: JSON.parse(row.history), createdAt: row.created_at, updatedAt: row.updated_at, createdBy: JSON.parse(row.created_by),
+  };
+}
+
+const invalidTransition = (from: PlanState, to: string) =>
+  conflict('invalid_transition', `A ${from} plan cannot move to ${to}.`, { resolution: 'Read the plan (GET …/rollouts/{planId}) for its state; completed, cancelled and rolled-back plans are final.' });
+
+export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
+  const { db } = deps;
+  const now = deps.now ?? Date.now;
+  const iso = () => new Date(now()).toISOString();
+
+  async function experimentOf(executor: Executor, principal: Principal, appId: string, env: string, experimentId: string, need: Permission) {
+    const target = await resolveTarget(deps.access, principal, appId, env, need, executor);
+    const row = await executor.selectFrom('experiments').selectAll().where('env_id', '=', target.envId).where('id', '=', experimentId).executeTakeFirst();
+    if (!row) throw notFound(`Experiment ${experimentId}`);
+    const definition = JSON.parse(row.definition) as { flagKey: string; variants: { key: string; value: unknown }[] };
+    return { target, experiment: { id: row.id, state: row.state, ...definition } };
+  }
+
+  async function currentIteration(executor: Executor, experimentId: string) {
+    const row = await executor.selectFrom('experiment_iterations').select(['id', 'revision']).where('experiment_id', '=', experimentId)
+      .orderBy('number', 'desc').orderBy('revision', 'desc').limit(1).executeTakeFirst();
+    return row ? { id: row.id, revision: Number(row.revision) } : null;
+  }
+
+  async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput): Promise<{ row: Row; target: EnvironmentTarget }> {
+    const { target, experiment } = await experimentOf(executor, principal, input.appId, input.env, experimentId, 'change');
+    const problems = stepProblems(input.steps).map((message) => ({ path: '/steps', message }));
+    if (!experiment.variants.some((v) => v.key === input.variant)) problems.push({ path: '/variant', message: `must be a variant of experiment ${experimentId} (${experiment.variants.map((v) => v.key).join(', ')})` });
+    if (experiment.variants[0]?.key === input.variant) problems.push({ path: '/variant', message: 'is the control; roll out a treatment' });
+    const seen = new Set<string>();
+    for (const [i, g] of input.guardrails.entries()) {
+      if (seen.has(g.metricId)) problems.push({ path: `/guardrails/${i}/metricId`, message: 'is named twice' });
+      seen.add(g.metricId);
+      const metric = await deps.metrics.findRevision(executor, target, g.metricId, g.revision);
+      if (!metric) problems.push({ path: `/guardrails/${i}`, message: `metric ${g.metricId} has no revision ${g.revision} in this environment` });
+    }
+    if (problems.length > 0) throw validationError('The rollout plan is invalid.', problems);
+    const iteration = await currentIteration(executor, experimentId);
+    if (!iteration) throw conflict('experiment_not_started', `Experiment ${experimentId} has no iteration yet; its aggregates guard the rollout.`, { resolution: 'Start the experiment first.' });
+    const at = iso();
+    const by = authorityOf(principal);
+    const created: PlanEvent = { at, action: 'created', to: 'draft', by };
+    return {
+      target,
+      row: {
+        id: input.planId ?? newId('rop'), app_id: target.appId, env_id: target.envId, experiment_id: experimentId, flag_key: experiment.flagKey,
+        iteration_id: iteration.id, plan_version: 1, state: 'draft', variant: input.variant, steps: JSON.stringify(input.steps),
+        guardrails: JSON.stringify(input.guardrails), minimum_units_per_step: input.minimumUnitsPerStep ?? null, current_step: null,
+        step_started_at: null, base_version: null, recommendation: null, history: JSON.stringify([created]), created_at: at, updated_at: at,
+        created_by: JSON.stringify(by),
+      },
+    };
+  }
+
+  async function locked(trx: Executor, principal: Principal, experimentId: string, planId: string, input: PlanRef, need: Permission) {
+    const { target, experiment } = await experimentOf(trx, principal, input.appId, input.env, experimentId, need);
+    const row = await forUpdate(trx, trx.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId)).executeTakeFirst();
+    if (!row) throw notFound(`Rollout plan ${planId}`);
+    if (Number(row.plan_version) !== input.planVersion) throw versionConflict(Number(row.plan_version));
+    return { target, experiment, plan: planOf(row, target.env) };
+  }
+
+  async function journaled(trx: Executor, target: EnvironmentTarget, source: JournalSource, plan: RolloutPlan, event: PlanEvent) {
+    await deps.journal?.record(trx, {
+      appId: target.appId, env: target.env, operation: `rollout.${event.action === 'created' ? 'create' : event.action}`, source, resourceType: 'rollout_plan', resourceId: plan.id,
+      authority: event.by, beforeVersion: null, afterVersion: null, diff: [],
+      context: { experimentId: plan.experimentId, planVersion: plan.planVersion, ...(event.from ? { from: event.from } : {}), ...(event.to ? { to: event.to } : {}),
+        ...(event.step !== undefined ? { step: event.step } : {}), ...(event.recommendation ? { recommendation: event.recommendation } : {}), ...(event.configVersion !== undefined ? { configVersion: event.configVersion } : {}) },
+    });
+  }
+
+  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource }) {
+    const next = { ...fields, plan_version: plan.planVersion + 1, history: JSON.stringify([...plan.history, event]), updated_at: event.at };
+    await trx.updateTable('rollout_plans').set(next).where('id', '=', plan.id).where('plan_version', '=', plan.planVersion).execute();
+    const row = await trx.selectFrom('rollout_plans').selectAll().where('id', '=', plan.id).executeTakeFirstOrThrow();
+    const saved = planOf(row, plan.env);
+    await journaled(trx, journal.target, journal.source, saved, event);
+    return saved;
+  }
+
+  /** Serves the variant's value to `percentage` % of the flag's subjects (a new config version; null when nothing changed). */
+  async function serve(trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, plan: RolloutPlan, value: unknown, percentage: number, step: number) {
+    const applied = await deps.mutator.apply(trx, { target, source, authority: authorityOf(principal) }, (current) => {
+      const flag = current.state.flags[plan.flagKey];
+      if (!flag) throw conflict('flag_missing', `Flag ${plan.flagKey} of the plan's experiment no longer exists.`, { resolution: 'Cancel the plan.' });
+      const flags = { ...current.state.flags, [plan.flagKey]: { ...flag, rollout: { percentage, value, salt: `rollout:${plan.id}` }, updatedAt: iso() } };
+      return {
+        state: { ...current.state, flags }, operation: 'rollout.step', resourceType: 'flag', resourceId: plan.flagKey,
+        result: current.version, context: { planId: plan.id, experimentId: plan.experimentId, variant: plan.variant, step, percentage },
+      };
+    });
+    return { version: applied.version, base: applied.result, changed: applied.applied };
+  }
+
+  async function moveTo(trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, experiment: { variants: { key: string; value: unknown }[] }, plan: RolloutPlan, to: PlanState, step: number | null, action: PlanEvent['action']) {
+    const at = iso();
+    const fields: Partial<Row> = { state: to };
+    let configVersion: number | undefined;
+    if (step !== null && (to === 'active' || to === 'completed')) {
+      const value = experiment.variants.find((v) => v.key === plan.variant)!.value;
+      const served = await serve(trx, principal, source, target, plan, value, plan.steps[step]!.percentage, step);
+      if (served.changed) configVersion = served.version;
+      if (plan.baseVersion === null) fields.base_version = served.base;
+      if (step !== plan.currentStep) {
+        fields.current_step = step;
+        fields.step_started_at = at;
+      }
+    }
+    return save(trx, plan, fields, { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), by: authorityOf(principal) }, { target, source });
+  }
+
+  return {
+    async preview(principal, experimentId, input) {
+      const { row, target } = await draft(db, principal, experimentId, input);
+      return planOf(row, target.env);
+    },
+
+    async create(trx, principal, experimentId, input, source = 'api') {
+      const { row, target } = await draft(trx, principal, experimentId, input);
+      const taken = await trx.selectFrom('rollout_plans').select('id').where('id', '=', row.id).executeTakeFirst();
+      const planIdConflict = () => conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
+      if (taken) throw planIdConflict();
+      try {
+        await trx.insertInto('rollout_plans').values(row).execute();
+      } catch (err) {
+        if (isUniqueViolation(err)) throw planIdConflict();
+        throw err;
+      }
+      const plan = planOf(row, target.env);
+      await journaled(trx, target, source, plan, plan.history[0]!);
+      return plan;
+    },
+
+    async get(principal, experimentId, planId, query) {
+      const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
+      const row = await db.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId).executeTakeFirst();
+      if (!row) throw notFound(`Rollout plan ${planId}`);
+      return planOf(row, target.env);
+    },
+
+    async list(principal, experimentId, query) {
+      const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
+      const rows = await db.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).orderBy('created_at', 'desc').orderBy('id').limit(100).execute();
+      return rows.map((r) => planOf(r, target.env));
+    },
+
+    async transition(trx, principal, source, experimentId, planId, input) {
+      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, 'change');
+      if (!PLAN_TRANSITIONS[plan.state].includes(input.to)) throw invalidTransition(plan.state, input.to);
+      if (input.step !== undefined && input.to !== 'active') throw validationError('step is only for moving to active.', [{ path: '/step', message: 'must be absent unless to is active' }]);
+      if (input.step !== undefined && input.step >= plan.steps.length) throw validationError(`The plan has ${plan.steps.length} steps (0..${plan.steps.length - 1}).`, [{ path: '/step', message: 'is past the last step' }]);
+      if (input.to === 'active' && plan.state === 'active' && input.step === undefined) throw validationError('An active plan moves to another step: give step.', [{ path: '/step', message: 'is required to move an active plan' }]);
+      const step = input.to === 'active' ? (input.step ?? plan.currentStep ?? 0) : input.to === 'completed' ? plan.steps.length - 1 : null;
+      return moveTo(trx, principal, source, target, experiment, plan, input.to, step, 'transition');
+    },
+
+    async recommend(principal, experimentId, planId, input, source = 'api') {
+      // The results are read before the plan is locked: the results port reads outside any
+      // transaction (on SQLite a read beside an open transaction would wait for it forever).
+      const { target } = await experimentOf(db, principal, input.appId, input.env, experimentId, input.confirm ? 'change' : 'read');
+      const iteration = await currentIteration(db, experimentId);
+      const results = iteration
+        ? await deps.results.latest({ appId: target.appId, envId: target.envId, experimentId, iterationId: iteration.id, iterationRevision: iteration.revision })
+        : null;
+      return inTransaction(db, async (trx) => {
+        const { plan } = await locked(trx, principal, experimentId, planId, input, input.confirm ? 'change' : 'read');
+        const directions = new Map<string, boolean>();
+        for (const g of plan.guardrails) directions.set(g.metricId, (await deps.metrics.findRevision(trx, target, g.metricId, g.revision))?.direction !== 'decrease');
+        const recommendation = recommend({ plan, iteration, results, higherIsBetter: (id) => directions.get(id) ?? true, now: now() });
+        if (!input.confirm) return { recommendation, plan };
+        const saved = await save(trx, plan, { recommendation: JSON.stringify(recommendation) }, { at: recommendation.evaluatedAt, action: 'recommendation', recommendation: recommendation.kind, by: authorityOf(principal) }, { target, source });
+        return { recommendation, plan: saved };
+      });
+    },
+
+    async approve(trx, principal, source, experimentId, planId, input) {
+      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, 'approve');
+      const stored = plan.recommendation;
+      if (!stored || stored.digest !== input.recommendationDigest) {
+        throw conflict('recommendation_mismatch', 'recommendationDigest is not the digest of the plan\'s stored recommendation.', { resolution: 'Ask for a recommendation with confirm: true, review it, and approve its digest.' });
+      }
+      if (stored.approvedAt) throw conflict('recommendation_not_actionable', 'This recommendation was already approved.', { resolution: 'Ask for a new recommendation.' });
+      if (!ACTIONABLE.has(stored.kind)) {
+        throw conflict('recommendation_not_actionable', `A ${stored.kind} recommendation cannot be approved: it only informs.`, { resolution: 'Wait for fresh, valid data and ask for a new recommendation.' });
+      }
+      if (plan.state !== 'active' && plan.state !== 'paused') throw invalidTransition(plan.state, stored.kind);
+      const approved = { ...plan, recommendation: { ...stored, approvedAt: iso() } };
+      const withApproval = { recommendation: JSON.stringify(approved.recommendation) };
+      if (stored.kind === 'recommend_pause') {
+        const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { at: iso(), action: 'approval', from: plan.state, to: 'paused', recommendation: stored.kind, by: authorityOf(principal) }, { target, source });
+        return { plan: saved, configVersion: null };
+      }
+      if (stored.kind === 'recommend_rollback') {
+        if (plan.baseVersion === null) throw conflict('recommendation_not_actionable', 'The plan never served its variant: there is nothing to roll back.', { resolution: 'Cancel the plan.' });
+        const applied = await deps.mutator.apply(trx, { target, source: 'rollback', authority: authorityOf(principal) }, async (current) => {
+          const edit = await deps.rollbacks.edit(trx, target, current, { targetVersion: plan.baseVersion!, scope: { flags: [plan.flagKey] } });
+          return { ...edit, context: { ...edit.context, planId: plan.id, recommendationDigest: stored.digest } };
+        });
+        const saved = await save(trx, plan, { ...withApproval, state: 'rolled_back' }, {
+          at: iso(), action: 'approval', from: plan.state, to: 'rolled_back', recommendation: stored.kind, ...(applied.applied ? { configVersion: applied.version } : {}), by: authorityOf(principal),
+        }, { target, source });
+        return { plan: saved, configVersion: applied.version };
+      }
+      // proceed: the next step, or completion after the last.
+      const next = (plan.currentStep ?? -1) + 1;
+      const last = next >= plan.steps.length - 1;
+      const moved = await moveTo(trx, principal, source, target, experiment, { ...plan }, last ? 'completed' : 'active', Math.min(next, plan.steps.length - 1), 'approval');
+      await trx.updateTable('rollout_plans').set(withApproval).where('id', '=', plan.id).execute();
+      return { plan: { ...moved, recommendation: approved.recommendation }, configVersion: moved.history.at(-1)?.configVersion ?? null };
+    },
+
+    async unfinishedByFlag(target) {
+      const rows = await db.selectFrom('rollout_plans').select(['id', 'flag_key']).where('env_id', '=', target.envId)
+        .where('state', 'in', ['draft', 'active', 'paused']).orderBy('id').execute();
+      const byFlag = new Map<string, string[]>();
+      for (const r of rows) byFlag.set(r.flag_key, [...(byFlag.get(r.flag_key) ?? []), r.id]);
+      return byFlag;
+    },
+  };
+}

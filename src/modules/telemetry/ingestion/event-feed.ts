@@ -1,0 +1,60 @@
+// Raw events read in arrival order, for consumers outside the module (raw exports): the canonical
+// wire shape with `receivedAt`, never the table's columns.
+import type { Executor } from '../../../db/transaction.js';
+import type { TelemetryEventsTable } from './telemetry.table.js';
+
+/** A raw event as exports carry it: the ingested fields as sent, with timestamp and receivedAt. */
+export interface CanonicalEvent {
+  id: string;
+  kind: string;
+  timestamp: string;
+  receivedAt: string;
+  targetingKey?: string;
+  flagKey?: string;
+  variant?: string;
+  value?: unknown;
+  reason?: string;
+  experimentId?: string;
+  iterationId?: string;
+  iterationRevision?: number;
+  metricKey?: string;
+  metricValue?: number;
+  attributes?: Record<string, unknown>;
+}
+
+export interface FeedPosition {
+  receivedAt: number;
+  eventId: string;
+}
+
+function canonical(row: TelemetryEventsTable): CanonicalEvent {
+  const event: CanonicalEvent = { id: row.id, kind: row.kind, timestamp: new Date(Number(row.ts)).toISOString(), receivedAt: new Date(Number(row.received_at)).toISOString() };
+  if (row.targeting_key !== null) event.targetingKey = row.targeting_key;
+  if (row.flag_key !== null) event.flagKey = row.flag_key;
+  if (row.variant !== null) event.variant = row.variant;
+  if (row.value !== null) event.value = JSON.parse(row.value);
+  if (row.reason !== null) event.reason = row.reason;
+  if (row.experiment_id !== null) event.experimentId = row.experiment_id;
+  if (row.iteration_id !== null) event.iterationId = row.iteration_id;
+  if (row.iteration_revision !== null) event.iterationRevision = Number(row.iteration_revision);
+  if (row.metric_key !== null) event.metricKey = row.metric_key;
+  if (row.metric_value !== null) event.metricValue = Number(row.metric_value);
+  if (row.attributes !== null) event.attributes = JSON.parse(row.attributes);
+  return event;
+}
+
+/** Up to `limit` events of the environment received after `after`, in (receivedAt, id) order. */
+export async function eventsAfter(db: Executor, envId: string, after: FeedPosition, limit: number, receivedBefore?: number): Promise<Array<CanonicalEvent & { position: FeedPosition }>> {
+  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
+    .where((eb) => eb.or([eb('received_at', '>', after.receivedAt), eb.and([eb('received_at', '=', after.receivedAt), eb('id', '>', after.eventId)])]));
+  if (receivedBefore !== undefined) q = q.where('received_at', '<', receivedBefore);
+  const rows = await q.orderBy('received_at').orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ ...canonical(r), position: { receivedAt: Number(r.received_at), eventId: r.id } }));
+}
+
+/** The events of these ids still stored in the environment (erased or expired ones are gone). */
+export async function eventsByIds(db: Executor, envId: string, ids: string[]): Promise<CanonicalEvent[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids).orderBy('received_at').orderBy('id').execute();
+  return rows.map(canonical);
+}

@@ -1,0 +1,88 @@
+// Subject erasure inside telemetry (issue 13): delete a subject's raw events, rebuild the hourly
+// rollups they touched from the events that remain (sketches cannot subtract a subject), and keep
+// tombstones that make ingestion drop the subject's old events that arrive late.
+import type { Executor } from '../../../db/transaction.js';
+import { keyedHash } from '../../../platform/secret-box.js';
+import { HOUR_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
+import { mergeRollups, rollupDeltas } from './telemetry.repository.js';
+import type { TelemetryEventsTable } from './telemetry.table.js';
+
+const REBUILD_PAGE = 5000;
+
+/** The tombstone key of a subject in an environment: keyed with the server secret, never reversible. */
+export function subjectHashOf(secret: string, envId: string, subject: string): string {
+  return keyedHash(secret, 'subject-tombstone', `${envId}\u0000${subject}`);
+}
+
+export async function writeTombstone(db: Executor, row: { envId: string; subjectHash: string; cutoff: number; expiresAt: number }): Promise<void> {
+  await db.insertInto('telemetry_tombstones').values({ env_id: row.envId, subject_hash: row.subjectHash, cutoff: row.cutoff, expires_at: row.expiresAt })
+    .onConflict((oc) => oc.columns(['env_id', 'subject_hash']).doUpdateSet({ cutoff: row.cutoff, expires_at: row.expiresAt }))
+    .execute();
+}
+
+export async function purgeExpiredTombstones(db: Executor, now: number): Promise<number> {
+  const result = await db.deleteFrom('telemetry_tombstones').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Splits a batch: events of tombstoned subjects at or before their cutoff are dropped. */
+export async function dropErasedSubjects(db: Executor, secret: string, envId: string, events: ValidEvent[], now: number): Promise<{ kept: ValidEvent[]; dropped: ValidEvent[] }> {
+  const subjects = [...new Set(events.map((v) => v.event.targetingKey).filter((k): k is string => k !== undefined))];
+  if (subjects.length === 0) return { kept: events, dropped: [] };
+  // Most environments hold no live tombstone: one indexed probe spares hashing every subject.
+  const any = await db.selectFrom('telemetry_tombstones').select('env_id').where('env_id', '=', envId).where('expires_at', '>', now).limit(1).executeTakeFirst();
+  if (!any) return { kept: events, dropped: [] };
+  const hashes = new Map(subjects.map((s) => [s, subjectHashOf(secret, envId, s)]));
+  const rows = await db.selectFrom('telemetry_tombstones').select(['subject_hash', 'cutoff']).where('env_id', '=', envId)
+    .where('subject_hash', 'in', [...hashes.values()]).where('expires_at', '>', now).execute();
+  if (rows.length === 0) return { kept: events, dropped: [] };
+  const cutoffs = new Map(rows.map((r) => [r.subject_hash, Number(r.cutoff)]));
+  const kept: ValidEvent[] = [];
+  const dropped: ValidEvent[] = [];
+  for (const v of events) {
+    const cutoff = v.event.targetingKey === undefined ? undefined : cutoffs.get(hashes.get(v.event.targetingKey)!);
+    (cutoff !== undefined && v.event.ts <= cutoff ? dropped : kept).push(v);
+  }
+  return { kept, dropped };
+}
+
+function asValidEvent(row: TelemetryEventsTable): ValidEvent {
+  const event: TelemetryEvent = { id: row.id, kind: row.kind as TelemetryEvent['kind'], ts: Number(row.ts) };
+  if (row.targeting_key !== null) event.targetingKey = row.targeting_key;
+  if (row.flag_key !== null) event.flagKey = row.flag_key;
+  if (row.variant !== null) event.variant = row.variant;
+  if (row.reason !== null) event.reason = row.reason;
+  if (row.experiment_id !== null) event.experimentId = row.experiment_id;
+  if (row.iteration_id !== null) event.iterationId = row.iteration_id;
+  if (row.metric_key !== null) event.metricKey = row.metric_key;
+  if (row.metric_value !== null) event.metricValue = Number(row.metric_value);
+  return { index: 0, contentHash: '', event } as ValidEvent;
+}
+
+/**
+ * Deletes every raw event (and dedup key) of the subject in the environment and rebuilds each hourly
+ * bucket they were counted in from the events that remain. Run in one transaction: the subject's
+ * contribution leaves the raw events and the rollups together. Returns how many events were deleted.
+ */
+export async function eraseSubjectEvents(trx: Executor, envId: string, subject: string, now: number): Promise<number> {
+  const doomed = await trx.selectFrom('telemetry_events').select(['id', 'ts']).where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
+  if (doomed.length === 0) return 0;
+  const hours = [...new Set(doomed.map((r) => Math.floor(Number(r.ts) / HOUR_MS) * HOUR_MS))].sort((a, b) => a - b);
+  await trx.deleteFrom('telemetry_events').where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
+  const ids = doomed.map((r) => r.id);
+  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
+  for (const hour of hours) await rebuildHour(trx, envId, hour, now);
+  return doomed.length;
+}
+
+async function rebuildHour(trx: Executor, envId: string, hour: number, now: number): Promise<void> {
+  await trx.deleteFrom('telemetry_rollups').where('env_id', '=', envId).where('bucket_start', '=', hour).execute();
+  let after = '';
+  for (;;) {
+    const rows = await trx.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS)
+      .where('id', '>', after).orderBy('id').limit(REBUILD_PAGE).execute();
+    if (rows.length === 0) return;
+    await mergeRollups(trx, rollupDeltas(envId, rows.map(asValidEvent)), now);
+    after = rows.at(-1)!.id;
+  }
+}

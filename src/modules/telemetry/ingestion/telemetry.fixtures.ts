@@ -1,0 +1,34 @@
+// Request helpers the telemetry and insights tests share: an app with environment keys and flags,
+// batches of events, a movable clock.
+import assert from 'node:assert/strict';
+import type { FastifyInstance } from 'fastify';
+import { call, createKey, userWithApp } from '../../../../test/helpers/fixtures.js';
+
+export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
+
+export function movableClock(start = T0) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms), set: (ms: number) => void (t = ms) };
+}
+
+/** An app with a client-visible flag `shown` and a hidden flag `hidden` in prod, and its keys. */
+export async function telemetryApp(app: FastifyInstance) {
+  const s = await userWithApp(app);
+  for (const [key, clientEnabled] of [['shown', true], ['hidden', false]] as const) {
+    const res = await call(app, 'PATCH', '/api/v1/flags', { token: s.admin, payload: { appId: s.appId, env: 'prod', key, type: 'bool', value: false, clientEnabled } });
+    assert.equal(res.statusCode, 200, res.body);
+  }
+  const pub = await createKey(app, s.admin, { appId: s.appId, env: 'prod', type: 'pub' });
+  return { ...s, sdkProd: s.sdk.prod!, pub: pub.token };
+}
+
+export function sendBatch(app: FastifyInstance, token: string, events: unknown[], extra: Record<string, unknown> = {}) {
+  return call(app, 'POST', '/api/v1/events/batch', { token, payload: { schemaVersion: 1, events, ...extra } });
+}
+
+let counter = 0;
+export const eventId = (label = 'e') => `${label}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
+
+export function exposure(at: number, subject: string, fields: Record<string, unknown> = {}) {
+  return { id: eventId('x'), kind: 'exposure', timestamp: new Date(at).toISOString(), targetingKey: subject, flagKey: 'shown', variant: 'on', reason: 'SPLIT', ...fields };
+}

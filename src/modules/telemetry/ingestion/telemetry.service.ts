@@ -1,0 +1,110 @@
+// Ingestion: validate each item, refuse what a pub_ key may not report, admit what the environment's
+// rate allows, store the rest in one transaction, answer one result per item in request order.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import { AppError } from '../../../platform/errors.js';
+import type { EnvironmentPrincipal } from '../../../platform/principal.js';
+import { idOf, validateItem } from './event-validation.js';
+import { createBatchWriter } from './batch-writer.js';
+import { inlineGroupStore, type GroupStore } from './group-store.js';
+import { dropErasedSubjects } from './subject-erasure.repository.js';
+import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
+import { createTokenBuckets } from './token-buckets.js';
+
+/** Whether a flag key is client-visible in the environment's current configuration. */
+export type FlagVisibility = (flagKey: string) => boolean;
+
+export interface TelemetryServiceDeps {
+  db: Kysely<Database>;
+  now: () => number;
+  /** Token-bucket rate per environment (ENSIGN_TELEMETRY_EVENTS_PER_SECOND). */
+  eventsPerSecond: number;
+  /** The current client visibility of the principal's environment (from the in-memory snapshot). */
+  clientVisibility(principal: EnvironmentPrincipal): FlagVisibility | Promise<FlagVisibility>;
+  /** Server secret keying erasure tombstones; with it, erased subjects' old events are dropped (answered accepted). */
+  tombstoneKey?: string;
+  /** Where group transactions run (group-store.ts); in this thread on deps.db by default. */
+  groups?: GroupStore;
+}
+
+export interface TelemetryService {
+  ingest(principal: EnvironmentPrincipal, events: unknown[]): Promise<BatchResult>;
+}
+
+/** The 503 of a batch that could not be stored; `cause` (the storage error) reaches the error log,
+ * never the answer. */
+export function storageUnavailable(cause?: unknown): AppError {
+  const error = new AppError(503, 'service_unavailable', 'Events could not be stored now; none of this batch was stored.', {
+    resolution: 'Retry the whole batch with the same event ids after Retry-After seconds.',
+    headers: { 'retry-after': '1' },
+  });
+  if (cause !== undefined) error.cause = cause;
+  return error;
+}
+
+export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
+  const buckets = createTokenBuckets(deps.eventsPerSecond, deps.now);
+  const writer = createBatchWriter(deps.groups ?? inlineGroupStore(deps.db));
+
+  return {
+    async ingest(principal, items) {
+      const now = deps.now();
+      const results: ItemResult[] = new Array(items.length);
+      const candidates: ValidEvent[] = [];
+      const visibility = principal.type === 'pub' && items.length > 0 ? await deps.clientVisibility(principal) : null;
+      items.forEach((item, index) => {
+        const checked = validateItem(item, index, now);
+        const id = idOf(item);
+        if ('code' in checked) {
+          results[index] = { index, id, status: 'permanent-error', code: checked.code, message: checked.message };
+        } else if (visibility && checked.event.flagKey !== undefined && !visibility(checked.event.flagKey)) {
+          results[index] = { index, id, status: 'permanent-error', code: 'flag_not_visible', message: 'This public key may only report flags that are client-visible in the environment.' };
+        } else candidates.push(checked);
+      });
+
+      const { granted, retryAfterSeconds } = buckets.take(principal.envId, candidates.length);
+      const admitted = candidates.slice(0, granted);
+      for (const held of candidates.slice(granted)) {
+        results[held.index] = {
+          index: held.index, id: held.event.id, status: 'retryable-error', code: 'rate_limited',
+          message: 'The environment is over its telemetry rate; retry this item later with the same id.', retryAfterSeconds,
+        };
+      }
+
+      let outcomes;
+      let stored = admitted;
+      try {
+        if (deps.tombstoneKey !== undefined) {
+          const split = await dropErasedSubjects(deps.db, deps.tombstoneKey, principal.envId, admitted, now);
+          // Answered accepted, so a client learns nothing about the erasure.
+          for (const v of split.dropped) results[v.index] = { index: v.index, id: v.event.id, status: 'accepted' };
+          stored = split.kept;
+        }
+        outcomes = await writer.store({ envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
+      } catch (err) {
+        throw storageUnavailable(err);
+      }
+      stored.forEach((v, i) => {
+        const outcome = outcomes[i]!;
+        results[v.index] =
+          outcome === 'conflict'
+            ? { index: v.index, id: v.event.id, status: 'permanent-error', code: 'event_id_conflict', message: 'An event with this id and different content is already stored for this environment.' }
+            : { index: v.index, id: v.event.id, status: outcome };
+      });
+
+      let accepted = 0;
+      let duplicates = 0;
+      for (const r of results) {
+        if (r.status === 'accepted') accepted++;
+        else if (r.status === 'duplicate') duplicates++;
+      }
+      return {
+        results,
+        accepted,
+        duplicates,
+        rejected: results.length - accepted - duplicates,
+        ...(granted < candidates.length ? { retryAfterSeconds } : {}),
+      };
+    },
+  };
+}
