@@ -68,8 +68,11 @@ export function clearanceContext(clearance: Clearance | undefined): Record<strin
  * id, so the preview shows the very id execution creates; a fresh id otherwise.
  */
 export function clearedId(clearance: Clearance | undefined, prefix: string): string {
-  return clearance?.type === 'proposal' ? `${prefix}_${clearance.proposalId.slice(clearance.proposalId.indexOf('_') + 1)}` : newId(prefix);
+  return clearance?.type === 'proposal' ? proposedId(clearance.proposalId, prefix) : newId(prefix);
 }
+
+/** The id a proposal gives the record of type `prefix` it creates: prp_X → <prefix>_X. */
+export const proposedId = (proposalId: string, prefix: string) => `${prefix}_${proposalId.slice(proposalId.indexOf('_') + 1)}`;
 
 /** A bucketing salt a proposal draws: derived from the proposal id (so previewed exactly), else `fresh()`. */
 export function clearedSalt(clearance: Clearance | undefined, purpose: string, fresh: () => string): string {

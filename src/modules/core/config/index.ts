@@ -5,4 +5,4 @@ export { definitionOf, dependencyChanges, diffStates, redactSubjects, visibility
 export { createVersionsService, type VersionDiff, type VersionsService } from './versions.service.js';
 export { versionsRoutes } from './versions.routes.js';
 export { ConditionSchema, ConfigStateSchema, DependencySchema, FLAG_KEY_DESCRIPTION, FlagRecordSchema, flagFieldSchemas, PrivacySchema, RolloutSchema, RuleSchema, VariantSchema } from './config-state.schemas.js';
-export { approvalRequired, clearanceContext, clearDirectMove, clearedId, clearedPermission, clearedSalt, clearedSource, shellWord, type Clearance, type ProposalHint } from './clearance.js';
+export { approvalRequired, clearanceContext, clearDirectMove, clearedId, clearedPermission, clearedSalt, clearedSource, proposedId, shellWord, type Clearance, type ProposalHint } from './clearance.js';
