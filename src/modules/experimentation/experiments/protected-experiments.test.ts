@@ -4,7 +4,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildApp } from '../../../app.js';
+import { buildTestApp, createTestDatabase, dialects, testConfig } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
 import { authorityClient, twoPeople } from '../../core/authority/authority.test-client.js';
 import { journalOf } from '../../core/flags/flags.test-client.js';
@@ -259,5 +260,31 @@ for (const dialect of dialects) {
       assert.equal((await dev.execute(s.alice.token, archive.json().proposal.id, archive.json().proposal.digest)).statusCode, 200);
       assert.equal((await s.experiment(exp.id, 'dev')).state, 'archived');
     });
+
+    if (dialect === 'postgres') {
+      test('two instances on one PostgreSQL: concurrent executes of a start give one iteration, one version, one receipt', async (t) => {
+        const database = await createTestDatabase('postgres');
+        const handles = [database.handle, database.open()];
+        const apps = await Promise.all(handles.map((handle) => buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig() })));
+        t.after(async () => {
+          for (const a of apps) await a.close();
+          for (const h of handles) await h.close();
+          await database.drop();
+        });
+        const s = await setup(apps[0]!);
+        const exp = await s.createExperiment('prod');
+        const start = await s.proposeApproved(s.alice, s.bob, 'experiment.transition', { experimentId: exp.id, revision: 1, to: 'running' });
+        const v0 = await s.version();
+        const other = authorityClient(apps[1]!, s.appId, 'prod');
+        const results = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+          (i % 2 ? other : s.au).execute(i % 3 ? s.bob.token : s.alice.token, start.id, start.digest)));
+        for (const r of results) assert.equal(r.statusCode, 200, r.body);
+        assert.equal(new Set(results.map((r) => r.json().receipt.id)).size, 1);
+        assert.equal(await s.version(), v0 + 1);
+        const iterations = await database.handle.db.selectFrom('experiment_iterations').select('id').where('experiment_id', '=', exp.id).execute();
+        assert.deepEqual(iterations.map((r) => r.id), [`itr_${start.id.slice(4)}`]);
+        assert.equal((await journalOf(apps[1]!, s.alice.token, s.appId, { source: 'authority' })).length, 1);
+      });
+    }
   });
 }
