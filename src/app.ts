@@ -34,9 +34,12 @@ import { OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/deliv
 import { advancedRoutes, createAdvancedService } from './modules/delivery/sdk-document/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/experimentation/experiment-metrics/index.js';
-import { createLayersService, layersRoutes } from './modules/experimentation/layers/index.js';
-import { createHoldoutsService, holdoutsRoutes } from './modules/experimentation/holdouts/index.js';
-import { aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentsRoutes, registerAggregationJobs, type ExperimentsService } from './modules/experimentation/experiments/index.js';
+import { createLayersService, layerChangeKinds, layersRoutes } from './modules/experimentation/layers/index.js';
+import { createHoldoutsService, holdoutChangeKinds, holdoutsRoutes } from './modules/experimentation/holdouts/index.js';
+import {
+  aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentChangeKinds, experimentsRoutes,
+  registerAggregationJobs, type ExperimentsService,
+} from './modules/experimentation/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, inlineGroupStore, threadGroupStore, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/ingestion/index.js';
 import { createInsightsService, insightsRoutes } from './modules/telemetry/insights/index.js';
 import { cleanupRoutes, createCleanupService } from './modules/telemetry/cleanup/index.js';
@@ -45,7 +48,7 @@ import { andThen } from './platform/maybe-async.js';
 import { createRollbacksService, rollbacksRoutes } from './modules/core/rollbacks/index.js';
 import { authorityRoutes, createAuthorityService } from './modules/core/authority/index.js';
 import { createErasureService, erasureRoutes, registerErasureJobs } from './modules/telemetry/erasure/index.js';
-import { createRolloutsService, rolloutsRoutes } from './modules/experimentation/rollouts/index.js';
+import { createRolloutsService, rolloutChangeKinds, rolloutsRoutes } from './modules/experimentation/rollouts/index.js';
 import { createDeliveryWorker, createExportsService, createWebhookSender, DEFAULT_EXPORT_POLICY, exportsRoutes, registerBackfillJobs, registerDeliveryJobs } from './modules/telemetry/exports/index.js';
 
 export interface AppDeps {
@@ -166,7 +169,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     db, access: apps, auth, store: configStore, mutator, rollbacks, planOf: auth.planOf, quotas: config.quotas, now: deps.now ?? Date.now,
     servedVersion: async (target) => (await delivery.snapshot(target, 'server')).version,
   });
-  await app.register(authorityRoutes, { authority });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });
@@ -190,6 +192,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(aggregationRoutes, { aggregation });
   const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, journal, now: deps.now });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
+  // Experiments, layers, holdouts and rollout plans in protected environments go through the
+  // authority workflow as change kinds of their own (decision 0029); its routes name them all.
+  authority.register(...experimentChangeKinds(experiments), ...layerChangeKinds(layers), ...holdoutChangeKinds(holdouts), ...rolloutChangeKinds(rollouts));
+  await app.register(authorityRoutes, { authority });
   const clock = deps.now ?? Date.now;
   const sqliteFile = deps.dbHandle.sqliteFile;
   const telemetryGroups = sqliteFile && config.telemetryWriter !== 'inline' ? threadGroupStore(`sqlite://${sqliteFile}`) : inlineGroupStore(db);

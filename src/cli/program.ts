@@ -20,6 +20,7 @@ import { registerVersionsCommands } from './commands/versions.js';
 import { registerMembersCommands } from './commands/members.js';
 import { registerRollbackCommands } from './commands/rollback.js';
 import { registerAuthorityCommands } from './commands/authority.js';
+import { registerGuardedChangeCommands } from './commands/guarded-changes.js';
 import { DEFAULT_URL } from './context.js';
 import { CLI_VERSION } from './http-client.js';
 
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerDefinitionCommands(program);
   registerExperimentsCommands(program);
   registerRolloutsCommands(program);
+  registerGuardedChangeCommands(program);
   registerServerCommands(program);
   return program;
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { parseInteger, readJsonFile } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
 import { setBody, type SetOptions } from './flags.js';
+import { summarizeChange } from './guarded-changes.js';
 import { currentVersion, printPlan, rollbackOptions, rollbackRequest, type RollbackOptions, type RollbackPlan } from './rollback.js';
 
 interface Proposal {
@@ -155,8 +156,8 @@ export function registerAuthorityCommands(program: Command): void {
     .action(action(async (ctx, o: Scope & { status?: string }) => {
       const res = await ctx.client.get<{ proposals: ProposalView[] }>('/api/v1/authority/proposals', { query: { appId: o.app, env: o.env, status: o.status } });
       emit(ctx.json, res.body, () => printTable(
-        ['PROPOSAL', 'STATUS', 'CHANGE', 'BASE', 'APPROVALS', 'BY', 'CREATED'],
-        res.body.proposals.map((v) => [v.proposal.id, v.status, v.proposal.change.kind, v.proposal.baseVersion, `${v.approvals.length}/${v.proposal.requiredApprovals}`, who(v.proposal.proposedBy), v.proposal.createdAt]),
+        ['PROPOSAL', 'STATUS', 'CHANGE', 'SUMMARY', 'BASE', 'APPROVALS', 'BY', 'CREATED'],
+        res.body.proposals.map((v) => [v.proposal.id, v.status, v.proposal.change.kind, summarizeChange(v.proposal.change), v.proposal.baseVersion, `${v.approvals.length}/${v.proposal.requiredApprovals}`, who(v.proposal.proposedBy), v.proposal.createdAt]),
         'No proposals.',
       ));
     }));

@@ -22,7 +22,7 @@ const plansPath = (experimentId: string) => `/api/v1/experiments/${encodeURIComp
 const planPath = (experimentId: string, planId: string) => `${plansPath(experimentId)}/${encodeURIComponent(planId)}`;
 
 /** `10:24,50:24,100:0`: percentage:minDurationHours per step. */
-function parseSteps(text: string) {
+export function parseSteps(text: string) {
   return text.split(',').map((part) => {
     const [percentage, hours = '0', ...rest] = part.split(':');
     if (percentage === undefined || rest.length > 0) throw new UsageError(`--steps takes percentage:hours,… (got ${part})`);
@@ -31,7 +31,7 @@ function parseSteps(text: string) {
 }
 
 /** `met_…:1:0.05`: metric, revision, largest tolerated relative degradation. */
-function parseGuardrail(text: string, list: Row[] = []) {
+export function parseGuardrail(text: string, list: Row[] = []) {
   const [metricId, revision, max, ...rest] = text.split(':');
   if (!metricId || revision === undefined || max === undefined || rest.length > 0) throw new UsageError(`--guardrail takes metricId:revision:maxRelativeDegradation (got ${text})`);
   return [...list, { metricId, revision: parseInteger('--guardrail revision', revision, 1), maxRelativeDegradation: parseNumber('--guardrail degradation', max) }];

@@ -55,7 +55,7 @@ export const SetPolicyBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    requiredApprovals: Type.Integer({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: '0 to 5 distinct approvals; above 0, direct configuration writes answer 403 approval_required.' }),
+    requiredApprovals: Type.Integer({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: '0 to 5 distinct approvals; above 0, direct configuration writes answer 403 approval_required, except the stops of experiments and rollout plans, which are direct with a reason.' }),
   },
   { additionalProperties: false, title: 'SetEnvironmentPolicy' },
 );

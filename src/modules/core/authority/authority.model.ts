@@ -2,12 +2,27 @@
 // status a proposal has at a given moment (derived, never stored, so it never goes out of date).
 import type { JournalAuthority, DiffEntry } from '../journal/index.js';
 
+/** The kinds core knows; modules above it register theirs (change-kinds.ts). */
 export const CHANGE_KINDS = ['flag.patch', 'flag.delete', 'bulk.apply', 'rollback.apply'] as const;
-export type ChangeKind = (typeof CHANGE_KINDS)[number];
+export type BuiltinChangeKind = (typeof CHANGE_KINDS)[number];
 
 export interface ProposedChange {
-  kind: ChangeKind;
+  kind: string;
   body: Record<string, unknown>;
+}
+
+/** The resource a registered kind acts on, before and after the change (read back at execution). */
+export interface PreviewedResource {
+  type: string;
+  id: string;
+  before: Record<string, unknown> | null;
+  after: Record<string, unknown> | null;
+}
+
+export interface ProposalPreview {
+  resultVersion: number;
+  changes: DiffEntry[];
+  resource?: PreviewedResource;
 }
 
 export interface Proposal {
@@ -16,7 +31,7 @@ export interface Proposal {
   env: string;
   baseVersion: number;
   change: ProposedChange;
-  preview: { resultVersion: number; changes: DiffEntry[] };
+  preview: ProposalPreview;
   digest: string;
   proposedBy: JournalAuthority;
   requiredApprovals: number;
@@ -51,13 +66,16 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
 
 /**
  * executed (a receipt exists) wins; then expired (past expiresAt); then stale (the environment moved
- * past baseVersion); then approved (enough distinct approvals for the environment's current policy);
- * else open.
+ * past baseVersion, or the resource a registered kind acts on is no longer what was previewed);
+ * then approved (enough distinct approvals for the environment's current policy); else open.
  */
-export function statusOf(p: Proposal, facts: { receipt: boolean; approvals: number; currentVersion: number; requiredApprovals: number; now: number }): ProposalStatus {
+export function statusOf(
+  p: Proposal,
+  facts: { receipt: boolean; approvals: number; currentVersion: number; requiredApprovals: number; now: number; resourceMoved?: boolean },
+): ProposalStatus {
   if (facts.receipt) return 'executed';
   if (Date.parse(p.expiresAt) <= facts.now) return 'expired';
-  if (facts.currentVersion !== p.baseVersion) return 'stale';
+  if (facts.currentVersion !== p.baseVersion || facts.resourceMoved) return 'stale';
   if (facts.approvals >= facts.requiredApprovals) return 'approved';
   return 'open';
 }

@@ -3,14 +3,16 @@ import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses } from '../../../platform/error-schemas.js';
 import type { AuthorityService } from './authority.service.js';
 import {
-  ApproveBody, ApproveResponse, ExecuteBody, ExecuteResponse, ListProposalsQuery, ListProposalsResponse, ProposalParams, ProposeBody,
-  ProposeResponse, ReadbackBody, ReadbackResponse, ShowProposalQuery, ShowProposalResponse, TokenBody, TokenResponse,
+  ApproveBody, ApproveResponse, ExecuteBody, ExecuteResponse, ListProposalsQuery, ProposalParams, proposalSchemas,
+  ReadbackBody, ReadbackResponse, ShowProposalQuery, TokenBody, TokenResponse,
 } from './authority.schemas.js';
 
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 const security = [{ bearer: [] }];
 
+/** Registered after every module has added its change kinds: the schemas name them all. */
 export const authorityRoutes: FastifyPluginAsyncTypebox<{ authority: AuthorityService }> = async (app, { authority }) => {
+  const { ProposeBody, ProposeResponse, ListProposalsResponse, ShowProposalResponse } = proposalSchemas(authority.changeBodies());
   app.post('/api/v1/authority/tokens', {
     // Every credential type is recognised so anything but an unscoped cli_ is answered 403.
     config: { auth: { allow: ['cli', 'admin', 'sdk', 'pub'] } },

@@ -1,9 +1,8 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { CAPABILITIES } from '../../../platform/app-access.js';
 import { IdString } from '../../../platform/common-schemas.js';
 import { DiffEntrySchema } from '../journal/index.js';
-import { CHANGE_KINDS, PROPOSAL_STATUSES } from './authority.model.js';
-import { CHANGE_BODY_SCHEMAS } from './change-edits.js';
+import { PROPOSAL_STATUSES } from './authority.model.js';
 
 const Digest = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 const Time = Type.String({ format: 'date-time' });
@@ -37,52 +36,6 @@ export const TokenResponse = Type.Object({
   expiresAt: Time,
 });
 
-const ChangeSchema = Type.Union(
-  CHANGE_KINDS.map((kind) => Type.Object({ kind: Type.Literal(kind), body: CHANGE_BODY_SCHEMAS[kind] }, { additionalProperties: false })),
-  { description: 'The change, as the body of its route without appId, env, expectedVersion and idempotency key.' },
-);
-
-export const ProposeBody = Type.Object(
-  {
-    appId: IdString(),
-    env: IdString(),
-    baseVersion: Type.Integer({ minimum: 0, description: 'The environment\'s current version (409 version_conflict otherwise).' }),
-    // The body is checked against its kind's schema by the service, so the 400 names the same
-    // paths as the direct route would (a schema union would report every alternative).
-    change: Type.Object(
-      {
-        kind: Type.Union(CHANGE_KINDS.map((k) => Type.Literal(k))),
-        body: Type.Object({}, { additionalProperties: true, description: 'flag.patch: PATCH /api/v1/flags body; flag.delete: { key }; bulk.apply: PATCH /api/v1/flags/bulk body; rollback.apply: { targetVersion, scope?, planDigest, reason? }.' }),
-      },
-      { additionalProperties: false },
-    ),
-    reason: Type.Optional(Type.String({ maxLength: 1000 })),
-    expiresInSeconds: Type.Optional(Type.Integer({ minimum: 300, maximum: 604800, default: 604800 })),
-  },
-  { additionalProperties: false, title: 'ProposeRequest' },
-);
-
-export const ProposalSchema = Type.Object(
-  {
-    id: Type.String({ description: 'prp_…' }),
-    appId: Type.String(),
-    env: Type.String(),
-    baseVersion: Type.Integer(),
-    change: ChangeSchema,
-    preview: Type.Object({
-      resultVersion: Type.Integer({ description: 'The version executing creates (baseVersion when nothing changes).' }),
-      changes: Type.Array(DiffEntrySchema, { description: 'baseVersion → result, in the config-versions diff format.' }),
-    }),
-    digest: Digest('SHA-256 of the canonical JSON of the proposal without this field; approve and execute must present it.'),
-    proposedBy: AuthoritySchema,
-    requiredApprovals: Type.Integer({ description: 'The environment\'s policy when proposed (execution checks the policy then in force).' }),
-    reason: Type.Union([Type.String(), Type.Null()]),
-    createdAt: Time,
-    expiresAt: Time,
-  },
-  { title: 'Proposal' },
-);
-
 export const ApprovalSchema = Type.Object(
   { id: Type.String({ description: 'apv_…' }), proposalId: Type.String(), digest: Type.String(), approvedBy: Type.String({ description: 'User id.' }), comment: Type.Union([Type.String(), Type.Null()]), createdAt: Time },
   { title: 'Approval' },
@@ -103,17 +56,89 @@ export const ReceiptSchema = Type.Object(
   { title: 'Receipt' },
 );
 
-export const ProposeResponse = Type.Object({ proposal: ProposalSchema });
-
-const ProposalViewSchema = Type.Object(
+const PreviewedResourceSchema = Type.Object(
   {
-    proposal: ProposalSchema,
-    approvals: Type.Array(ApprovalSchema),
-    receipt: Type.Union([ReceiptSchema, Type.Null()]),
-    status: Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)), { description: 'Derived now: executed, expired, stale (the environment moved past baseVersion), approved, open.' }),
+    type: Type.String({ description: 'experiment, rollout_plan, layer or holdout.' }),
+    id: Type.String(),
+    before: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The resource when proposed (null: it does not exist yet).' }),
+    after: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'The resource as executing leaves it; execution reads it back and compares.' }),
   },
-  { title: 'ProposalView' },
+  { description: 'Kinds beyond flags: the resource the change acts on, stable fields only (no timestamps). Read back at execution (409 readback_mismatch when it differs); the proposal is stale once the resource moves.' },
 );
+
+/** The schemas naming every change kind: core's and those registered by the modules above it. */
+export function proposalSchemas(bodies: Record<string, TObject>) {
+  const kinds = Object.keys(bodies);
+  const ChangeSchema = Type.Union(
+    kinds.map((kind) => Type.Object({ kind: Type.Literal(kind), body: bodies[kind]! }, { additionalProperties: false })),
+    { description: 'The change, as the body of its route without appId, env, expectedVersion and idempotency key, with the target\'s ids (experimentId, planId, layerId, holdoutId).' },
+  );
+
+  const ProposeBody = Type.Object(
+    {
+      appId: IdString(),
+      env: IdString(),
+      baseVersion: Type.Integer({ minimum: 0, description: 'The environment\'s current version (409 version_conflict otherwise).' }),
+      // The body is checked against its kind's schema by the service, so the 400 names the same
+      // paths as the direct route would (a schema union would report every alternative).
+      change: Type.Object(
+        {
+          kind: Type.Union(kinds.map((k) => Type.Literal(k))),
+          body: Type.Object({}, {
+            additionalProperties: true,
+            description: 'The body of the kind (see Proposal.change): flag.patch: PATCH /api/v1/flags body; flag.delete: { key }; bulk.apply: PATCH /api/v1/flags/bulk body; '
+              + 'rollback.apply: { targetVersion, scope?, planDigest, reason? }; experiment.transition: { experimentId, revision, to, winner?, reason? }; '
+              + 'experiment.ramp: { experimentId, revision, allocation }; experiment.iterate: { experimentId, revision }; experiment.patch: { experimentId, revision, …fields }; '
+              + 'layer.patch: { layerId, version, name?, description? }; holdout.patch: { holdoutId, version, name?, description?, percentage? }; '
+              + 'rollout.create: { experimentId, planId?, variant, steps, guardrails, minimumUnitsPerStep? }; rollout.transition: { experimentId, planId, planVersion, to, step?, reason? }; '
+              + 'rollout.approve: { experimentId, planId, planVersion, recommendationDigest, reason? }.',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+      reason: Type.Optional(Type.String({ maxLength: 1000 })),
+      expiresInSeconds: Type.Optional(Type.Integer({ minimum: 300, maximum: 604800, default: 604800 })),
+    },
+    { additionalProperties: false, title: 'ProposeRequest' },
+  );
+
+  const ProposalSchema = Type.Object(
+    {
+      id: Type.String({ description: 'prp_…' }),
+      appId: Type.String(),
+      env: Type.String(),
+      baseVersion: Type.Integer(),
+      change: ChangeSchema,
+      preview: Type.Object({
+        resultVersion: Type.Integer({ description: 'The version executing creates (baseVersion when nothing changes).' }),
+        changes: Type.Array(DiffEntrySchema, { description: 'baseVersion → result, in the config-versions diff format.' }),
+        resource: Type.Optional(PreviewedResourceSchema),
+      }),
+      digest: Digest('SHA-256 of the canonical JSON of the proposal without this field; approve and execute must present it.'),
+      proposedBy: AuthoritySchema,
+      requiredApprovals: Type.Integer({ description: 'The environment\'s policy when proposed (execution checks the policy then in force).' }),
+      reason: Type.Union([Type.String(), Type.Null()]),
+      createdAt: Time,
+      expiresAt: Time,
+    },
+    { title: 'Proposal' },
+  );
+
+  const ProposeResponse = Type.Object({ proposal: ProposalSchema });
+
+  const ProposalViewSchema = Type.Object(
+    {
+      proposal: ProposalSchema,
+      approvals: Type.Array(ApprovalSchema),
+      receipt: Type.Union([ReceiptSchema, Type.Null()]),
+      status: Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)), { description: 'Derived now: executed, expired, stale (the environment moved past baseVersion, or the resource a change acts on moved), approved, open.' }),
+    },
+    { title: 'ProposalView' },
+  );
+
+  const ListProposalsResponse = Type.Object({ proposals: Type.Array(ProposalViewSchema, { description: 'Newest first.' }) });
+  return { ProposeBody, ProposeResponse, ListProposalsResponse, ShowProposalResponse: ProposalViewSchema };
+}
 
 export const ListProposalsQuery = Type.Object({
   appId: IdString(),
@@ -121,10 +146,8 @@ export const ListProposalsQuery = Type.Object({
   status: Type.Optional(Type.Union(PROPOSAL_STATUSES.map((s) => Type.Literal(s)))),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
 });
-export const ListProposalsResponse = Type.Object({ proposals: Type.Array(ProposalViewSchema, { description: 'Newest first.' }) });
 export const ProposalParams = Type.Object({ id: IdString() });
 export const ShowProposalQuery = Type.Object({ appId: IdString() });
-export const ShowProposalResponse = ProposalViewSchema;
 
 export const ApproveBody = Type.Object(
   { appId: IdString(), env: IdString(), proposalId: IdString(), digest: Digest('The proposal digest you reviewed.'), comment: Type.Optional(Type.String({ maxLength: 1000 })) },

@@ -2,7 +2,10 @@
 // previewed at proposal time), approvals by someone other than the proposer, and execution — the
 // change applied as one new version through the config mutator, read back inside the same
 // transaction and compared with the preview, at most once per proposal (its row is locked and its
-// receipt unique), then observed with read-back.
+// receipt unique), then observed with read-back. Kinds beyond core's flag kinds are registered by the
+// modules that own them (change-kinds.ts, decision 0029): previewed by making the change in a
+// transaction that is rolled back, executed by making it again cleared by the proposal.
+import type { TObject } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
@@ -15,10 +18,13 @@ import type { Principal, UserPrincipal } from '../../../platform/principal.js';
 import { canonicalEnvSlug } from '../apps/index.js';
 import type { AuthService } from '../auth/index.js';
 import { authorityOf } from '../journal/index.js';
-import { diffStates, resolveTarget, type ConfigMutator, type ConfigStateStore, type EnvironmentTarget } from '../config/index.js';
-import { statusOf, type Approval, type Proposal, type ProposalStatus, type ProposedChange, type Receipt } from './authority.model.js';
+import { diffStates, resolveTarget, type ConfigMutator, type ConfigState, type ConfigStateStore, type EnvironmentTarget } from '../config/index.js';
+import {
+  CHANGE_KINDS, statusOf, type Approval, type BuiltinChangeKind, type Proposal, type ProposalPreview, type ProposalStatus, type ProposedChange, type Receipt,
+} from './authority.model.js';
 import * as repo from './authority.repository.js';
-import { editFor, validateChangeBody, type ChangeEditDeps } from './change-edits.js';
+import { bodyValidator, builtinValidator, CHANGE_BODY_SCHEMAS, editFor, validateChangeBody, type ChangeEditDeps } from './change-edits.js';
+import type { ChangeKindHandler, ProposalClearance } from './change-kinds.js';
 
 export interface AuthorityDeps extends ChangeEditDeps {
   db: Kysely<Database>;
@@ -73,6 +79,10 @@ export interface AuthorityService {
   approve(principal: Principal, input: { appId: string; env: string; proposalId: string; digest: string; comment?: string }): Promise<Approval>;
   execute(principal: Principal, input: { appId: string; env: string; proposalId: string; digest: string }): Promise<Receipt>;
   readback(principal: Principal, input: { appId: string; env: string; receiptId: string }): Promise<{ receipt: Receipt; observation: Observation }>;
+  /** Adds change kinds owned by modules above core; only before the routes read `changeBodies`. */
+  register(...handlers: ChangeKindHandler[]): void;
+  /** Every kind's body schema, core's first (the routes' schemas and the OpenAPI document); closes registration. */
+  changeBodies(): Record<string, TObject>;
 }
 
 const DEFAULT_TOKEN_TTL_SECONDS = 3600;
@@ -80,6 +90,22 @@ const DEFAULT_PROPOSAL_SECONDS = 604_800;
 const LIST_LIMIT = 100;
 
 const proposalNotFound = (id: string) => notFound(`Proposal ${id}`);
+const isBuiltin = (kind: string): kind is BuiltinChangeKind => (CHANGE_KINDS as readonly string[]).includes(kind);
+const staleProposal = (baseVersion: number, currentVersion: number) =>
+  conflict('stale_proposal', `The environment moved from version ${baseVersion} to ${currentVersion} since the proposal.`, {
+    metadata: { baseVersion, currentVersion },
+    resolution: 'Propose the change again against the current version.',
+  });
+const readbackMismatch = (expectedVersion: number, observedVersion: number | null) =>
+  conflict('readback_mismatch', 'The applied state differs from the previewed result; nothing was applied.', {
+    metadata: { expectedVersion, observedVersion },
+    resolution: 'Read the proposal and the current configuration; propose the change again.',
+  });
+
+/** Thrown out of a preview's transaction to roll it back, carrying what it observed. */
+class PreviewTaken {
+  constructor(readonly preview: ProposalPreview) {}
+}
 const digestMismatch = (digest: string) =>
   conflict('digest_mismatch', 'The digest does not match the proposal.', {
     metadata: { digest },
@@ -89,6 +115,26 @@ const digestMismatch = (digest: string) =>
 export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
   const { db, access, store, mutator } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
+  const handlers = new Map<string, { handler: ChangeKindHandler; validate: ReturnType<typeof bodyValidator> }>();
+  let sealed = false;
+
+  /** The registered handler of a kind; undefined for core's own kinds. */
+  const handlerOf = (kind: string) => handlers.get(kind)?.handler;
+
+  function validate(change: ProposedChange) {
+    if (isBuiltin(change.kind)) return validateChangeBody(change.body, builtinValidator(change.kind));
+    const registered = handlers.get(change.kind);
+    if (!registered) throw notFound(`Change kind ${change.kind}`);
+    validateChangeBody(change.body, registered.validate);
+  }
+
+  /** Whether a registered kind's resource is no longer what the proposal previewed (its revision moved). */
+  async function resourceMoved(executor: Executor, target: EnvironmentTarget, proposal: Proposal): Promise<boolean> {
+    const handler = handlerOf(proposal.change.kind);
+    if (!handler || !proposal.preview.resource) return false;
+    const now = await handler.view(executor, target, proposal.change.body, proposal.id);
+    return canonicalJson(now.state) !== canonicalJson(proposal.preview.resource.before);
+  }
 
   async function views(executor: Executor, target: EnvironmentTarget & { requiredApprovals: number }, rows: repo.ProposalRow[]): Promise<ProposalView[]> {
     const ids = rows.map((r) => r.id);
@@ -97,13 +143,54 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
     const receipts = await repo.receiptsOf(executor, ids);
     const current = (await store.readIn(executor, target.envId)) ?? { version: 0 };
     const now = deps.now();
-    return rows.map((row) => {
+    const out: ProposalView[] = [];
+    for (const row of rows) {
       const proposal = repo.toProposal(row);
       const mine = approvals.filter((a) => a.proposal_id === row.id).map(repo.toApproval);
       const receipt = receipts.find((r) => r.proposal_id === row.id);
-      const status = statusOf(proposal, { receipt: !!receipt, approvals: mine.length, currentVersion: current.version, requiredApprovals: target.requiredApprovals, now });
-      return { proposal, approvals: mine, receipt: receipt ? repo.toReceipt(receipt) : null, status };
-    });
+      const facts = { receipt: !!receipt, approvals: mine.length, currentVersion: current.version, requiredApprovals: target.requiredApprovals, now };
+      let status = statusOf(proposal, facts);
+      if ((status === 'open' || status === 'approved') && (await resourceMoved(executor, target, proposal))) status = statusOf(proposal, { ...facts, resourceMoved: true });
+      out.push({ proposal, approvals: mine, receipt: receipt ? repo.toReceipt(receipt) : null, status });
+    }
+    return out;
+  }
+
+  /**
+   * A registered kind's preview: the change made through its module, cleared by the proposal, in a
+   * transaction holding the environment's lock, then rolled back (a preview announces nothing).
+   */
+  async function dryRun(principal: Principal, target: EnvironmentTarget, input: ProposeInput, handler: ChangeKindHandler, proposalId: string): Promise<ProposalPreview> {
+    try {
+      await inTransaction(db, async (trx) => {
+        const base = await store.lock(trx, target);
+        if (input.baseVersion !== base.version) throw versionConflict(base.version);
+        const before = await handler.view(trx, target, input.change.body, proposalId);
+        const clearance: ProposalClearance = { type: 'proposal', proposalId, phase: 'preview', context: { proposalId } };
+        await handler.apply(trx, { principal, target, body: input.change.body, clearance, reason: input.reason ?? null });
+        const after = (await store.readIn(trx, target.envId))!;
+        const view = await handler.view(trx, target, input.change.body, proposalId);
+        throw new PreviewTaken({
+          resultVersion: after.version,
+          changes: diffStates(base.state, after.state),
+          resource: { type: view.type, id: view.id, before: before.state, after: view.state },
+        });
+      });
+    } catch (err) {
+      if (err instanceof PreviewTaken) return err.preview;
+      throw err;
+    }
+    throw new Error('a preview transaction committed');
+  }
+
+  /** Core's own kinds: the pure edit on the current state. */
+  async function editPreview(target: EnvironmentTarget & { ownerUserId: string }, input: ProposeInput & { change: { kind: BuiltinChangeKind } }): Promise<ProposalPreview> {
+    const current = await store.current(target);
+    if (input.baseVersion !== current.version) throw versionConflict(current.version);
+    // Validated exactly as the route would (its 400s), and previewed against the base state.
+    const edit = await editFor(deps, db, target, current, input.change);
+    const changes = diffStates(current.state, edit.state);
+    return { resultVersion: changes.length > 0 ? current.version + 1 : current.version, changes };
   }
 
   async function proposalOf(executor: Executor, target: EnvironmentTarget, id: string, lock = false) {
@@ -134,21 +221,21 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
     },
 
     async propose(principal, input) {
-      validateChangeBody(input.change);
+      validate(input.change);
       const target = await resolveTarget(access, principal, input.appId, input.env, 'propose');
-      const current = await store.current(target);
-      if (input.baseVersion !== current.version) throw versionConflict(current.version);
-      // Validated exactly as the route would (its 400s), and previewed against the base state.
-      const edit = await editFor(deps, db, target, current, input.change);
-      const changes = diffStates(current.state, edit.state);
+      const id = newId('prp');
+      const handler = handlerOf(input.change.kind);
+      const preview = handler
+        ? await dryRun(principal, target, input, handler, id)
+        : await editPreview(target, input as ProposeInput & { change: { kind: BuiltinChangeKind } });
       const createdAt = deps.now();
       const body = {
-        id: newId('prp'),
+        id,
         appId: target.appId,
         env: target.env,
-        baseVersion: current.version,
+        baseVersion: input.baseVersion,
         change: input.change,
-        preview: { resultVersion: changes.length > 0 ? current.version + 1 : current.version, changes },
+        preview,
         proposedBy: authorityOf(principal),
         requiredApprovals: target.requiredApprovals,
         reason: input.reason ?? null,
@@ -232,33 +319,45 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
           });
         }
         const receiptId = newId('rcp');
-        let base: string | null = null;
-        const applied = await mutator.apply(
-          trx,
-          { target, source: 'authority', authority: authorityOf(principal), approvedProposal: proposal.id },
-          async (current) => {
-            if (current.version !== proposal.baseVersion) {
-              throw conflict('stale_proposal', `The environment moved from version ${proposal.baseVersion} to ${current.version} since the proposal.`, {
-                metadata: { baseVersion: proposal.baseVersion, currentVersion: current.version },
-                resolution: 'Propose the change again against the current version.',
-              });
-            }
-            base = canonicalJson(current.state);
-            const edit = await editFor(deps, trx, target, current, proposal.change);
-            return {
-              ...edit,
-              context: { ...edit.context, proposalId: proposal.id, receiptId, proposedBy: proposal.proposedBy, approvers: approvals.map((a) => a.approvedBy) },
-            };
-          },
-        );
+        const clearance: ProposalClearance = {
+          type: 'proposal', proposalId: proposal.id, phase: 'execute',
+          context: { proposalId: proposal.id, receiptId, proposedBy: proposal.proposedBy, approvers: approvals.map((a) => a.approvedBy) },
+        };
+        const handler = handlerOf(proposal.change.kind);
+        let base: ConfigState | null = null;
+        let applied: { version: number; changeId: string | null };
+        if (handler) {
+          // The environment stays locked from here to the read-back: nothing slips in between.
+          const current = await store.lock(trx, target);
+          if (current.version !== proposal.baseVersion) throw staleProposal(proposal.baseVersion, current.version);
+          base = current.state;
+          await handler.apply(trx, { principal, target, body: proposal.change.body, clearance, reason: proposal.reason });
+          const after = (await store.readIn(trx, target.envId))!;
+          const changeId = after.version > current.version ? ((await store.retained(trx, target.envId, after.version))?.changeId ?? null) : null;
+          applied = { version: after.version, changeId };
+        } else {
+          applied = await mutator.apply(
+            trx,
+            { target, source: 'authority', authority: authorityOf(principal), clearance },
+            async (current) => {
+              if (current.version !== proposal.baseVersion) throw staleProposal(proposal.baseVersion, current.version);
+              base = JSON.parse(canonicalJson(current.state)) as ConfigState;
+              return editFor(deps, trx, target, current, proposal.change as { kind: BuiltinChangeKind; body: Record<string, unknown> });
+            },
+          );
+        }
         // Read back inside the transaction: what is now stored must be what the approvers saw.
         const stored = await store.readIn(trx, target.envId);
-        const observed = stored && base !== null ? diffStates(JSON.parse(base), stored.state) : null;
+        const observed = stored && base !== null ? diffStates(base, stored.state) : null;
         if (!stored || stored.version !== proposal.preview.resultVersion || canonicalJson(observed) !== canonicalJson(proposal.preview.changes)) {
-          throw conflict('readback_mismatch', 'The applied state differs from the previewed result; nothing was applied.', {
-            metadata: { expectedVersion: proposal.preview.resultVersion, observedVersion: stored?.version ?? null },
-            resolution: 'Read the proposal and the current configuration; propose the change again.',
-          });
+          throw readbackMismatch(proposal.preview.resultVersion, stored?.version ?? null);
+        }
+        if (handler && proposal.preview.resource) {
+          const view = await handler.view(trx, target, proposal.change.body, proposal.id);
+          const previewed = proposal.preview.resource;
+          if (view.type !== previewed.type || view.id !== previewed.id || canonicalJson(view.state) !== canonicalJson(previewed.after)) {
+            throw readbackMismatch(proposal.preview.resultVersion, stored.version);
+          }
         }
         const receipt = {
           id: receiptId, proposal_id: proposal.id, app_id: target.appId, env_id: target.envId, digest: proposal.digest,
@@ -296,6 +395,19 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
           observedAt: iso(deps.now()),
         },
       };
+    },
+
+    register(...added) {
+      if (sealed) throw new Error('change kinds are registered before the authority routes are built');
+      for (const handler of added) {
+        if (isBuiltin(handler.kind) || handlers.has(handler.kind)) throw new Error(`change kind ${handler.kind} is registered twice`);
+        handlers.set(handler.kind, { handler, validate: bodyValidator(handler.body) });
+      }
+    },
+
+    changeBodies() {
+      sealed = true;
+      return { ...CHANGE_BODY_SCHEMAS, ...Object.fromEntries([...handlers].map(([kind, h]) => [kind, h.handler.body])) };
     },
   };
 }

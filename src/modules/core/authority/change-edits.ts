@@ -10,7 +10,7 @@ import { createValidatorCompiler } from '../../../platform/validation.js';
 import { BulkApplyBody, bulkApply, deleteFlag, PatchFlagBody, patchFlag, type BulkChanges, type FlagFields, type FlagPatchOp } from '../flags/index.js';
 import { rollbackRequestFields, type RollbacksService, type RollbackScopeInput } from '../rollbacks/index.js';
 import type { ConfigEdit, CurrentConfig, EnvironmentTarget } from '../config/index.js';
-import type { ChangeKind, ProposedChange } from './authority.model.js';
+import type { BuiltinChangeKind } from './authority.model.js';
 
 /** A route's body schema without the fields the proposal itself carries (appId, env, version, key). */
 function without<T extends TProperties>(schema: TObject<T>, fields: string[], title: string) {
@@ -18,7 +18,7 @@ function without<T extends TProperties>(schema: TObject<T>, fields: string[], ti
   return Type.Object(properties, { additionalProperties: false, title });
 }
 
-export const CHANGE_BODY_SCHEMAS: Record<ChangeKind, TObject> = {
+export const CHANGE_BODY_SCHEMAS: Record<BuiltinChangeKind, TObject> = {
   'flag.patch': without(PatchFlagBody, ['appId', 'env', 'expectedVersion'], 'ProposedFlagPatch'),
   'flag.delete': Type.Object({ key: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false, title: 'ProposedFlagDelete' }),
   'bulk.apply': without(BulkApplyBody, ['appId', 'env', 'expectedVersion', 'idempotencyKey'], 'ProposedBulkApply'),
@@ -33,14 +33,20 @@ export const CHANGE_BODY_SCHEMAS: Record<ChangeKind, TObject> = {
 };
 
 const compile = createValidatorCompiler();
-const validators = Object.fromEntries(Object.entries(CHANGE_BODY_SCHEMAS).map(([kind, schema]) => [kind, compile(schema, 'body')])) as Record<ChangeKind, ReturnType<typeof compile>>;
+type Validator = ReturnType<typeof compile> & { errors?: unknown[] | null };
+
+/** A kind's body validator, compiled once. */
+export const bodyValidator = (schema: TObject): Validator => compile(schema, 'body') as Validator;
+
+const validators = Object.fromEntries(Object.entries(CHANGE_BODY_SCHEMAS).map(([kind, schema]) => [kind, bodyValidator(schema)])) as Record<BuiltinChangeKind, Validator>;
 
 /** The change body checked against its route's schema: the route's own 400 (same paths, same messages). */
-export function validateChangeBody(change: ProposedChange): void {
-  const validate = validators[change.kind] as ReturnType<typeof compile> & { errors?: unknown[] | null };
-  if (validate(change.body)) return;
+export function validateChangeBody(body: unknown, validate: Validator): void {
+  if (validate(body)) return;
   throw toAppError(Object.assign(new Error('invalid change body'), { validation: validate.errors ?? [], validationContext: 'body' }) as never);
 }
+
+export const builtinValidator = (kind: BuiltinChangeKind): Validator => validators[kind];
 
 export interface ChangeEditDeps {
   rollbacks: RollbacksService;
@@ -54,7 +60,7 @@ export async function editFor(
   executor: Executor,
   target: EnvironmentTarget & { ownerUserId: string },
   current: CurrentConfig,
-  change: ProposedChange,
+  change: { kind: BuiltinChangeKind; body: Record<string, unknown> },
 ): Promise<ConfigEdit<unknown>> {
   const body = change.body;
   switch (change.kind) {

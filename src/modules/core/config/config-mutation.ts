@@ -5,10 +5,11 @@
 // one place is what makes "every applied change is exactly one version and one journal entry" true.
 import type { Executor } from '../../../db/transaction.js';
 import type { AppAccess, Permission } from '../../../platform/app-access.js';
-import { AppError, versionConflict } from '../../../platform/errors.js';
+import { versionConflict } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/principal.js';
 import { keyedHash } from '../../../platform/secret-box.js';
 import type { JournalAuthority, JournalService, JournalSource } from '../journal/index.js';
+import { approvalRequired, clearanceContext, type Clearance } from './clearance.js';
 import { diffStates, redactSubjects } from './config-diff.js';
 import type { ConfigStateStore } from './config-state-store.js';
 import type { ConfigState, CurrentConfig, EnvironmentTarget } from './versions.model.js';
@@ -31,11 +32,13 @@ export interface ConfigMutationRequest {
   source: JournalSource;
   authority: JournalAuthority;
   /**
-   * Set only by the authority workflow when it executes an approved proposal. Every other write of
-   * an environment whose policy requires approvals is refused here (403 approval_required), so each
-   * writer — present or future — inherits the rule by going through this one path.
+   * Set by the authority workflow when it executes (or previews) an approved proposal, and by the
+   * modules whose moves only reduce exposure for an emergency stop (clearance.ts). Every other write
+   * of an environment whose policy requires approvals is refused here (403 approval_required), so
+   * each writer — present or future — inherits the rule by going through this one path. Its journal
+   * context is added to the entry; a preview is written but never announced (it is rolled back).
    */
-  approvedProposal?: string;
+  clearance?: Clearance;
 }
 
 export interface AppliedEdit<T> {
@@ -63,19 +66,12 @@ export interface ConfigMutatorDeps {
   requiredApprovals: (executor: Executor, envId: string) => Promise<number>;
 }
 
-export function approvalRequired(env: string, requiredApprovals: number): AppError {
-  return new AppError(403, 'approval_required', `Environment ${env} is protected: changes need ${requiredApprovals} approval${requiredApprovals === 1 ? '' : 's'}.`, {
-    metadata: { requiredApprovals },
-    resolution: 'Use the authority workflow: POST /api/v1/authority/propose (ensign propose), have another member approve it (POST /api/v1/authority/approve), then POST /api/v1/authority/execute.',
-  });
-}
-
 export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
   const hashSubject = (subject: string) => keyedHash(deps.secret, 'journal-subject', subject);
   return {
     async apply(trx, request, compute) {
       const { target } = request;
-      if (request.approvedProposal === undefined) {
+      if (request.clearance === undefined) {
         const required = await deps.requiredApprovals(trx, target.envId);
         if (required > 0) throw approvalRequired(target.env, required);
       }
@@ -96,13 +92,14 @@ export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
         beforeVersion: current.version,
         afterVersion: current.version + 1,
         diff: redactSubjects(changes, hashSubject),
-        ...(edit.context ? { context: edit.context } : {}),
+        ...(edit.context || request.clearance ? { context: { ...edit.context, ...clearanceContext(request.clearance) } } : {}),
       });
       const version = await deps.store.commit(trx, target, current, {
         state: edit.state,
         changeId: entry.id,
         operation: edit.operation,
         authority: request.authority,
+        announce: !(request.clearance?.type === 'proposal' && request.clearance.phase === 'preview'),
       });
       return { version, changeId: entry.id, applied: true, result: edit.result };
     },

@@ -18,6 +18,8 @@ export interface ConfigCommit {
   changeId: string | null;
   operation: string;
   authority: JournalAuthority;
+  /** false: tell no reader (a preview the caller rolls back); default true. */
+  announce?: boolean;
 }
 
 export interface ConfigChange {
@@ -61,7 +63,7 @@ export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNot
       });
       await repo.writeConfig(trx, target.envId, version, state, at);
       await repo.pruneVersions(trx, target.envId, version, RETAIN_NEWEST, new Date(Date.now() - RETAIN_DAYS * 86_400_000).toISOString());
-      await notifier.publish(trx, JSON.stringify({ envId: target.envId, appId: target.appId, version } satisfies ConfigChange));
+      if (change.announce !== false) await notifier.publish(trx, JSON.stringify({ envId: target.envId, appId: target.appId, version } satisfies ConfigChange));
       return version;
     },
     async current(target) {

@@ -2,7 +2,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../../platform/principal.js';
 
-export const JOURNAL_SOURCES = ['api', 'cli', 'bulk', 'rollback', 'authority', 'system'] as const;
+export const JOURNAL_SOURCES = ['api', 'cli', 'bulk', 'rollback', 'authority', 'emergency', 'system'] as const;
 export type JournalSource = (typeof JOURNAL_SOURCES)[number];
 
 export interface JournalAuthority {

@@ -28,7 +28,7 @@ export const JournalEntrySchema = Type.Object(
     beforeVersion: Type.Union([Type.Integer(), Type.Null()]),
     afterVersion: Type.Union([Type.Integer(), Type.Null()]),
     diff: Type.Array(DiffEntrySchema),
-    context: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'What else the entry names: rollback.apply carries targetVersion and planDigest; authority executions carry proposalId, receiptId, proposedBy and approvers.' })),
+    context: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'What else the entry names: rollback.apply carries targetVersion and planDigest; authority executions carry proposalId, receiptId, proposedBy and approvers; emergency stops (source emergency) carry the reason.' })),
     createdAt: Type.String({ format: 'date-time' }),
   },
   { title: 'JournalEntry' },

@@ -1,7 +1,10 @@
 // Experiment use cases. Definitions (drafts, metrics pinned, revisions) live in the experiments
 // tables; what a started experiment serves lives in the environment's config state, written through
 // the config mutator in the same transaction (docs/decisions/0018): start, pause, resume, ramp,
-// iterate and complete each raise the config version and are journaled as a config change.
+// iterate and complete each raise the config version and are journaled as a config change. In a
+// protected environment (decision 0029) the moves that only reduce exposure (pause, complete without
+// a winner) are direct with a reason, journaled with source emergency; the others need a clearance
+// from an executed proposal (the change kinds of experiment-change-kinds.ts), else 403.
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
@@ -16,7 +19,10 @@ import type { HoldoutsService } from '../holdouts/index.js';
 import { authorityOf, definitionDiff, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import type { LayersService } from '../layers/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
-import { resolveTarget, type ConfigMutator, type ConfigState, type ConfigStateStore, type EnvironmentTarget } from '../../core/config/index.js';
+import {
+  clearanceContext, clearDirectMove, clearedId, clearedPermission, clearedSalt, clearedSource, resolveTarget, shellWord,
+  type Clearance, type ConfigMutator, type ConfigState, type ConfigStateStore, type EnvironmentTarget, type ProposalHint,
+} from '../../core/config/index.js';
 import { bucketsOf, checkAllocation, checkReferences, checkServedFields } from './experiment-checks.js';
 import {
   DEFAULT_ANALYSIS, DRAFT_ONLY_FIELDS, TRANSITIONS,
@@ -66,14 +72,20 @@ export interface IterateInput extends EnvInput { revision: number }
 
 export interface ServedChange { experiment: Experiment; version: number; changeId: string | null }
 
+/**
+ * Changes take an optional clearance (core/config clearance.ts): the authority workflow's, when it
+ * executes or previews an approved proposal. Without one, a protected environment admits only stops.
+ */
 export interface ExperimentsService {
   create(trx: Executor, principal: Principal, input: CreateExperimentInput, source: JournalSource): Promise<Experiment>;
   list(principal: Principal, appId: string, env: string): Promise<Experiment[]>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<Experiment>;
-  patch(trx: Executor, principal: Principal, id: string, input: PatchExperimentInput, source: JournalSource): Promise<Experiment>;
-  transition(trx: Executor, principal: Principal, id: string, input: TransitionInput, source: JournalSource): Promise<ServedChange>;
-  ramp(trx: Executor, principal: Principal, id: string, input: RampInput, source: JournalSource): Promise<ServedChange>;
-  iterate(trx: Executor, principal: Principal, id: string, input: IterateInput, source: JournalSource): Promise<ServedChange>;
+  /** The experiment as stored, read in `executor` (no access check: the caller resolved the target). */
+  find(executor: Executor, target: EnvironmentTarget, id: string): Promise<Experiment | null>;
+  patch(trx: Executor, principal: Principal, id: string, input: PatchExperimentInput, source: JournalSource, clearance?: Clearance): Promise<Experiment>;
+  transition(trx: Executor, principal: Principal, id: string, input: TransitionInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
+  ramp(trx: Executor, principal: Principal, id: string, input: RampInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
+  iterate(trx: Executor, principal: Principal, id: string, input: IterateInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
   /** Running or paused experiments naming a holdout (its percentage is then fixed). */
   usingHoldout(executor: Executor, target: EnvironmentTarget, holdoutId: string): Promise<string[]>;
 }
@@ -93,6 +105,13 @@ export interface ExperimentsDeps {
 
 const newSalt = () => randomBytes(12).toString('base64url');
 const experimentNotFound = (id: string) => notFound(`Experiment ${id}`);
+
+/** How a move refused in a protected environment is proposed instead. */
+function proposalHint(kind: string, target: EnvironmentTarget, body: Record<string, unknown>, options: [string, string | number | undefined][]): ProposalHint {
+  const flags = options.filter(([, v]) => v !== undefined).map(([name, v]) => ` --${name} ${shellWord(v!)}`).join('');
+  const command = `ensign propose ${kind.replace('.', '-')} ${shellWord(String(body.experimentId))} --app ${shellWord(target.appId)} --env ${shellWord(target.env)}${flags}`;
+  return { kind, body, command };
+}
 
 /** The journal's view of a definition: what a person reads in a diff. */
 const journaled = (d: ExperimentDefinition, state: ExperimentState) => ({ ...d, state }) as unknown as Record<string, unknown>;
@@ -149,13 +168,12 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
    * change is journaled on its own (archiving, for one).
    */
   async function applyServed(
-    trx: Executor, principal: Principal, envTarget: EnvironmentTarget, id: string, operation: string, source: JournalSource,
+    trx: Executor, principal: Principal, envTarget: EnvironmentTarget, id: string, operation: string, source: JournalSource, clearance: Clearance | undefined,
     change: (state: ConfigState) => Promise<{ row: repo.ExperimentRow; before: repo.ExperimentRow; served: ServedExperiment | null }>,
   ): Promise<ServedChange> {
-    // Protected environments (issue 9): the approval_required check for changes of what is served
-    // belongs here, before the lock, for every caller that is not the authority workflow.
+    // Protected environments: the mutator refuses the write unless it is cleared (a proposal or a stop).
     let written: { row: repo.ExperimentRow; before: repo.ExperimentRow } | undefined;
-    const applied = await deps.mutator.apply(trx, { target: envTarget, source, authority: authorityOf(principal) }, async (current) => {
+    const applied = await deps.mutator.apply(trx, { target: envTarget, source, authority: authorityOf(principal), ...(clearance ? { clearance } : {}) }, async (current) => {
       const result = await change(current.state);
       written = result;
       return { state: withServed(current.state, id, result.served), operation, resourceType: 'experiment', resourceId: id, result: null };
@@ -165,10 +183,14 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation, source, resourceType: 'experiment', resourceId: id, authority: authorityOf(principal),
         beforeVersion: null, afterVersion: null, diff: definitionDiff('experiment', row.key, journaled(before.definition, before.state), journaled(row.definition, row.state)),
+        ...contextOf(clearance),
       });
     }
     return { experiment: await view(trx, envTarget, row), version: applied.version, changeId: applied.changeId };
   }
+
+  /** A journal entry's context for a cleared change (absent otherwise, as before protection). */
+  const contextOf = (clearance: Clearance | undefined) => (clearance ? { context: clearanceContext(clearance) } : {});
 
   return {
     async create(trx, principal, input, source) {
@@ -213,9 +235,15 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       return view(deps.db, envTarget, row);
     },
 
-    async patch(trx, principal, id, input, source) {
+    async find(executor, envTarget, id) {
+      const row = await repo.findExperiment(executor, envTarget.envId, id);
+      return row ? view(executor, envTarget, row) : null;
+    },
+
+    async patch(trx, principal, id, input, sourceGiven, clearance) {
       const { appId, env, revision, analysis, ...fields } = input;
-      const envTarget = await target(principal, appId, env, 'change', trx);
+      const envTarget = await target(principal, appId, env, clearedPermission(clearance, 'change'), trx);
+      const source = clearedSource(clearance, sourceGiven);
       const row = await held(trx, envTarget, id, revision);
       const before = row.definition;
       const next: ExperimentDefinition = { ...before, analysis: { ...before.analysis, ...analysis } };
@@ -239,13 +267,13 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       const saved = await save(trx, row, { state: row.state, definition: next }, principal);
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation: 'experiment.update', source, resourceType: 'experiment', resourceId: id,
-        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff,
+        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff, ...contextOf(clearance),
       });
       return view(trx, envTarget, saved);
     },
 
-    async transition(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
+    async transition(trx, principal, id, input, sourceGiven, clearanceGiven) {
+      const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearanceGiven, 'change'), trx);
       const row = await held(trx, envTarget, id, input.revision);
       const from = row.state;
       if (!TRANSITIONS[from].includes(input.to)) {
@@ -260,8 +288,16 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
           throw validationError(`winner "${input.winner}" is not a variant of this experiment.`, [{ path: '/winner', message: `must be one of ${row.definition.variants.map((v) => v.key).join(', ')}` }]);
         }
       }
+      // Pausing and completing without a winner only take subjects out: the stops of a protected environment.
+      const stop = input.to === 'paused' || (input.to === 'completed' && input.winner === undefined);
+      const clearance = clearDirectMove(envTarget, {
+        stop, reason: input.reason,
+        proposal: proposalHint('experiment.transition', envTarget, { experimentId: id, revision: input.revision, to: input.to, ...(input.winner !== undefined ? { winner: input.winner } : {}) },
+          [['to', input.to], ['winner', input.winner], ['revision', input.revision]]),
+      }, clearanceGiven);
+      const source = clearedSource(clearance, sourceGiven);
       const operation = { running: from === 'draft' ? 'experiment.start' : 'experiment.resume', paused: 'experiment.pause', completed: 'experiment.complete', archived: 'experiment.archive' }[input.to];
-      return applyServed(trx, principal, envTarget, id, operation, source, async (state) => {
+      return applyServed(trx, principal, envTarget, id, operation, source, clearance, async (state) => {
         let iteration = await repo.currentIteration(trx, id);
         if (from === 'draft') {
           checkServedFields(state, row.definition);
@@ -271,7 +307,7 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
               resolution: 'Complete that experiment first; a flag runs one experiment at a time.', metadata: { experimentId: other.id },
             });
           }
-          iteration = { id: newId('itr'), number: 1, revision: 1, salt: newSalt(), allocation: row.definition.allocation, startedAt: nowIso(), state: 'running' };
+          iteration = { id: clearedId(clearance, 'itr'), number: 1, revision: 1, salt: clearedSalt(clearance, 'iteration', newSalt), allocation: row.definition.allocation, startedAt: nowIso(), state: 'running' };
           await repo.insertIteration(trx, id, iteration, iteration.startedAt);
         } else if (iteration && input.to !== 'archived') {
           iteration = { ...iteration, state: input.to === 'completed' ? 'completed' : input.to };
@@ -286,8 +322,8 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       });
     },
 
-    async ramp(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
+    async ramp(trx, principal, id, input, sourceGiven, clearanceGiven) {
+      const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearanceGiven, 'change'), trx);
       const row = await held(trx, envTarget, id, input.revision);
       if (row.state !== 'running' && row.state !== 'paused') {
         throw conflict('invalid_state', `Only a running or paused experiment can be ramped; this one is ${row.state}.`, {
@@ -298,7 +334,12 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       if (input.allocation === row.definition.allocation) {
         return { experiment: await view(trx, envTarget, row), version: (await deps.store.lock(trx, envTarget)).version, changeId: null };
       }
-      return applyServed(trx, principal, envTarget, id, 'experiment.ramp', source, async () => {
+      // Either way a ramp changes who is measured mid-iteration: never a stop.
+      const clearance = clearDirectMove(envTarget, {
+        stop: false,
+        proposal: proposalHint('experiment.ramp', envTarget, { experimentId: id, revision: input.revision, allocation: input.allocation }, [['allocation', input.allocation], ['revision', input.revision]]),
+      }, clearanceGiven);
+      return applyServed(trx, principal, envTarget, id, 'experiment.ramp', clearedSource(clearance, sourceGiven), clearance, async () => {
         const current = (await repo.currentIteration(trx, id))!;
         // In a layer the range is the allocation: it grows or shrinks at its end (409 layer_full).
         if (row.definition.layerId) await layers.place(trx, envTarget, row.definition.layerId, id, bucketsOf(input.allocation));
@@ -309,19 +350,23 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       });
     },
 
-    async iterate(trx, principal, id, input, source) {
-      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
+    async iterate(trx, principal, id, input, sourceGiven, clearanceGiven) {
+      const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearanceGiven, 'change'), trx);
       const row = await held(trx, envTarget, id, input.revision);
       if (row.state !== 'paused') {
         throw conflict('invalid_state', `Only a paused experiment can be iterated; this one is ${row.state}.`, {
           resolution: row.state === 'running' ? 'Pause it first, then iterate.' : 'Iterate applies to paused experiments only.', metadata: { state: row.state },
         });
       }
-      return applyServed(trx, principal, envTarget, id, 'experiment.iterate', source, async () => {
+      const clearance = clearDirectMove(envTarget, {
+        stop: false,
+        proposal: proposalHint('experiment.iterate', envTarget, { experimentId: id, revision: input.revision }, [['revision', input.revision]]),
+      }, clearanceGiven);
+      return applyServed(trx, principal, envTarget, id, 'experiment.iterate', clearedSource(clearance, sourceGiven), clearance, async () => {
         const previous = (await repo.currentIteration(trx, id))!;
         await repo.setIterationState(trx, previous, 'completed');
         const at = nowIso();
-        const iteration: Iteration = { id: newId('itr'), number: previous.number + 1, revision: 1, salt: newSalt(), allocation: previous.allocation, startedAt: at, state: 'running' };
+        const iteration: Iteration = { id: clearedId(clearance, 'itr'), number: previous.number + 1, revision: 1, salt: clearedSalt(clearance, 'iteration', newSalt), allocation: previous.allocation, startedAt: at, state: 'running' };
         await repo.insertIteration(trx, id, iteration, at);
         const saved = await save(trx, row, { state: 'running', definition: row.definition }, principal);
         return { row: saved, before: row, served: await served(trx, envTarget, saved, iteration) };

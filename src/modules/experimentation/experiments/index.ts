@@ -6,3 +6,4 @@ export { analysisInputsRoutes } from './analysis-inputs.routes.js';
 export { createAggregationService, registerAggregationJobs, AGGREGATION_JOB, AGGREGATION_SCHEDULE_JOB, type AggregationService } from './aggregation-runs.service.js';
 export { aggregationRoutes } from './aggregation-runs.routes.js';
 export type { ExperimentResults, ExperimentResultsSource, AggregationRun } from './results.model.js';
+export { experimentChangeKinds } from './experiment-change-kinds.js';

@@ -11,7 +11,7 @@ import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import { findVersioned, insertVersioned, keyTaken, listVersioned, updateVersioned, type VersionedRow } from '../../../platform/versioned-rows.js';
 import { authorityOf, definitionDiff, type JournalAuthority, type JournalService, type JournalSource } from '../../core/journal/index.js';
-import { resolveTarget, type EnvironmentTarget } from '../../core/config/index.js';
+import { clearanceContext, clearedPermission, clearedSource, resolveTarget, type Clearance, type EnvironmentTarget } from '../../core/config/index.js';
 import type { Holdout, HoldoutFields } from './holdouts.model.js';
 
 export interface CreateHoldoutInput { appId: string; env: string; key: string; name: string; percentage: number; description?: string }
@@ -20,7 +20,8 @@ export interface PatchHoldoutInput { appId: string; env: string; version: number
 export interface HoldoutsService {
   /** A dry run (`trx` null) reads only and stores nothing. */
   create(trx: Executor | null, principal: Principal, input: CreateHoldoutInput, source: JournalSource): Promise<Holdout>;
-  patch(trx: Executor | null, principal: Principal, id: string, input: PatchHoldoutInput, source: JournalSource): Promise<Holdout>;
+  /** With a clearance when the authority workflow executes (or previews) a holdout.patch proposal. */
+  patch(trx: Executor | null, principal: Principal, id: string, input: PatchHoldoutInput, source: JournalSource, clearance?: Clearance): Promise<Holdout>;
   list(principal: Principal, appId: string, env: string): Promise<Holdout[]>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<Holdout>;
   /** A holdout of the environment, for experiments naming it. */
@@ -82,9 +83,10 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
       return toHoldout(row, envTarget.env);
     },
 
-    async patch(writer, principal, id, input, source) {
+    async patch(writer, principal, id, input, sourceGiven, clearance) {
+      const source = clearedSource(clearance, sourceGiven);
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
+      const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearance, 'change'), trx);
       const current = await holdoutOf(trx, envTarget, id);
       if (current.version !== input.version) throw versionConflict(current.version);
       if (input.percentage !== undefined) twoDecimals(input.percentage, '/percentage');
@@ -107,7 +109,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
       if (!(await updateVersioned(trx, 'holdouts', id, input.version, JSON.stringify(after), at))) throw versionConflict((await holdoutOf(trx, envTarget, id)).version);
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation: 'holdout.update', source, resourceType: 'holdout', resourceId: id,
-        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff,
+        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff, ...(clearance ? { context: clearanceContext(clearance) } : {}),
       });
       return next;
     },

@@ -10,7 +10,7 @@ import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import { findVersioned, insertVersioned, keyTaken, listVersioned, updateVersioned, type VersionedRow } from '../../../platform/versioned-rows.js';
 import { authorityOf, definitionDiff, type JournalAuthority, type JournalService, type JournalSource } from '../../core/journal/index.js';
-import { resolveTarget, type EnvironmentTarget } from '../../core/config/index.js';
+import { clearanceContext, clearedPermission, clearedSource, resolveTarget, type Clearance, type EnvironmentTarget } from '../../core/config/index.js';
 import { freeBucketsOf, placeInLayer, type Layer, type LayerAllocation, type LayerFields } from './layers.model.js';
 
 export interface CreateLayerInput { appId: string; env: string; key: string; name: string; description?: string }
@@ -22,7 +22,8 @@ export interface LayerPlacement { id: string; salt: string; start: number; end: 
 export interface LayersService {
   /** A dry run (`trx` null) reads only and stores nothing. */
   create(trx: Executor | null, principal: Principal, input: CreateLayerInput, source: JournalSource): Promise<Layer>;
-  patch(trx: Executor | null, principal: Principal, id: string, input: PatchLayerInput, source: JournalSource): Promise<Layer>;
+  /** With a clearance when the authority workflow executes (or previews) a layer.patch proposal. */
+  patch(trx: Executor | null, principal: Principal, id: string, input: PatchLayerInput, source: JournalSource, clearance?: Clearance): Promise<Layer>;
   list(principal: Principal, appId: string, env: string): Promise<Layer[]>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<Layer>;
   /** Gives the experiment `buckets` buckets of the layer (keeping its start if placed): 409 layer_full when they do not fit. */
@@ -96,10 +97,11 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
       return toLayer(row, envTarget.env);
     },
 
-    async patch(writer, principal, id, input, source) {
+    async patch(writer, principal, id, input, sourceGiven, clearance) {
+      const source = clearedSource(clearance, sourceGiven);
       const dryRun = writer === null;
       const trx = writer ?? deps.db;
-      const envTarget = await target(principal, input.appId, input.env, 'change', trx);
+      const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearance, 'change'), trx);
       const row = await rowOf(trx, envTarget, id);
       if (Number(row.version) !== input.version) throw versionConflict(Number(row.version));
       const before = fieldsOf(row);
@@ -114,7 +116,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
       }
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation: 'layer.update', source, resourceType: 'layer', resourceId: id,
-        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff,
+        authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff, ...(clearance ? { context: clearanceContext(clearance) } : {}),
       });
       return toLayer(next, envTarget.env);
     },

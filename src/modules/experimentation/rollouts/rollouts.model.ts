@@ -62,6 +62,8 @@ export interface PlanEvent {
   /** The config version the change wrote, when it changed what the flag serves. */
   configVersion?: number;
   recommendation?: RecommendationKind;
+  /** The reason given (a stop in a protected environment must give one). */
+  reason?: string;
   by: JournalAuthority;
 }
 

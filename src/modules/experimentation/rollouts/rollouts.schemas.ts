@@ -5,6 +5,7 @@ import { AuthoritySchema, Literals } from '../../../platform/definition-schemas.
 import { PLAN_STATES, RECOMMENDATION_KINDS, TRANSITION_TARGETS } from './rollouts.model.js';
 
 const strict = { additionalProperties: false } as const;
+const Reason = Type.String({ maxLength: 1000, description: 'Why, journaled. Required in a protected environment for a stop (to: paused or cancelled; approving a recommended pause or rollback): 400 without.' });
 const PlanVersion = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The plan version you read (compare-and-swap)' });
 
 export const PlanParams = Type.Object({ id: IdString(), planId: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -34,6 +35,7 @@ export const TransitionBody = Type.Object({
   appId: IdString(), env: IdString(), planVersion: PlanVersion,
   to: Literals(TRANSITION_TARGETS),
   step: Type.Optional(Type.Integer({ minimum: 0, maximum: 19, description: 'With to: active, the step to serve (default: the current one, or 0)' })),
+  reason: Type.Optional(Reason),
 }, strict);
 
 export const RecommendBody = Type.Object({
@@ -44,6 +46,7 @@ export const RecommendBody = Type.Object({
 export const ApproveBody = Type.Object({
   appId: IdString(), env: IdString(), planVersion: PlanVersion,
   recommendationDigest: Type.String({ minLength: 1, maxLength: 128 }),
+  reason: Type.Optional(Reason),
 }, strict);
 
 const RecommendationSchema = Type.Object({
@@ -64,6 +67,7 @@ const PlanEventSchema = Type.Object({
   step: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
   configVersion: Type.Optional(Type.Integer()),
   recommendation: Type.Optional(Literals(RECOMMENDATION_KINDS)),
+  reason: Type.Optional(Type.String()),
   by: AuthoritySchema,
 });
 

@@ -3,7 +3,10 @@
 // steps[k].percentage % of subjects outside the experiment (the experiment keeps measuring on its own
 // allocation). Every step is a config version through the config mutator (journaled, protected
 // environments enforced). Recommendations read the newest results of the experiment iteration;
-// approving one acts on it, a rollback through the rollbacks module's audited CAS edit.
+// approving one acts on it, a rollback through the rollbacks module's audited CAS edit. In a protected
+// environment (decision 0029) pausing, cancelling and approving a recommended pause or rollback are
+// direct with a reason (journal source emergency); activating, moving a step, completing and
+// approving a proceed need a clearance from an executed proposal (rollout-change-kinds.ts), else 403.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
@@ -11,13 +14,15 @@ import { forUpdate } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import type { AppAccess, Permission } from '../../../platform/app-access.js';
 import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
-import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { ExperimentResultsSource } from '../experiments/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import type { RollbacksService } from '../../core/rollbacks/index.js';
-import { resolveTarget, type ConfigMutator, type EnvironmentTarget } from '../../core/config/index.js';
+import {
+  clearanceContext, clearDirectMove, clearedId, clearedPermission, clearedSource, resolveTarget, shellWord,
+  type Clearance, type ConfigMutator, type EnvironmentTarget, type ProposalHint,
+} from '../../core/config/index.js';
 import { recommend } from './recommendation.js';
 import {
   ACTIONABLE, PLAN_TRANSITIONS, stepProblems,
@@ -40,18 +45,26 @@ export interface PlanRef {
   appId: string;
   env: string;
   planVersion: number;
+  /** Why: journaled; required for a stop in a protected environment. */
+  reason?: string;
 }
 
+/**
+ * Changes take an optional clearance (core/config clearance.ts): the authority workflow's, when it
+ * executes or previews an approved proposal. Without one, a protected environment admits only stops.
+ */
 export interface RolloutsService {
   /** The plan a create would store (validated), without storing it. */
   preview(principal: Principal, experimentId: string, input: CreatePlanInput): Promise<RolloutPlan>;
-  create(trx: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, source?: JournalSource): Promise<RolloutPlan>;
+  create(trx: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, source?: JournalSource, clearance?: Clearance): Promise<RolloutPlan>;
   get(principal: Principal, experimentId: string, planId: string, query: { appId: string; env: string }): Promise<RolloutPlan>;
   list(principal: Principal, experimentId: string, query: { appId: string; env: string }): Promise<RolloutPlan[]>;
-  transition(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { to: TransitionTarget; step?: number }): Promise<RolloutPlan>;
+  /** The plan as stored, read in `executor` (no access check: the caller resolved the target). */
+  find(executor: Executor, target: EnvironmentTarget, experimentId: string, planId: string): Promise<RolloutPlan | null>;
+  transition(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { to: TransitionTarget; step?: number }, clearance?: Clearance): Promise<RolloutPlan>;
   /** In a transaction of its own: a confirmed recommendation is stored under the plan's lock. */
   recommend(principal: Principal, experimentId: string, planId: string, input: PlanRef & { confirm?: boolean }, source?: JournalSource): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
-  approve(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { recommendationDigest: string }): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
+  approve(trx: Executor, principal: Principal, source: JournalSource, experimentId: string, planId: string, input: PlanRef & { recommendationDigest: string }, clearance?: Clearance): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
   /** Unfinished (draft, active, paused) plans per flag key: cleanup's inventory and readiness. */
   unfinishedByFlag(target: EnvironmentTarget): Promise<Map<string, string[]>>;
 }
@@ -83,6 +96,17 @@ function planOf(row: Row, env: string): RolloutPlan {
   };
 }
 
+/** How a move refused in a protected environment is proposed instead. */
+function proposalHint(kind: 'rollout.transition' | 'rollout.approve', target: EnvironmentTarget, body: Record<string, unknown>, options: [string, string | number | undefined][]): ProposalHint {
+  const flags = options.filter(([, v]) => v !== undefined).map(([name, v]) => ` --${name} ${shellWord(v!)}`).join('');
+  const command = `ensign propose ${kind.replace('.', '-')} ${shellWord(String(body.experimentId))} ${shellWord(String(body.planId))} --app ${shellWord(target.appId)} --env ${shellWord(target.env)}${flags}`;
+  return { kind, body, command };
+}
+
+/** What a plan change adds to its journal entries: the reason given, and the clearance's context. */
+const journalContext = (reason: string | undefined, clearance: Clearance | undefined): Record<string, unknown> =>
+  ({ ...(reason !== undefined ? { reason } : {}), ...clearanceContext(clearance) });
+
 const invalidTransition = (from: PlanState, to: string) =>
   conflict('invalid_transition', `A ${from} plan cannot move to ${to}.`, { resolution: 'Read the plan (GET …/rollouts/{planId}) for its state; completed, cancelled and rolled-back plans are final.' });
 
@@ -105,8 +129,8 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     return row ? { id: row.id, revision: Number(row.revision) } : null;
   }
 
-  async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput): Promise<{ row: Row; target: EnvironmentTarget }> {
-    const { target, experiment } = await experimentOf(executor, principal, input.appId, input.env, experimentId, 'change');
+  async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, clearance?: Clearance): Promise<{ row: Row; target: EnvironmentTarget }> {
+    const { target, experiment } = await experimentOf(executor, principal, input.appId, input.env, experimentId, clearedPermission(clearance, 'change'));
     const problems = stepProblems(input.steps).map((message) => ({ path: '/steps', message }));
     if (!experiment.variants.some((v) => v.key === input.variant)) problems.push({ path: '/variant', message: `must be a variant of experiment ${experimentId} (${experiment.variants.map((v) => v.key).join(', ')})` });
     if (experiment.variants[0]?.key === input.variant) problems.push({ path: '/variant', message: 'is the control; roll out a treatment' });
@@ -126,7 +150,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     return {
       target,
       row: {
-        id: input.planId ?? newId('rop'), app_id: target.appId, env_id: target.envId, experiment_id: experimentId, flag_key: experiment.flagKey,
+        id: input.planId ?? clearedId(clearance, 'rop'), app_id: target.appId, env_id: target.envId, experiment_id: experimentId, flag_key: experiment.flagKey,
         iteration_id: iteration.id, plan_version: 1, state: 'draft', variant: input.variant, steps: JSON.stringify(input.steps),
         guardrails: JSON.stringify(input.guardrails), minimum_units_per_step: input.minimumUnitsPerStep ?? null, current_step: null,
         step_started_at: null, base_version: null, recommendation: null, history: JSON.stringify([created]), created_at: at, updated_at: at,
@@ -143,27 +167,28 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     return { target, experiment, plan: planOf(row, target.env) };
   }
 
-  async function journaled(trx: Executor, target: EnvironmentTarget, source: JournalSource, plan: RolloutPlan, event: PlanEvent) {
+  async function journaled(trx: Executor, target: EnvironmentTarget, source: JournalSource, plan: RolloutPlan, event: PlanEvent, extra: Record<string, unknown> = {}) {
     await deps.journal?.record(trx, {
       appId: target.appId, env: target.env, operation: `rollout.${event.action === 'created' ? 'create' : event.action}`, source, resourceType: 'rollout_plan', resourceId: plan.id,
       authority: event.by, beforeVersion: null, afterVersion: null, diff: [],
       context: { experimentId: plan.experimentId, planVersion: plan.planVersion, ...(event.from ? { from: event.from } : {}), ...(event.to ? { to: event.to } : {}),
-        ...(event.step !== undefined ? { step: event.step } : {}), ...(event.recommendation ? { recommendation: event.recommendation } : {}), ...(event.configVersion !== undefined ? { configVersion: event.configVersion } : {}) },
+        ...(event.step !== undefined ? { step: event.step } : {}), ...(event.recommendation ? { recommendation: event.recommendation } : {}), ...(event.configVersion !== undefined ? { configVersion: event.configVersion } : {}),
+        ...extra },
     });
   }
 
-  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource }) {
+  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource; context?: Record<string, unknown> }) {
     const next = { ...fields, plan_version: plan.planVersion + 1, history: JSON.stringify([...plan.history, event]), updated_at: event.at };
     await trx.updateTable('rollout_plans').set(next).where('id', '=', plan.id).where('plan_version', '=', plan.planVersion).execute();
     const row = await trx.selectFrom('rollout_plans').selectAll().where('id', '=', plan.id).executeTakeFirstOrThrow();
     const saved = planOf(row, plan.env);
-    await journaled(trx, journal.target, journal.source, saved, event);
+    await journaled(trx, journal.target, journal.source, saved, event, journal.context);
     return saved;
   }
 
   /** Serves the variant's value to `percentage` % of the flag's subjects (a new config version; null when nothing changed). */
-  async function serve(trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, plan: RolloutPlan, value: unknown, percentage: number, step: number) {
-    const applied = await deps.mutator.apply(trx, { target, source, authority: authorityOf(principal) }, (current) => {
+  async function serve(trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, plan: RolloutPlan, value: unknown, percentage: number, step: number, clearance: Clearance | undefined) {
+    const applied = await deps.mutator.apply(trx, { target, source, authority: authorityOf(principal), ...(clearance ? { clearance } : {}) }, (current) => {
       const flag = current.state.flags[plan.flagKey];
       if (!flag) throw conflict('flag_missing', `Flag ${plan.flagKey} of the plan's experiment no longer exists.`, { resolution: 'Cancel the plan.' });
       const flags = { ...current.state.flags, [plan.flagKey]: { ...flag, rollout: { percentage, value, salt: `rollout:${plan.id}` }, updatedAt: iso() } };
@@ -175,13 +200,16 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     return { version: applied.version, base: applied.result, changed: applied.applied };
   }
 
-  async function moveTo(trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, experiment: { variants: { key: string; value: unknown }[] }, plan: RolloutPlan, to: PlanState, step: number | null, action: PlanEvent['action']) {
+  async function moveTo(
+    trx: Executor, principal: Principal, source: JournalSource, target: EnvironmentTarget, experiment: { variants: { key: string; value: unknown }[] }, plan: RolloutPlan,
+    to: PlanState, step: number | null, action: PlanEvent['action'], why: { reason?: string; clearance?: Clearance } = {},
+  ) {
     const at = iso();
     const fields: Partial<Row> = { state: to };
     let configVersion: number | undefined;
     if (step !== null && (to === 'active' || to === 'completed')) {
       const value = experiment.variants.find((v) => v.key === plan.variant)!.value;
-      const served = await serve(trx, principal, source, target, plan, value, plan.steps[step]!.percentage, step);
+      const served = await serve(trx, principal, source, target, plan, value, plan.steps[step]!.percentage, step, why.clearance);
       if (served.changed) configVersion = served.version;
       if (plan.baseVersion === null) fields.base_version = served.base;
       if (step !== plan.currentStep) {
@@ -189,7 +217,8 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         fields.step_started_at = at;
       }
     }
-    return save(trx, plan, fields, { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), by: authorityOf(principal) }, { target, source });
+    const event: PlanEvent = { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), ...(why.reason !== undefined ? { reason: why.reason } : {}), by: authorityOf(principal) };
+    return save(trx, plan, fields, event, { target, source, context: journalContext(why.reason, why.clearance) });
   }
 
   return {
@@ -198,8 +227,9 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       return planOf(row, target.env);
     },
 
-    async create(trx, principal, experimentId, input, source = 'api') {
-      const { row, target } = await draft(trx, principal, experimentId, input);
+    async create(trx, principal, experimentId, input, sourceGiven = 'api', clearance) {
+      const source = clearedSource(clearance, sourceGiven);
+      const { row, target } = await draft(trx, principal, experimentId, input, clearance);
       const taken = await trx.selectFrom('rollout_plans').select('id').where('id', '=', row.id).executeTakeFirst();
       const planIdConflict = () => conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
       if (taken) throw planIdConflict();
@@ -210,7 +240,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         throw err;
       }
       const plan = planOf(row, target.env);
-      await journaled(trx, target, source, plan, plan.history[0]!);
+      await journaled(trx, target, source, plan, plan.history[0]!, clearanceContext(clearance));
       return plan;
     },
 
@@ -227,14 +257,25 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       return rows.map((r) => planOf(r, target.env));
     },
 
-    async transition(trx, principal, source, experimentId, planId, input) {
-      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, 'change');
+    async find(executor, target, experimentId, planId) {
+      const row = await executor.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId).executeTakeFirst();
+      return row ? planOf(row, target.env) : null;
+    },
+
+    async transition(trx, principal, sourceGiven, experimentId, planId, input, clearanceGiven) {
+      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, clearedPermission(clearanceGiven, 'change'));
       if (!PLAN_TRANSITIONS[plan.state].includes(input.to)) throw invalidTransition(plan.state, input.to);
       if (input.step !== undefined && input.to !== 'active') throw validationError('step is only for moving to active.', [{ path: '/step', message: 'must be absent unless to is active' }]);
       if (input.step !== undefined && input.step >= plan.steps.length) throw validationError(`The plan has ${plan.steps.length} steps (0..${plan.steps.length - 1}).`, [{ path: '/step', message: 'is past the last step' }]);
       if (input.to === 'active' && plan.state === 'active' && input.step === undefined) throw validationError('An active plan moves to another step: give step.', [{ path: '/step', message: 'is required to move an active plan' }]);
       const step = input.to === 'active' ? (input.step ?? plan.currentStep ?? 0) : input.to === 'completed' ? plan.steps.length - 1 : null;
-      return moveTo(trx, principal, source, target, experiment, plan, input.to, step, 'transition');
+      // Pausing and cancelling serve nothing new: the stops. Activating, moving a step (either way) and completing change what is served.
+      const clearance = clearDirectMove(target, {
+        stop: input.to === 'paused' || input.to === 'cancelled', reason: input.reason,
+        proposal: proposalHint('rollout.transition', target, { experimentId, planId, planVersion: input.planVersion, to: input.to, ...(input.step !== undefined ? { step: input.step } : {}) },
+          [['to', input.to], ['step', input.step], ['plan-version', input.planVersion]]),
+      }, clearanceGiven);
+      return moveTo(trx, principal, clearedSource(clearance, sourceGiven), target, experiment, plan, input.to, step, 'transition', { reason: input.reason, clearance });
     },
 
     async recommend(principal, experimentId, planId, input, source = 'api') {
@@ -256,8 +297,8 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       });
     },
 
-    async approve(trx, principal, source, experimentId, planId, input) {
-      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, 'approve');
+    async approve(trx, principal, sourceGiven, experimentId, planId, input, clearanceGiven) {
+      const { target, experiment, plan } = await locked(trx, principal, experimentId, planId, input, clearedPermission(clearanceGiven, 'approve'));
       const stored = plan.recommendation;
       if (!stored || stored.digest !== input.recommendationDigest) {
         throw conflict('recommendation_mismatch', 'recommendationDigest is not the digest of the plan\'s stored recommendation.', { resolution: 'Ask for a recommendation with confirm: true, review it, and approve its digest.' });
@@ -267,27 +308,38 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         throw conflict('recommendation_not_actionable', `A ${stored.kind} recommendation cannot be approved: it only informs.`, { resolution: 'Wait for fresh, valid data and ask for a new recommendation.' });
       }
       if (plan.state !== 'active' && plan.state !== 'paused') throw invalidTransition(plan.state, stored.kind);
+      if (stored.kind === 'recommend_rollback' && plan.baseVersion === null) throw conflict('recommendation_not_actionable', 'The plan never served its variant: there is nothing to roll back.', { resolution: 'Cancel the plan.' });
+      // A recommended pause or rollback only takes exposure away: the stops. A proceed widens it.
+      const clearance = clearDirectMove(target, {
+        stop: stored.kind !== 'proceed', reason: input.reason,
+        proposal: proposalHint('rollout.approve', target, { experimentId, planId, planVersion: input.planVersion, recommendationDigest: stored.digest },
+          [['digest', stored.digest], ['plan-version', input.planVersion]]),
+      }, clearanceGiven);
+      const source = clearedSource(clearance, sourceGiven);
+      const why = { reason: input.reason, clearance };
+      const context = journalContext(input.reason, clearance);
       const approved = { ...plan, recommendation: { ...stored, approvedAt: iso() } };
       const withApproval = { recommendation: JSON.stringify(approved.recommendation) };
+      const approval = { at: iso(), action: 'approval' as const, from: plan.state, recommendation: stored.kind, ...(input.reason !== undefined ? { reason: input.reason } : {}), by: authorityOf(principal) };
       if (stored.kind === 'recommend_pause') {
-        const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { at: iso(), action: 'approval', from: plan.state, to: 'paused', recommendation: stored.kind, by: authorityOf(principal) }, { target, source });
+        const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { ...approval, to: 'paused' }, { target, source, context });
         return { plan: saved, configVersion: null };
       }
       if (stored.kind === 'recommend_rollback') {
-        if (plan.baseVersion === null) throw conflict('recommendation_not_actionable', 'The plan never served its variant: there is nothing to roll back.', { resolution: 'Cancel the plan.' });
-        const applied = await deps.mutator.apply(trx, { target, source: 'rollback', authority: authorityOf(principal) }, async (current) => {
+        // The rollback's own entry keeps source rollback unless a clearance names another.
+        const applied = await deps.mutator.apply(trx, { target, source: clearedSource(clearance, 'rollback'), authority: authorityOf(principal), ...(clearance ? { clearance } : {}) }, async (current) => {
           const edit = await deps.rollbacks.edit(trx, target, current, { targetVersion: plan.baseVersion!, scope: { flags: [plan.flagKey] } });
-          return { ...edit, context: { ...edit.context, planId: plan.id, recommendationDigest: stored.digest } };
+          return { ...edit, context: { ...edit.context, planId: plan.id, recommendationDigest: stored.digest, ...(input.reason !== undefined ? { reason: input.reason } : {}) } };
         });
         const saved = await save(trx, plan, { ...withApproval, state: 'rolled_back' }, {
-          at: iso(), action: 'approval', from: plan.state, to: 'rolled_back', recommendation: stored.kind, ...(applied.applied ? { configVersion: applied.version } : {}), by: authorityOf(principal),
-        }, { target, source });
+          ...approval, to: 'rolled_back', ...(applied.applied ? { configVersion: applied.version } : {}),
+        }, { target, source, context });
         return { plan: saved, configVersion: applied.version };
       }
       // proceed: the next step, or completion after the last.
       const next = (plan.currentStep ?? -1) + 1;
       const last = next >= plan.steps.length - 1;
-      const moved = await moveTo(trx, principal, source, target, experiment, { ...plan }, last ? 'completed' : 'active', Math.min(next, plan.steps.length - 1), 'approval');
+      const moved = await moveTo(trx, principal, source, target, experiment, { ...plan }, last ? 'completed' : 'active', Math.min(next, plan.steps.length - 1), 'approval', why);
       await trx.updateTable('rollout_plans').set(withApproval).where('id', '=', plan.id).execute();
       return { plan: { ...moved, recommendation: approved.recommendation }, configVersion: moved.history.at(-1)?.configVersion ?? null };
     },
