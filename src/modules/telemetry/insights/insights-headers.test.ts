@@ -4,7 +4,6 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
 import { exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
@@ -78,5 +77,3 @@ for (const dialect of dialects) {
     });
   });
 }
-
-export type { FastifyInstance };
