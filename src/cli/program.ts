@@ -18,6 +18,7 @@ import { registerServerCommands } from './commands/server.js';
 import { registerUseCommand } from './commands/use.js';
 import { registerVersionsCommands } from './commands/versions.js';
 import { registerMembersCommands } from './commands/members.js';
+import { registerInvitationsCommands } from './commands/invitations.js';
 import { registerRollbackCommands } from './commands/rollback.js';
 import { registerAuthorityCommands } from './commands/authority.js';
 import { registerGuardedChangeCommands } from './commands/guarded-changes.js';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerFlagsCommands(program);
   registerVersionsCommands(program);
   registerMembersCommands(program);
+  registerInvitationsCommands(program);
   registerRollbackCommands(program);
   registerAuthorityCommands(program);
   registerChangesCommand(program);

@@ -16,6 +16,8 @@ import * as experimentBaselines from './migrations/0070-experiment-baselines.js'
 import * as aggregationRuns from './migrations/0080-experiment-aggregation-runs.js';
 import * as rolloutPlans from './migrations/0090-rollout-plans.js';
 import * as exportBackfills from './migrations/0100-export-backfills.js';
+import * as tombstoneLifetime from './migrations/0110-erasure-tombstones-30-days.js';
+import * as appInvitations from './migrations/0111-app-invitations.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -33,6 +35,8 @@ const migrations: Record<string, Migration> = {
   '0080-experiment-aggregation-runs': aggregationRuns,
   '0090-rollout-plans': rolloutPlans,
   '0100-export-backfills': exportBackfills,
+  '0110-erasure-tombstones-30-days': tombstoneLifetime,
+  '0111-app-invitations': appInvitations,
 };
 
 /**

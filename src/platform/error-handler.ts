@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
+import { isWritableHeader } from './header-values.js';
 import { newId } from './ids.js';
 
 declare module 'fastify' {
@@ -180,7 +181,18 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: Error, render: ErrorRenderer = errorRendererOf(request.routeOptions.config)) {
   const answer = render(error, { requestId: request.id, config: request.routeOptions.config, params: request.params });
   if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
-  return reply.code(answer.status).headers(answer.headers).type(JSON_TYPE).send(answer.body);
+  // The failure may be Node refusing a header the answer set (writeHead throws, and Fastify then
+  // comes here): no such header may stop the error body, with its request id, from going out.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (!isWritableHeader(name, value)) reply.removeHeader(name);
+  return reply.code(answer.status).headers(writableHeaders(answer.headers)).type(JSON_TYPE).send(answer.body);
+}
+
+/** The headers of `headers` Node would write (an error's own headers must not fail its answer). */
+export function writableHeaders(headers: Record<string, string>): Record<string, string> {
+  for (const name in headers) {
+    if (!isWritableHeader(name, headers[name])) return Object.fromEntries(Object.entries(headers).filter(([n, v]) => isWritableHeader(n, v)));
+  }
+  return headers;
 }
 
 /**

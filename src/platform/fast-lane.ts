@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
 import type { FastifyBaseLogger, FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import { acceptedPrincipal, type RouteAuth } from './authenticate.js';
-import { errorRendererOf, type ErrorRenderer } from './error-handler.js';
+import { errorRendererOf, writableHeaders, type ErrorRenderer } from './error-handler.js';
 import { parseJsonBody } from './json-depth.js';
 import { LIFECYCLE_HOOKS, laneHookPartOf, scopeHooksOf, type LaneObserver } from './lane-hooks.js';
 import type { CredentialResolver, Principal, PrincipalOf } from './principal.js';
@@ -270,7 +270,7 @@ export function createFastLane(options: FastLaneOptions) {
       const answer = entry.render(error, { requestId: exchange.requestId, config: entry.config, params: exchange.input.params });
       if (answer.status >= 500) logOf(exchange).error({ err: error }, 'request failed');
       stats.errors++;
-      write(exchange, answer);
+      write(exchange, { ...answer, headers: writableHeaders(answer.headers) });
     } catch (err) {
       lost(exchange, err);
     }

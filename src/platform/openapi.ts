@@ -26,7 +26,7 @@ export const API_TAGS = [
   { name: 'insights', description: 'Privacy-safe insights: aggregates over hourly rollups with minimum-cell suppression, and redacted raw events (cli_ or admin_).' },
   { name: 'cleanup', description: 'Stale-flag report: inventory, reconciliation with code references, readiness and a staged removal plan; reads only.' },
   { name: 'exports', description: 'Raw telemetry export destinations signed with Standard Webhooks: policy-checked targets, secrets shown once, rotation with dual signing (cli_ or admin_).' },
-  { name: 'erasure', description: "Subject erasure: a subject's raw telemetry deleted and its rollups rebuilt by a background job, late events dropped for 7 days; opaque receipts (cli_ or admin_)." },
+  { name: 'erasure', description: "Subject erasure: a subject's raw telemetry deleted and its rollups rebuilt by a background job, late events dropped for as long as they are accepted (30 days); opaque receipts (cli_ or admin_)." },
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];
 

@@ -28,7 +28,23 @@ test('ensign members, envs policy, rollback and the authority workflow against a
   const prod = ['--app', appId, '--env', 'prod'];
 
   await t.test('members', async () => {
-    const added = await alice.json(['members', 'add', 'bob@example.com', '--app', appId, '--role', 'viewer']);
+    const invited = await alice.json(['members', 'invite', 'bob@example.com', '--app', appId, '--role', 'viewer']);
+    assert.equal(invited.invitation.role, 'viewer');
+    const unknown = await alice.json(['members', 'add', 'nobody@example.com', '--app', appId, '--role', 'editor']);
+    assert.deepEqual(Object.keys(unknown.invitation).sort(), Object.keys(invited.invitation).sort(), 'the same answer for an address without an account');
+    const pending = await alice.cli(['members', 'invitations', '--app', appId]);
+    assert.match(pending.stdout, /bob@example\.com\s+viewer/);
+    assert.match(pending.stdout, /nobody@example\.com\s+editor/);
+    assert.match((await alice.cli(['members', 'revoke', unknown.invitation.id, '--app', appId])).stdout, /Revoked inv_/);
+    assert.doesNotMatch((await alice.cli(['members', 'invitations', '--app', appId])).stdout, /nobody@example\.com/);
+
+    assert.match((await bob.fails(['members', 'list', '--app', appId])).stderr, /forbidden/, 'not a member before accepting');
+    const mine = await bob.json(['invitations', 'list']);
+    assert.deepEqual(mine.invitations.map((i: any) => [i.id, i.appId, i.role]), [[invited.invitation.id, appId, 'viewer']]);
+    assert.match((await bob.cli(['invitations', 'list'])).stdout, new RegExp(`${invited.invitation.id}\\s+${appId}\\s+Shop\\s+viewer`));
+    assert.match((await alice.fails(['invitations', 'accept', invited.invitation.id])).stderr, /not_found/, 'only the invitee finds it');
+    const joined = await bob.json(['invitations', 'accept', invited.invitation.id]);
+    const added = { member: joined.member };
     assert.equal(added.member.role, 'viewer');
     const listed = await alice.cli(['members', 'list', '--app', appId]);
     assert.match(listed.stdout, /bob@example\.com\s+viewer/);

@@ -102,6 +102,15 @@ export async function createKey(app: FastifyInstance, token: string, payload: Re
   return res.json().key as { id: string; token: string; type: string; env: string | null; prefix: string; createdAt: string };
 }
 
+/** Makes `user` a member of the app with `role`: the owner invites, the user accepts (CONTRACT.md §8). */
+export async function addMember(app: FastifyInstance, ownerToken: string, appId: string, user: { token: string; email: string }, role: string) {
+  const invited = await call(app, 'POST', `/api/v1/apps/${appId}/members`, { token: ownerToken, payload: { email: user.email, role } });
+  assert.equal(invited.statusCode, 202, invited.body);
+  const accepted = await call(app, 'POST', `/api/v1/invitations/${invited.json().invitation.id}/accept`, { token: user.token });
+  assert.equal(accepted.statusCode, 200, accepted.body);
+  return accepted.json().member as { userId: string; email: string; role: string; createdAt: string; updatedAt: string };
+}
+
 /** A user with one app: the usual starting point of a route test. */
 export async function userWithApp(app: FastifyInstance) {
   const user = await signUp(app);

@@ -71,7 +71,7 @@ export function registerInsightsCommands(program: Command): void {
         const dims: string[] = o.dimensions ?? [];
         printTable(['BUCKET', ...dims.map((d) => d.toUpperCase()), ...o.measures.map((m) => m.toUpperCase())],
           res.body.rows.map((r: any) => [r.bucketStart, ...dims.map((d) => show(r.dimensions[d])), ...o.measures.map((m) => show(r.measures[m]))]), 'No rows.');
-        printLine(`suppressed cells (under ${res.body.suppression.minimumSubjects} subjects): ${res.body.suppression.suppressedCells}; scanned buckets: ${res.body.queryCost.scannedBuckets}; watermark: ${res.body.watermark?.receivedAt ?? 'none'}`);
+        printLine(`suppressed cells (under ${res.body.suppression.minimumSubjects} subjects): ${res.body.suppression.suppressedCells}; small parts left out of totals: ${res.body.suppression.excludedParts}; scanned buckets: ${res.body.queryCost.scannedBuckets}; watermark: ${res.body.watermark?.receivedAt ?? 'none'}`);
         if (res.body.nextCursor) note(`more: add --cursor ${res.body.nextCursor}`);
       });
     }));

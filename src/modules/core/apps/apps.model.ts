@@ -31,6 +31,30 @@ export interface Member {
   updatedAt: string;
 }
 
+/** An invitation as the 202 of an invite answers it (CONTRACT.md §8): nothing about the address. */
+export interface Invitation {
+  id: string;
+  appId: string;
+  role: Role;
+  expiresAt: string;
+  createdAt: string;
+}
+
+/** A pending invitation as the app's owners list it: the address they typed, and who invited. */
+export interface AppInvitation extends Invitation {
+  email: string;
+  invitedBy: string;
+}
+
+/** A pending invitation as its invitee lists it: which app it opens. */
+export interface ReceivedInvitation extends Invitation {
+  appName: string;
+  appSlug: string;
+}
+
+/** Invitations expire 7 days after they are made (or renewed by a second invite). */
+export const INVITATION_TTL_MS = 7 * 86_400_000;
+
 /** Default environments of a new app (CONTRACT section 1). */
 export const DEFAULT_ENVIRONMENTS = [
   { slug: 'dev', name: 'Development' },

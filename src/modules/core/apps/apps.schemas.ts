@@ -75,7 +75,7 @@ export const AppParams = Type.Object({ appId: IdString() });
 export const MemberParams = Type.Object({ appId: IdString(), userId: IdString() });
 export const ListMembersResponse = Type.Object({ members: Type.Array(MemberSchema, { description: 'Oldest first.' }) });
 export const AddMemberBody = Type.Object(
-  { email: Type.String({ format: 'email', maxLength: 254, description: 'A user who has signed up (404 otherwise).' }), role: RoleSchema },
+  { email: Type.String({ format: 'email', maxLength: 254, description: 'The address to invite; the answer is the same whether or not anyone has signed up with it.' }), role: RoleSchema },
   { additionalProperties: false, title: 'AddMember' },
 );
 export const SetRoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false, title: 'SetMemberRole' });

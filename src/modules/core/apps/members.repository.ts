@@ -56,8 +56,3 @@ export async function countOwners(db: Executor, appId: string): Promise<number> 
 export async function lockApp(db: Executor, appId: string): Promise<void> {
   await forUpdate(db, db.selectFrom('apps').select('id').where('id', '=', appId)).execute();
 }
-
-/** A signed-up user by e-mail (lower-cased as login stores it). */
-export async function findUserByEmail(db: Executor, email: string): Promise<{ id: string; email: string } | undefined> {
-  return db.selectFrom('users').select(['id', 'email']).where('email', '=', email.trim().toLowerCase()).executeTakeFirst();
-}

@@ -8,18 +8,21 @@ import { errorResponses } from '../../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { principalScope } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
+import type { InvitationsService } from './invitations.service.js';
+import { InvitationResponse } from './invitations.schemas.js';
 import type { MembersService } from './members.service.js';
 import { AddMemberBody, AppParams, ListMembersResponse, MemberParams, MemberResponse, SetRoleBody } from './apps.schemas.js';
 
 export interface MembersRouteDeps {
   db: Kysely<Database>;
   members: MembersService;
+  invitations: InvitationsService;
   idempotency: IdempotencyService;
 }
 
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 
-export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async (app, { db, members, idempotency }) => {
+export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async (app, { db, members, invitations, idempotency }) => {
   app.get('/api/v1/apps/:appId/members', {
     config: management,
     schema: {
@@ -32,19 +35,21 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
   app.post('/api/v1/apps/:appId/members', {
     config: management,
     schema: {
-      tags: ['apps'], operationId: 'addMember', summary: 'Add a signed-up user to an app with a role (owners only)', security: [{ bearer: [] }],
+      tags: ['apps'], operationId: 'addMember', summary: 'Invite an address to an app with a role (owners only); membership starts when its owner accepts',
+      description: 'Answers the same 202 whether or not anyone has signed up with the address. Inviting an address with a pending invitation renews it (same id, the new role, 7 more days); inviting a member is 409 member_exists.',
+      security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       params: AppParams,
       body: AddMemberBody,
-      response: { 201: MemberResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 202: InvitationResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
     const key = idempotencyKeyOf(request, { required: false });
     const { appId } = request.params;
     const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/apps/${appId}/members`, key, request: request.body }, async (trx) => ({
-      statusCode: 201,
-      body: { member: await members.add(trx, principal, appId, request.body, sourceOf(request)) },
+      statusCode: 202,
+      body: { invitation: await invitations.invite(trx, principal, appId, request.body, sourceOf(request)) },
     }));
     return sendStored(reply, result);
   });

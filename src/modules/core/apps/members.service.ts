@@ -1,12 +1,11 @@
-// App members: owners add people who have signed up, change their role or remove them. The last
-// owner stays (409 last_owner), so an app is never left without someone who can manage it. Each
-// change is journaled in the same transaction.
+// App members: people join by accepting an owner's invitation (invitations.service.ts); owners
+// change their role or remove them. The last owner stays (409 last_owner), so an app is never left
+// without someone who can manage it. Each change is journaled in the same transaction.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import type { Executor } from '../../../db/transaction.js';
-import { isUniqueViolation } from '../../../db/constraint-errors.js';
 import type { AppAccess, Role } from '../../../platform/app-access.js';
-import { AppError, conflict, notFound } from '../../../platform/errors.js';
+import { conflict, notFound } from '../../../platform/errors.js';
 import { nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import { authorityOf, type DiffEntry, type JournalService, type JournalSource } from '../journal/index.js';
@@ -15,7 +14,6 @@ import * as repo from './members.repository.js';
 
 export interface MembersService {
   list(principal: Principal, appId: string): Promise<Member[]>;
-  add(trx: Executor, principal: Principal, appId: string, input: { email: string; role: Role }, source: JournalSource): Promise<Member>;
   setRole(trx: Executor, principal: Principal, appId: string, userId: string, role: Role, source: JournalSource): Promise<Member>;
   remove(trx: Executor, principal: Principal, appId: string, userId: string, source: JournalSource): Promise<void>;
 }
@@ -58,26 +56,6 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
     async list(principal, appId) {
       await access.requireApp(principal, appId, 'read');
       return (await repo.listMembers(db, appId)).map(toMember);
-    },
-
-    async add(trx, principal, appId, input, source) {
-      await asOwner(trx, principal, appId);
-      const user = await repo.findUserByEmail(trx, input.email);
-      if (!user) {
-        throw new AppError(404, 'not_found', `No user has signed up with ${input.email}.`, {
-          resolution: 'Ask them to sign up first (ensign login --sign-up), then add them again.',
-        });
-      }
-      const at = nowIso();
-      try {
-        await repo.insertMember(trx, { app_id: appId, user_id: user.id, role: input.role, created_at: at, updated_at: at });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw conflict('member_exists', `${user.email} is already a member of this app.`, { resolution: 'Change their role with PATCH /api/v1/apps/{appId}/members/{userId}.' });
-        throw err;
-      }
-      // Journals name people by id, never by e-mail.
-      await record(trx, principal, appId, 'member.add', user.id, { op: 'add', resourceType: 'member', key: user.id, path: '', after: { role: input.role } }, source);
-      return memberOf(trx, appId, user.id);
     },
 
     async setRole(trx, principal, appId, userId, role, source) {

@@ -2,19 +2,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { call, expectError, expectValidation, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, expectError, expectValidation, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 
-/** An owner with an app, plus an editor and a viewer added to it. */
+/** An owner with an app, plus an editor and a viewer who accepted its invitations. */
 async function team(app: FastifyInstance) {
   const owner = await userWithApp(app);
   const editor = await signUp(app);
   const viewer = await signUp(app);
   const outsider = await signUp(app);
-  for (const [user, role] of [[editor, 'editor'], [viewer, 'viewer']] as const) {
-    const res = await call(app, 'POST', `/api/v1/apps/${owner.appId}/members`, { token: owner.user.token, payload: { email: user.email.toUpperCase(), role } });
-    assert.equal(res.statusCode, 201, res.body);
-  }
+  // Invited by an upper-cased address: invitations match the address as sign-up stores it.
+  for (const [user, role] of [[editor, 'editor'], [viewer, 'viewer']] as const) await addMember(app, owner.user.token, owner.appId, { ...user, email: user.email.toUpperCase() }, role);
   return { ...owner, owner: owner.user, editor, viewer, outsider };
 }
 
@@ -26,7 +24,7 @@ const setPolicy = (app: FastifyInstance, token: string, payload: Record<string, 
 
 for (const dialect of dialects) {
   describe(`members and roles on ${dialect}`, () => {
-    test('the creator is the first owner; owners add signed-up users; members see the app with their role', async (t) => {
+    test('the creator is the first owner; invited users who accept are members; members see the app with their role', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const s = await team(app);
       const list = await members(app, s.appId, s.viewer.token);
@@ -43,17 +41,17 @@ for (const dialect of dialects) {
       expectError(await members(app, 'app_missing', s.owner.token), 404, 'not_found');
       const journal = await journalOf(app, s.owner.token, s.appId, { resourceType: 'member' });
       assert.deepEqual(journal.map((e) => [e.operation, e.resourceId, e.diff[0].after]).reverse(), [
-        ['member.add', s.editor.userId, { role: 'editor' }], ['member.add', s.viewer.userId, { role: 'viewer' }],
+        ['member.join', s.editor.userId, { role: 'editor' }], ['member.join', s.viewer.userId, { role: 'viewer' }],
       ]);
       assert.ok(!JSON.stringify(journal).includes(s.editor.email), 'the journal names people by id');
     });
 
-    test('adding: unknown e-mail 404, existing member 409, bad bodies 400; only owners (editors, viewers, admin keys 403)', async (t) => {
+    test('inviting: an existing member 409, bad bodies 400; only owners (editors, viewers, admin keys 403)', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const s = await team(app);
       const add = (token: string, payload: unknown) => call(app, 'POST', `/api/v1/apps/${s.appId}/members`, { token, payload });
-      expectError(await add(s.owner.token, { email: 'nobody@example.com', role: 'viewer' }), 404, 'not_found');
       expectError(await add(s.owner.token, { email: s.editor.email, role: 'viewer' }), 409, 'member_exists');
+      expectError(await add(s.owner.token, { email: s.editor.email.toUpperCase(), role: 'viewer' }), 409, 'member_exists');
       expectValidation(await add(s.owner.token, { email: s.outsider.email, role: 'admin' }), '/role');
       expectValidation(await add(s.owner.token, { email: 'not-an-email', role: 'viewer' }), '/email');
       expectValidation(await add(s.owner.token, { email: s.outsider.email, role: 'viewer', extra: 1 }), '/extra');

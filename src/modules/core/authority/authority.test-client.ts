@@ -1,7 +1,6 @@
 // Request helpers the authority tests share: a team of two on one app, and the workflow's routes.
-import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { call, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 /** Alice owns the app; Bob is an editor; Val a viewer. */
 export async function twoPeople(app: FastifyInstance) {
@@ -9,8 +8,7 @@ export async function twoPeople(app: FastifyInstance) {
   const bob = await signUp(app);
   const val = await signUp(app);
   for (const [user, role] of [[bob, 'editor'], [val, 'viewer']] as const) {
-    const res = await call(app, 'POST', `/api/v1/apps/${owner.appId}/members`, { token: owner.user.token, payload: { email: user.email, role } });
-    assert.equal(res.statusCode, 201, res.body);
+    await addMember(app, owner.user.token, owner.appId, user, role);
   }
   return { ...owner, alice: owner.user, bob, val };
 }

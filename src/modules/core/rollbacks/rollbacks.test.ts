@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { call, expectError, expectValidation, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, expectError, expectValidation, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number]) {
@@ -175,7 +175,7 @@ for (const dialect of dialects) {
       const { app, s, flags, rb } = await setup(t, dialect);
       await history(flags);
       const viewer = await signUp(app);
-      await call(app, 'POST', `/api/v1/apps/${s.appId}/members`, { token: s.user.token, payload: { email: viewer.email, role: 'viewer' } });
+      await addMember(app, s.user.token, s.appId, viewer, 'viewer');
       const { plan } = (await rb.plan({ targetVersion: 1, expectedVersion: 5 }, viewer.token)).json();
       expectError(await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }, { token: viewer.token }), 403, 'forbidden');
       await call(app, 'PATCH', '/api/v1/envs', { token: s.user.token, payload: { appId: s.appId, env: 'dev', requiredApprovals: 1 } });

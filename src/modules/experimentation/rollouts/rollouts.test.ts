@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { call, expectError, expectValidation, signUp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, expectError, expectValidation, signUp } from '../../../../test/helpers/fixtures.js';
 import { eventId, movableClock, sendBatch } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient, type ExperimentsClient } from '../experiments/experiments.test-client.js';
 
@@ -88,7 +88,7 @@ for (const dialect of dialects) {
       expectValidation(await c.post(path, { ...body, planId: undefined, extra: true }));
       assert.equal((await c.post(path, { ...body, planId: undefined }, { token: c.sdk })).statusCode, 401);
       const viewer = await signUp(app);
-      await call(app, 'POST', `/api/v1/apps/${c.appId}/members`, { token: c.token, payload: { email: viewer.email, role: 'viewer' } });
+      await addMember(app, c.token, c.appId, viewer, 'viewer');
       expectError(await c.post(path, { ...body, planId: undefined }, { token: viewer.token }), 403, 'forbidden');
       assert.equal((await c.get(`${path}/${plan.id}`, {}, viewer.token)).statusCode, 200);
     });

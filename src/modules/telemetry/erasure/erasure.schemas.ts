@@ -17,7 +17,7 @@ export const ReceiptSchema = Type.Object(
     status: Type.Union([Type.Literal('pending'), Type.Literal('completed')]),
     requestedAt: Timestamp(),
     completedAt: Nullable(Timestamp()),
-    cutoff: Timestamp('Events of the subject stamped at or before this instant are erased, and dropped at ingestion for 7 days.'),
+    cutoff: Timestamp('Events of the subject stamped at or before this instant are erased, and dropped at ingestion for as long as events that old are accepted (30 days).'),
   },
   { title: 'SubjectErasureReceipt', description: 'A non-identifying receipt: it never contains the subject or anything derived from it.' },
 );

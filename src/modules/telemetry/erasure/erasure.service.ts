@@ -1,7 +1,8 @@
 // Subject erasure (issue 13). The request records a receipt, a tombstone and a job in one
 // transaction, or nothing (503: it fails closed). The leased job then deletes the subject's raw
 // events, rebuilds the rollups they touched and recomputes the experiment aggregates that held them. Ingestion drops the subject's events stamped at or
-// before the cutoff for 7 days from the moment the request commits, not only once the job ran.
+// before the cutoff from the moment the request commits (not only once the job ran) for as long as
+// ingestion accepts events that old: 30 days after the cutoff.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
@@ -17,7 +18,6 @@ import { eraseSubjectEvents, iterationsOfSubject, purgeExpiredTombstones, subjec
 import type { SubjectErasuresTable } from './erasure.table.js';
 
 export const ERASE_JOB = 'telemetry.erase';
-export const TOMBSTONE_MS = 7 * 86_400_000;
 
 export interface ErasureReceipt {
   id: string;
@@ -65,7 +65,7 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       try {
         await inTransaction(deps.db, async (trx) => {
           await trx.insertInto('subject_erasures').values(row).execute();
-          await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now, expiresAt: now + TOMBSTONE_MS });
+          await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now });
           await enqueue(trx, { kind: ERASE_JOB, payload: { erasureId: row.id }, maxAttempts: 10 }, deps.now);
           await deps.journal?.record(trx, {
             appId: app.id, env: env.slug, operation: 'erasure.request', source, resourceType: 'subject_erasure', resourceId: row.id,

@@ -7,6 +7,8 @@ import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, signUp } from '../../../../test/helpers/fixtures.js';
 import { HOST, receiver } from '../exports/exports.fixtures.js';
 import { eventId, exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { purgeExpiredTelemetry } from '../ingestion/index.js';
+import * as tombstoneMigration from '../../../db/migrations/0110-erasure-tombstones-30-days.js';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -100,10 +102,65 @@ for (const dialect of dialects) {
       const fresh = await sendBatch(app, s.sdkProd, [exposure(clock.now(), 'subject-7')]);
       assert.equal(fresh.json().accepted, 1);
       assert.equal(await eventCount(app, s.user.token, s.appId), 60);
-      // After 7 days the tombstone no longer applies.
-      clock.advance(7 * 86_400_000 + 1);
-      const outside = await sendBatch(app, s.sdkProd, [exposure(T0 - 1000, 'subject-7')]);
-      assert.equal(outside.json().results[0].status, 'accepted');
+    });
+
+    test('an erased subject\'s events at or before the cutoff are dropped for as long as events that old are accepted (30 days); then the tombstone goes', async (t) => {
+      const clock = movableClock(T0);
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const db = database.handle.db;
+      const s = await telemetryApp(app);
+      const env = { appId: s.appId, env: 'prod' };
+      const stored = async (subject: string) =>
+        Number((await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).where('targeting_key', '=', subject).executeTakeFirstOrThrow()).n);
+      const tombstones = async () => Number((await db.selectFrom('telemetry_tombstones').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      assert.equal((await sendBatch(app, s.sdkProd, [exposure(AT, 'gone'), exposure(AT, 'kept')])).json().accepted, 2);
+      const res = await call(app, 'POST', '/api/v1/telemetry/erasures', { token: s.admin, payload: { ...env, namespace: 'targetingKey', subjectId: 'gone' } });
+      assert.equal(res.statusCode, 202, res.body);
+      const cutoff = Date.parse(res.json().receipt.cutoff);
+      assert.equal(cutoff, T0);
+      await app.jobs.drain();
+      assert.equal(await stored('gone'), 0);
+
+      // Day 8 (the seed's 7-day lateness window is over): an event stamped before the erasure,
+      // attributes and all, is answered accepted and not stored; one stamped after it is kept.
+      const DAY = 86_400_000;
+      clock.set(cutoff + 8 * DAY);
+      const late = await sendBatch(app, s.sdkProd, [
+        exposure(cutoff - HOUR, 'gone', { attributes: { email: 'gone@example.com' } }), exposure(cutoff, 'gone'), exposure(cutoff + 1, 'gone'), exposure(cutoff - HOUR, 'kept'),
+      ]);
+      assert.deepEqual(late.json().results.map((r: any) => r.status), ['accepted', 'accepted', 'accepted', 'accepted']);
+      assert.equal(await stored('gone'), 1, 'only the event stamped after the cutoff');
+      assert.equal(await stored('kept'), 2);
+
+      // The last instant an event stamped at the cutoff is accepted: still dropped.
+      clock.set(cutoff + 30 * DAY);
+      assert.equal((await sendBatch(app, s.sdkProd, [exposure(cutoff, 'gone')])).json().results[0].status, 'accepted');
+      assert.equal(await stored('gone'), 1);
+      assert.equal((await purgeExpiredTelemetry(db, clock.now())).deletedTombstones, 0, 'still needed');
+      assert.equal(await tombstones(), 1);
+
+      // A moment later no event that old is accepted, so the tombstone is no longer needed.
+      clock.set(cutoff + 30 * DAY + 1);
+      const tooOld = (await sendBatch(app, s.sdkProd, [exposure(cutoff, 'gone')])).json().results[0];
+      assert.equal(tooOld.status, 'permanent-error');
+      assert.equal(tooOld.code, 'timestamp_out_of_range');
+      assert.equal((await purgeExpiredTelemetry(db, clock.now())).deletedTombstones, 1);
+      assert.equal(await tombstones(), 0);
+      assert.equal((await sendBatch(app, s.sdkProd, [exposure(clock.now() - HOUR, 'gone')])).json().accepted, 1, 'events after the cutoff are the subject\'s new data');
+    });
+
+    test('migration 0110 gives the tombstones already stored the 30-day lifetime', async (t) => {
+      const { database } = await buildTestApp(t, { dialect });
+      const db = database.handle.db;
+      const env = await db.selectFrom('environments').select('id').executeTakeFirst();
+      const envId = env?.id ?? 'env_none';
+      await db.insertInto('telemetry_tombstones').values([
+        { env_id: envId, subject_hash: 'h1', cutoff: T0, expires_at: T0 + 7 * 86_400_000 },
+        { env_id: envId, subject_hash: 'h2', cutoff: T0 - 10 * 86_400_000, expires_at: T0 - 3 * 86_400_000 },
+      ]).execute();
+      await tombstoneMigration.up(db);
+      const rows = await db.selectFrom('telemetry_tombstones').select(['subject_hash', 'expires_at']).orderBy('subject_hash').execute();
+      assert.deepEqual(rows.map((r) => [r.subject_hash, Number(r.expires_at)]), [['h1', T0 + 30 * 86_400_000 + 1], ['h2', T0 + 20 * 86_400_000 + 1]]);
     });
 
     test('404 for unknown or other apps\' receipts; 403 strangers; 401 environment keys; 400 bad bodies', async (t) => {

@@ -3,7 +3,8 @@
 // operator opted into private networks. Hosts are checked by exact name, so no wildcard or suffix
 // trick widens the list.
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { AppError } from '../../../platform/errors.js';
 
 export interface ExportPolicy {
@@ -45,25 +46,34 @@ export function checkTarget(policy: ExportPolicy, raw: string): string {
   return url.toString();
 }
 
-// Everything that is not a public unicast address: loopback, private, link-local, CGNAT, multicast,
-// documentation, benchmarking, reserved and the IPv6 equivalents (unique local, NAT64 …). IPv4-mapped
-// IPv6 addresses are checked against the IPv4 rules by BlockList itself (a ::ffff:0:0/96 rule would
-// also match every plain IPv4 address).
-const nonPublic = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) nonPublic.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
-  ['2001:db8::', 32], ['2002::', 16], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) nonPublic.addSubnet(net, prefix, 'ipv6');
+// Public means globally reachable unicast, classified by ipaddr.js (`range()` knows the blocks of
+// IANA's IPv4 and IPv6 special-purpose registries) rather than by a hand-kept list:
+// - IPv4: only the `unicast` range; every special-purpose block, multicast and 240/4 are refused.
+// - IPv6: `unicast` inside 2000::/3, the only block IANA allocates as global unicast. That refuses
+//   every IPv4-embedding form whatever the IPv4 address: IPv4-mapped (::ffff:a.b.c.d), the
+//   deprecated IPv4-compatible form (::a.b.c.d, which ipaddr.js calls `unicast`), SIIT
+//   (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96), 6to4 and Teredo, and the rest of the reserved space.
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
+/** An IPv6 address as ipaddr.js reads it correctly: ipaddr.js parses the text `::a.b.c.d` as
+ * ::ffff:a.b.c.d, so the WHATWG URL parser (exact, RFC 4291 forms) writes it in hex first. A zone
+ * id (`fe80::1%eth0`) is refused there: only link-local addresses carry one. */
+function ipv6Of(address: string): ipaddr.IPv6 | null {
+  try {
+    return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  } catch {
+    return null;
+  }
+}
 
 export function isPublicAddress(address: string): boolean {
+  // Node's own parser decides what an address is: only the textual forms a connection would use
+  // (no `127.1`, no hex or octal IPv4).
   const family = isIP(address);
-  if (family === 0) return false;
-  return !nonPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return ipaddr.IPv4.parse(address).range() === 'unicast';
+  if (family !== 6) return false;
+  const v6 = ipv6Of(address);
+  return v6 !== null && v6.range() === 'unicast' && v6.match(GLOBAL_UNICAST_V6);
 }
 
 export type Resolver = (host: string) => Promise<string[]>;

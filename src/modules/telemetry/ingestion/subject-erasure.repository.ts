@@ -1,9 +1,10 @@
 // Subject erasure inside telemetry (issue 13): delete a subject's raw events, rebuild the hourly
 // rollups they touched from the events that remain (sketches cannot subtract a subject), and keep
-// tombstones that make ingestion drop the subject's old events that arrive late.
+// tombstones that make ingestion drop the subject's old events that arrive late, for as long as
+// ingestion accepts events that old (issue 18: 30 days, not the seed's 7-day lateness window).
 import type { Executor } from '../../../db/transaction.js';
 import { keyedHash } from '../../../platform/secret-box.js';
-import { HOUR_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
+import { HOUR_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
 import { mergeRollups, rollupDeltas } from './telemetry.repository.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
@@ -14,9 +15,19 @@ export function subjectHashOf(secret: string, envId: string, subject: string): s
   return keyedHash(secret, 'subject-tombstone', `${envId}\u0000${subject}`);
 }
 
-export async function writeTombstone(db: Executor, row: { envId: string; subjectHash: string; cutoff: number; expiresAt: number }): Promise<void> {
-  await db.insertInto('telemetry_tombstones').values({ env_id: row.envId, subject_hash: row.subjectHash, cutoff: row.cutoff, expires_at: row.expiresAt })
-    .onConflict((oc) => oc.columns(['env_id', 'subject_hash']).doUpdateSet({ cutoff: row.cutoff, expires_at: row.expiresAt }))
+/**
+ * When a tombstone stops being needed: ingestion accepts an event up to RAW_RETENTION_MS old
+ * (event-validation.ts), so an event stamped at the cutoff is accepted until cutoff + 30 days
+ * inclusive, and the tombstone applies while `now < expires_at`. It keeps the keyed hash, the cutoff
+ * and this instant, nothing more, and is deleted once it passes.
+ */
+export const tombstoneExpiryOf = (cutoff: number): number => cutoff + RAW_RETENTION_MS + 1;
+
+/** Records (or moves forward) the subject's tombstone: events stamped at or before `cutoff` are dropped. */
+export async function writeTombstone(db: Executor, row: { envId: string; subjectHash: string; cutoff: number }): Promise<void> {
+  const expiresAt = tombstoneExpiryOf(row.cutoff);
+  await db.insertInto('telemetry_tombstones').values({ env_id: row.envId, subject_hash: row.subjectHash, cutoff: row.cutoff, expires_at: expiresAt })
+    .onConflict((oc) => oc.columns(['env_id', 'subject_hash']).doUpdateSet({ cutoff: row.cutoff, expires_at: expiresAt }))
     .execute();
 }
 

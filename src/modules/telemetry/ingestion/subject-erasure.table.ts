@@ -5,7 +5,8 @@ export interface TelemetryTombstonesTable {
   subject_hash: string;
   /** Events with a timestamp at or before this (Unix ms) are dropped. */
   cutoff: number;
-  /** Unix ms after which the tombstone no longer applies (7 days after the erasure). */
+  /** Unix ms from which the tombstone no longer applies: cutoff + 30 days + 1 ms, when no event
+   * stamped at or before the cutoff is accepted any more (subject-erasure.repository.ts). */
   expires_at: number;
 }
 

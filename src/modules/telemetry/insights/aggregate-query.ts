@@ -1,11 +1,12 @@
 // Aggregate queries over hourly rollups (never raw events): window rules, cost ceiling, scan in
-// day-sized pages checking the deadline between them, merge into the grain, suppress small cells,
-// page the rows (1,000 a page) with signed cursors.
+// day-sized pages checking the deadline between them, merge into the grain (leaving out the parts of
+// a total that would be suppressed on their own), suppress small cells, page the rows (1,000 a page)
+// with signed cursors.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { validationError, AppError } from '../../../platform/errors.js';
 import {
-  countRollups, DAY_MS, HOUR_MS, ROLLUP_RETENTION_MS, scanRollups, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, watermarkOf,
+  countRollups, DAY_MS, DIMENSIONS, HOUR_MS, ROLLUP_RETENTION_MS, scanRollups, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, watermarkOf,
   type Dimension, type DimensionFilters, type Watermark,
 } from '../ingestion/index.js';
 import { queryDigest, type CursorCodec } from './insight-cursor.js';
@@ -58,17 +59,99 @@ export function windowOf(from: string, to: string, maxMs: number, what: string) 
 export const watermarkOut = (w: Watermark | null) => (w ? { receivedAt: new Date(w.receivedAt).toISOString(), eventId: w.eventId } : null);
 export const freshnessOf = (w: Watermark | null, now: number) => ({ asOf: new Date(now).toISOString(), lagSeconds: w ? Math.max(0, Math.round((now - w.receivedAt) / 1000)) : null });
 
+/** One rollup row of a cell, kept while its scan page is read. */
+interface Part {
+  /** Its values of the dimensions the query does not group by (`ungrouped` order), null when absent. */
+  others: (string | null)[];
+  kind: string | null;
+  events: number;
+  metricCount: number;
+  metricSum: number;
+  subjects: Uint8Array;
+}
+
+/**
+ * A lower bound of the subjects an encoded sketch counts: its registers that are not zero (two
+ * subjects share a register at most as often as they collide). Estimates never go below it: linear
+ * counting gives M·ln(M/zeros) ≥ M − zeros, and the raw estimate is used only above 2.5·M.
+ */
+function registersOf(bytes: Uint8Array): number {
+  // Sparse: a byte of form, then 3 bytes a register, each register once (subject-sketch.ts).
+  if (bytes[0] === 1) return (bytes.length - 1) / 3;
+  let registers = 0;
+  for (let i = 1; i < bytes.length; i++) if (bytes[i] !== 0) registers++;
+  return registers;
+}
+
 interface Cell {
   bucketStart: number;
   dimensions: (string | null)[];
+  /** Its rollup rows while its scan page is read; settled (`settle`) into the sums below. */
+  parts: Part[];
   events: number;
   byKind: Record<string, number>;
   metricCount: number;
   metricSum: number;
-  /** The stored sketches of the cell's buckets while its scan page is read. */
-  sketches: Uint8Array[];
-  /** Their union's estimate, once the page is done. */
+  /** The estimate of the union of the included parts' sketches, once the page is done. */
   subjects: number;
+  /** How many (dimension, value) parts settle left out. */
+  excludedParts: number;
+}
+
+/**
+ * Whether a part of a cell would be suppressed as a cell of its own: fewer than MINIMUM_SUBJECTS
+ * approximate subjects, and never more subjects than events (events without a subject count none).
+ */
+function suppressedOnItsOwn(parts: readonly Part[]): boolean {
+  let events = 0;
+  for (const part of parts) {
+    if (registersOf(part.subjects) >= MINIMUM_SUBJECTS) return false;
+    events += part.events;
+  }
+  if (events < MINIMUM_SUBJECTS) return true;
+  return Math.round(estimateUnion(parts.map((p) => p.subjects))) < MINIMUM_SUBJECTS;
+}
+
+/**
+ * Sums a cell over the parts it may include (docs/insights.md, "Differencing"): for each dimension
+ * the query does not group by, a value whose own cell (this cell with that dimension set to that
+ * value) would be suppressed is left out, so neither a multi-valued filter nor a total over that
+ * dimension can be differenced against a narrower query to expose a suppressed cell.
+ */
+function settle(cell: Cell, ungrouped: number): void {
+  let excludedValues = 0;
+  let excluded: Set<Part> | null = null;
+  // When every part counts enough subjects on its own, no value can be left out.
+  const anySmall = cell.parts.some((part) => registersOf(part.subjects) < MINIMUM_SUBJECTS);
+  for (let d = 0; anySmall && d < ungrouped; d++) {
+    const byValue = new Map<string | null, Part[]>();
+    for (const part of cell.parts) {
+      const value = part.others[d]!;
+      const group = byValue.get(value);
+      if (group) group.push(part);
+      else byValue.set(value, [part]);
+    }
+    // One value: its own cell is this cell, which the minimum cell rule covers.
+    if (byValue.size < 2) continue;
+    for (const group of byValue.values()) {
+      if (!suppressedOnItsOwn(group)) continue;
+      excludedValues++;
+      excluded ??= new Set();
+      for (const part of group) excluded.add(part);
+    }
+  }
+  const sketches: Uint8Array[] = [];
+  for (const part of cell.parts) {
+    if (excluded?.has(part)) continue;
+    cell.events += part.events;
+    if (part.kind !== null) cell.byKind[part.kind] = (cell.byKind[part.kind] ?? 0) + part.events;
+    cell.metricCount += part.metricCount;
+    cell.metricSum += part.metricSum;
+    sketches.push(part.subjects);
+  }
+  cell.subjects = Math.round(estimateUnion(sketches));
+  cell.excludedParts = excludedValues;
+  cell.parts = [];
 }
 
 function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): number | null {
@@ -137,9 +220,12 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
 
   // Pages of whole grain buckets, at most a week each; the deadline is checked between pages.
   const dims = (body.dimensions ?? []) as Dimension[];
+  // The dimensions the query totals over, read too so a cell can leave out a value of one whose own
+  // cell would be suppressed (settle); a dimension filtered to one value has nothing to leave out.
+  const ungrouped = DIMENSIONS.filter((d) => !dims.includes(d) && !(filters[d]?.length === 1));
   const measures = body.measures as InsightMeasure[];
   const columns = {
-    dimensions: dims,
+    dimensions: [...dims, ...ungrouped],
     kind: measures.some((m) => KIND_MEASURES.has(m)),
     metrics: measures.includes('metricSum') || measures.includes('metricMean'),
   };
@@ -153,18 +239,14 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     const cells = new Map<string, Cell>();
     scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + pageMs) }, columns, (row) => {
       const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
-      const key = cellKey(bucketStart, row.dimensions);
+      const grouped = row.dimensions.slice(0, dims.length);
+      const key = cellKey(bucketStart, grouped);
       let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: [...row.dimensions], events: 0, byKind: {}, metricCount: 0, metricSum: 0, sketches: [], subjects: 0 }));
-      cell.events += row.events;
-      if (row.kind !== null) cell.byKind[row.kind] = (cell.byKind[row.kind] ?? 0) + row.events;
-      cell.metricCount += row.metricCount;
-      cell.metricSum += row.metricSum;
-      cell.sketches.push(row.subjects);
+      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: grouped, parts: [], events: 0, byKind: {}, metricCount: 0, metricSum: 0, subjects: 0, excludedParts: 0 }));
+      cell.parts.push({ others: row.dimensions.slice(dims.length), kind: row.kind, events: row.events, metricCount: row.metricCount, metricSum: row.metricSum, subjects: row.subjects });
     });
     for (const cell of cells.values()) {
-      cell.subjects = Math.round(estimateUnion(cell.sketches));
-      cell.sketches = [];
+      settle(cell, ungrouped.length);
       done.push(cell);
     }
     ctx.deadline.pages++;
@@ -174,7 +256,9 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   const ordered = done.sort(compareCells);
   const page = ordered.slice(offset, offset + MAX_ROWS_PER_PAGE);
   let suppressedCells = 0;
+  let excludedParts = 0;
   const rows: AggregateRowOut[] = page.map((cell) => {
+    excludedParts += cell.excludedParts;
     const subjects = cell.subjects;
     const suppressed = subjects < MINIMUM_SUBJECTS;
     if (suppressed) suppressedCells++;
@@ -196,7 +280,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     freshness: freshnessOf(watermark, ctx.deadline.now()),
     queryCost: { scannedBuckets: scanned, units: scanned + rows.length },
     approximation: { subjects: `hyperloglog-p${SKETCH_PRECISION}`, relativeStandardError: SKETCH_RELATIVE_STANDARD_ERROR },
-    suppression: { minimumSubjects: MINIMUM_SUBJECTS as 20, suppressedCells },
+    suppression: { minimumSubjects: MINIMUM_SUBJECTS as 20, suppressedCells, excludedParts },
     rateLimit: { limit: ctx.rateLimit.limit, remaining: ctx.rateLimit.remaining, resetAt: new Date(ctx.rateLimit.resetAt).toISOString() },
     nextCursor: more ? ctx.codec.issue('ia1_', { credential: ctx.credential, query, issuedAt: ctx.deadline.now(), scanned: resumedScanned + scanned, position: { offset: offset + MAX_ROWS_PER_PAGE } }) : null,
   };

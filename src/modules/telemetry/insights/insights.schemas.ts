@@ -91,7 +91,11 @@ export const AggregateQueryResponse = Type.Object(
     freshness: Freshness,
     queryCost: Type.Object({ scannedBuckets: Type.Integer({ minimum: 0 }), units: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
     approximation: Type.Object({ subjects: Type.String(), relativeStandardError: Type.Number() }, { additionalProperties: false }),
-    suppression: Type.Object({ minimumSubjects: Type.Literal(20), suppressedCells: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+    suppression: Type.Object({
+      minimumSubjects: Type.Literal(20),
+      suppressedCells: Type.Integer({ minimum: 0, description: 'Rows of this page whose measures are all null (fewer than 20 approximate subjects).' }),
+      excludedParts: Type.Integer({ minimum: 0, description: 'Values of a dimension the query totals over (not grouped, or filtered to several values) left out of this page\'s rows because their own cell would be suppressed: one per row and value.' }),
+    }, { additionalProperties: false }),
     rateLimit: RateLimitSchema,
     nextCursor: NullableString,
   },

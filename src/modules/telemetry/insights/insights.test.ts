@@ -48,7 +48,7 @@ for (const dialect of dialects) {
         { bucketStart: bucket, dimensions: { variant: 'on', kind: 'exposure' }, measures: { events: 25, subjects: 25, exposures: 25, outcomes: 0, metricSum: 0, metricMean: null } },
         { bucketStart: bucket, dimensions: { variant: 'on', kind: 'outcome' }, measures: { events: 25, subjects: 25, exposures: 0, outcomes: 25, metricSum: 300, metricMean: 12 } },
       ]);
-      assert.deepEqual(json.suppression, { minimumSubjects: 20, suppressedCells: 1 });
+      assert.deepEqual(json.suppression, { minimumSubjects: 20, suppressedCells: 1, excludedParts: 0 });
       assert.deepEqual(json.requestedWindow, { from: iso(T0 - 2 * HOUR), to: iso(T0) });
       assert.deepEqual(json.effectiveWindow, { from: iso(T0 - 2 * HOUR), to: iso(T0) });
       assert.deepEqual(json.queryCost, { scannedBuckets: 3, units: 6 });
@@ -84,7 +84,9 @@ for (const dialect of dialects) {
 
       // Day grain merges hours; an admin key of the app may query too.
       const day = await query(app, s.admin, { ...body, grain: 'day', dimensions: ['flagKey'], measures: ['subjects', 'events', 'decisions'] });
-      assert.deepEqual(day.json().rows, [{ bucketStart: iso(Date.UTC(2026, 10, 20)), dimensions: { flagKey: 'shown' }, measures: { subjects: 25, events: 55, decisions: 0 } }]);
+      assert.deepEqual(day.json().rows, [{ bucketStart: iso(Date.UTC(2026, 10, 20)), dimensions: { flagKey: 'shown' }, measures: { subjects: 25, events: 50, decisions: 0 } }]);
+      // The 5 events of variant off (5 subjects, a suppressed cell of its own) are left out of the total.
+      assert.equal(day.json().suppression.excludedParts, 1);
       assert.deepEqual(day.json().effectiveWindow, { from: iso(Date.UTC(2026, 10, 20)), to: iso(Date.UTC(2026, 10, 21)) });
     });
 

@@ -2,6 +2,7 @@
 // headers that carry the metadata those formats have no room for.
 import { stringify } from 'csv-stringify/sync';
 import type { FastifyReply } from 'fastify';
+import { jsonHeaderValue } from '../../../platform/header-values.js';
 import type { RateLimitState } from './query-rate-limit.js';
 
 export type Format = 'json' | 'csv' | 'ndjson';
@@ -27,7 +28,11 @@ export function renderNdjson(rows: unknown[]): string {
   return rows.map((r) => `${JSON.stringify(r)}\n`).join('');
 }
 
-/** Sets the metadata headers (every format) and sends csv or ndjson; returns false for json. */
+/**
+ * Sets the metadata headers (every format) and sends csv or ndjson; returns false for json. JSON
+ * headers are printable ASCII (`jsonHeaderValue`): the watermark names a client's event id. Cursors
+ * and the checkpoint are base64url made here.
+ */
 export function sendFormatted(reply: FastifyReply, format: Format, metadata: Record<string, unknown>, rateLimit: RateLimitState, render: { csv: () => string; ndjson: () => string }): boolean {
   reply.header('x-ratelimit-limit', String(rateLimit.limit));
   reply.header('x-ratelimit-remaining', String(rateLimit.remaining));
@@ -36,13 +41,13 @@ export function sendFormatted(reply: FastifyReply, format: Format, metadata: Rec
   if (typeof next === 'string') reply.header('x-insights-next-cursor', next);
   if (metadata.schemaVersion) reply.header('x-insights-schema-version', String(metadata.schemaVersion));
   if (metadata.engineVersion) reply.header('x-insights-engine-version', String(metadata.engineVersion));
-  if (metadata.watermark !== undefined) reply.header('x-insights-watermark', JSON.stringify(metadata.watermark));
+  if (metadata.watermark !== undefined) reply.header('x-insights-watermark', jsonHeaderValue(metadata.watermark));
   if (metadata.checkpoint !== undefined) reply.header('x-insights-checkpoint', String(metadata.checkpoint ?? ''));
-  if (metadata.queryCost) reply.header('x-insights-query-cost', JSON.stringify(metadata.queryCost));
-  if (metadata.suppression) reply.header('x-insights-suppression', JSON.stringify(metadata.suppression));
-  if (metadata.freshness) reply.header('x-insights-freshness', JSON.stringify(metadata.freshness));
+  if (metadata.queryCost) reply.header('x-insights-query-cost', jsonHeaderValue(metadata.queryCost));
+  if (metadata.suppression) reply.header('x-insights-suppression', jsonHeaderValue(metadata.suppression));
+  if (metadata.freshness) reply.header('x-insights-freshness', jsonHeaderValue(metadata.freshness));
   // Everything but the rows, for clients that want the JSON metadata whole.
-  reply.header('x-insights-metadata', JSON.stringify(metadata));
+  reply.header('x-insights-metadata', jsonHeaderValue(metadata));
   if (format === 'json') return false;
   if (format === 'csv') reply.type('text/csv; charset=utf-8').send(Buffer.from(render.csv()));
   else reply.type('application/x-ndjson; charset=utf-8').send(Buffer.from(render.ndjson()));
