@@ -40,8 +40,9 @@ const LIMITS_BY_ROUTE: readonly [route: string, limits: Limits][] = [
   ['GET /api/v1/telemetry/exports', { exportListLimit: { min: 1, max: 100, default: 20 } }],
   ['GET /api/v1/telemetry/exports/{id}/deliveries', { deliveryListLimit: { min: 1, max: 100, default: 20 } }],
   ['POST /api/v1/telemetry/exports/{id}/backfills', { exportBackfillRetentionDays: 30, idempotencyKeyLength: { backfill: { min: 16 } } }],
-  // The seed's 7 days is a floor: late events are dropped for as long as ingestion accepts them (issue 18).
-  ['POST /api/v1/telemetry/erasures', { erasureLatenessWindowDays: 30 }],
+  // The seed's lateness window stays 7 days; the tombstone outlives it for as long as ingestion
+  // accepts events stamped before the cutoff (30 days), so late events are dropped then too (issue 18).
+  ['POST /api/v1/telemetry/erasures', { erasureLatenessWindowDays: 7, erasureTombstoneDays: 30 }],
   ['POST /api/v1/experiments/{id}/results/recompute', { idempotencyKeyLength: { recompute: { min: 16, max: 128 } } }],
 ];
 

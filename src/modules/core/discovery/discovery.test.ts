@@ -111,6 +111,7 @@ for (const dialect of dialects) {
       // Limits of routes that are not served are not promised.
       assert.equal(l.exportListLimit !== undefined, served.has('GET /api/v1/telemetry/exports'));
       assert.equal(l.erasureLatenessWindowDays !== undefined, served.has('POST /api/v1/telemetry/erasures'));
+      if (served.has('POST /api/v1/telemetry/erasures')) assert.deepEqual([l.erasureLatenessWindowDays, l.erasureTombstoneDays], [7, 30]);
       assert.equal(l.idempotencyKeyLength.recompute !== undefined, served.has('POST /api/v1/experiments/{id}/results/recompute'));
       assert.equal(c.versions.analysisEngine !== undefined, served.has('GET /api/v1/experiments/{id}/results'));
       assert.equal(c.versions.telemetryEvents, 1);
