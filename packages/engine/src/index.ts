@@ -1,36 +1,10 @@
-// Public surface of the evaluation engine: pure, no I/O, shared by the server and the SDK.
-export type {
-  Condition,
-  Dependency,
-  ErrorCode,
-  EvaluationContext,
-  EvaluationResult,
-  ExperimentDetail,
-  ExperimentReason,
-  FallbackClass,
-  FlagDefinition,
-  FlagType,
-  Operator,
-  Reason,
-  Rollout,
-  Rule,
-  RuleServe,
-  Variant,
-} from './model.js';
-export { ERROR_CODES, EXPERIMENT_REASONS, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS, withFlagDefaults } from './model.js';
-export { variantSaltOf, type ServedExperiment } from './experiment-model.js';
-export { compileAssignment, experimentFits, type Assignment } from './compile-experiment.js';
+// `@ensign/engine`: the engine with re2js installed for `matches` conditions, ready for any flag.
+// Bundles that must stay small import `@ensign/engine/core` and load `@ensign/engine/re2` only
+// when needsRegexEngine says a configuration uses `matches` (docs/engine.md).
+import { installRegexEngine } from './targeting-regex.js';
+import { re2RegexEngine } from './re2.js';
 
-export { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
-export type { Bucketer } from './bucketing.js';
+installRegexEngine(re2RegexEngine);
 
-export { validateFlagDefinition, parseFlagDefinition, MAX_METADATA_BYTES } from './validate.js';
-export type { ParseResult } from './validate.js';
-export { validateDependencyGraph, validateFlagSet, MAX_DEPENDENCY_DEPTH } from './dependency-graph.js';
-export type { ValidationIssue } from './validation-issue.js';
-
-export { compileFlagSet } from './compile.js';
-export type { CompiledFlagSet } from './compile.js';
-export { ConfigInvalidError } from './config-invalid-error.js';
-export { configInvalidResult, errorResult, flagNotFoundResult } from './results.js';
-export { validateExperimentFields, MIN_EXPERIMENT_VARIANTS, MAX_EXPERIMENT_VARIANTS } from './validate-experiment.js';
+export * from './core.js';
+export { re2RegexEngine } from './re2.js';

@@ -1,7 +1,7 @@
 // What remote evaluation needs of one environment at one config version, built once per version
 // (never per request): the compiled flag set, which flags pub_ keys may see, and each flag's
 // metadata as each audience may see it. Requests only look things up here.
-import { compileFlagSet, ConfigInvalidError, type CompiledFlagSet, type FlagType } from '../../../engine/index.js';
+import { compileFlagSet, ConfigInvalidError, type CompiledFlagSet, type FlagType } from '@ensign/engine';
 import type { EvaluationMetrics } from '../../../platform/prometheus-metrics.js';
 import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 

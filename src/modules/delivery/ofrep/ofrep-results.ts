@@ -2,7 +2,7 @@
 // flat metadata; a failure carries key, errorCode and errorDetails and the HTTP status the single
 // flag route answers with. Each result's OFREP form is built once per config version and audience
 // and reused: results are shared objects, so the store is keyed by the result itself.
-import type { EvaluationResult, Reason } from '../../../engine/index.js';
+import type { EvaluationResult, Reason } from '@ensign/engine';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
 
 export interface OfrepAnswer {

@@ -1,6 +1,6 @@
 // Core schema v1: the composed advanced configuration document served by GET /api/v1/advanced-config,
 // as the domain sees it. Pure types; the schemas that document them are advanced.schemas.ts.
-import type { FlagDefinition, ServedExperiment } from '../../../engine/index.js';
+import type { FlagDefinition, ServedExperiment } from '@ensign/engine';
 import type { PrivacySettings } from '../../core/config/index.js';
 
 export const CORE_SCHEMA_VERSION = 'core/v1';
