@@ -10,7 +10,7 @@ import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createChangeNotifier } from '../src/db/notifications.js';
 import { inTransaction } from '../src/db/transaction.js';
-import type { FlagType, Rule } from '../src/engine/index.js';
+import type { FlagType, Rule } from '@ensign/engine';
 import { createConfigStateStore, emptyState, type EnvironmentTarget, type FlagRecord } from '../src/modules/core/config/index.js';
 
 export const FLAGS_PER_ENVIRONMENT = 200;

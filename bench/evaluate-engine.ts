@@ -4,7 +4,7 @@
 // written from Ensign's, and their answers are compared before anything is timed.
 import { FlagdCore } from '@openfeature/flagd-core';
 import type { EvaluationContext as FlagdContext, JsonValue } from '@openfeature/core';
-import { compileFlagSet, withFlagDefaults, type EvaluationContext, type FlagDefinition, type FlagType } from '../src/engine/index.js';
+import { compileFlagSet, withFlagDefaults, type EvaluationContext, type FlagDefinition, type FlagType } from '@ensign/engine';
 
 export const FLAG_COUNT = 200;
 const PLANS = ['free', 'pro', 'beta', 'enterprise'];

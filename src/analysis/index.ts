@@ -1,4 +1,4 @@
-// descriptive-v1: the pure statistics of experiment analysis (no I/O, like src/engine/).
+// descriptive-v1: the pure statistics of experiment analysis (no I/O, like @ensign/engine).
 export * from './sufficient-statistics.js';
 export { cupedRatioTheta } from './cuped-ratio.js';
 export { cupedTheta, differenceVariance, effectMoments, type EffectMoments, type EffectMomentsResult, type EffectScale, type EffectUnavailable } from './effects.js';

@@ -6,7 +6,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { DbHandle } from '../../src/db/create-db.js';
 import { createChangeNotifier } from '../../src/db/notifications.js';
 import { inTransaction } from '../../src/db/transaction.js';
-import type { FlagDefinition } from '../../src/engine/index.js';
+import type { FlagDefinition } from '@ensign/engine';
 import { bearer, createApp, createKey, signUp } from './fixtures.js';
 import { createConfigStateStore, type EnvironmentTarget, type FlagRecord } from '../../src/modules/core/config/index.js';
 

@@ -2,7 +2,7 @@
 // change records it, redacted) and by GET /api/v1/config-versions/diff. It is deterministic — entries
 // sorted by (resourceType, key, path) in code-unit order — so the same two states always give the
 // same bytes, and an empty diff is exactly what "no-op" means for a mutation.
-import type { Dependency } from '../../../engine/index.js';
+import type { Dependency } from '@ensign/engine';
 import { canonicalJson } from '../../../platform/canonical-json.js';
 import type { DiffEntry } from '../journal/index.js';
 import type { ConfigState, FlagRecord } from './versions.model.js';

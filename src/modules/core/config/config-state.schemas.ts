@@ -4,7 +4,7 @@
 // environment (value types, weights summing to 100, regular expressions, sizes, key syntax) are the
 // engine's validateFlagDefinition, so they are written once and answer with precise paths.
 import { Type } from '@sinclair/typebox';
-import { FLAG_TYPES, OPERATORS } from '../../../engine/index.js';
+import { FLAG_TYPES, OPERATORS } from '@ensign/engine';
 
 const TypedValue = (description: string) => Type.Unknown({ description });
 const Percentage = Type.Number({ minimum: 0, maximum: 100, description: '0 to 100, at most two decimals.' });

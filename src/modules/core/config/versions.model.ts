@@ -1,5 +1,5 @@
 // The composite state of one environment: what every config version snapshots (CONTRACT section 5).
-import type { FlagDefinition, ServedExperiment } from '../../../engine/index.js';
+import type { FlagDefinition, ServedExperiment } from '@ensign/engine';
 import type { JournalAuthority } from '../journal/index.js';
 
 export interface FlagRecord extends FlagDefinition {

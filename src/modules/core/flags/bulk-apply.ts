@@ -1,6 +1,6 @@
 // Bulk apply, pure: many existing flags, the TTL and the privacy settings changed together into one
 // next state — or one 400 listing every problem of every kind, so nothing is applied half-way.
-import type { ValidationIssue } from '../../../engine/index.js';
+import type { ValidationIssue } from '@ensign/engine';
 import type { ConfigEdit, ConfigState, FlagRecord } from '../config/index.js';
 import { graphIssues, hasFlag, invalidFlag, nextFlag, pointer, withFlags } from './flag-edits.js';
 import type { BulkChanges, FlagFields } from './flags.model.js';

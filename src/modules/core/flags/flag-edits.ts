@@ -1,7 +1,7 @@
 // The pure core of flag mutations: from the current state and a request to the next state, or a
 // domain error. No I/O, so the rule set (ops, quota, validation) is cheap to reason about and to
 // test; the service runs it inside the locked transaction.
-import { parseFlagDefinition, validateDependencyGraph, type ValidationIssue } from '../../../engine/index.js';
+import { parseFlagDefinition, validateDependencyGraph, type ValidationIssue } from '@ensign/engine';
 import { canonicalJson } from '../../../platform/canonical-json.js';
 import { AppError, conflict, notFound, validationError } from '../../../platform/errors.js';
 import { definitionOf, type ConfigEdit, type ConfigState, type FlagRecord } from '../config/index.js';

@@ -1,6 +1,6 @@
 // What the flag routes ask for, as the domain sees it. Flags have no table of their own: they live in
 // the environment's composite state (versions module), so every change is a config version.
-import type { FlagDefinition } from '../../../engine/index.js';
+import type { FlagDefinition } from '@ensign/engine';
 import type { PrivacySettings } from '../config/index.js';
 
 export const FLAG_PATCH_OPS = ['upsert', 'create', 'update', 'toggle'] as const;

@@ -2,7 +2,7 @@
 // restore within a scope produces, the changes in the config-versions diff format, and a digest of
 // the whole plan. No timestamps, no generated ids: the same inputs always give the same bytes, which
 // is what lets apply recompute the plan and compare digests.
-import { validateDependencyGraph } from '../../../engine/index.js';
+import { validateDependencyGraph } from '@ensign/engine';
 import { canonicalJson, digestOf } from '../../../platform/canonical-json.js';
 import { AppError } from '../../../platform/errors.js';
 import type { DiffEntry } from '../journal/index.js';

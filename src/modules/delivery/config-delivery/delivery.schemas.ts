@@ -1,7 +1,7 @@
 // Schemas of the legacy delivery routes: they document the routes in the OpenAPI document. The 200
 // body is sent as prebuilt bytes, so its schema never serialises anything.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { FLAG_TYPES } from '../../../engine/index.js';
+import { FLAG_TYPES } from '@ensign/engine';
 import { legacyErrorResponses } from '../../../platform/error-schemas.js';
 
 const Rollout = Type.Object({ percentage: Type.Number({ minimum: 0, maximum: 100 }), value: Type.Unknown(), salt: Type.Optional(Type.String()) });

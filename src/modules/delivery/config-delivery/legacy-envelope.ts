@@ -1,7 +1,7 @@
 // The frozen legacy configuration document (CONTRACT section 4) projected from an environment's
 // state for one audience. Flags are emitted in key order so that every process produces the same
 // bytes for the same version, and therefore the same ETag behind a load balancer.
-import type { Rule } from '../../../engine/index.js';
+import type { Rule } from '@ensign/engine';
 import type { ConfigState, EnvironmentTarget, FlagRecord } from '../../core/config/index.js';
 
 /** `server`: sdk_ keys on /config, the whole document. `client`: pub_ keys on /public-config. */

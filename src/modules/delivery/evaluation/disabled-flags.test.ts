@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
 import { getConfig } from '../../../../test/helpers/delivery-fixtures.js';
-import { compileFlagSet, type FlagDefinition } from '../../../engine/index.js';
+import { compileFlagSet, type FlagDefinition } from '@ensign/engine';
 import { bulk, byKey, single } from '../ofrep/ofrep.fixtures.js';
 import { changeFlags, eventually, evaluate, FLAGS, flagsFixture } from './evaluation.fixtures.js';
 

@@ -1,7 +1,7 @@
 // What remote evaluation needs of one environment at one config version, built once per version
 // (never per request): the compiled flag set, which flags pub_ keys may see, and each flag's
 // metadata as each audience may see it. Requests only look things up here.
-import { compileFlagSet, ConfigInvalidError, type CompiledFlagSet, type FlagType } from '../../../engine/index.js';
+import { compileFlagSet, ConfigInvalidError, flattenMetadata, type CompiledFlagSet, type FlagMetadata, type FlagType } from '@ensign/engine';
 import type { EvaluationMetrics } from '../../../platform/prometheus-metrics.js';
 import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 
@@ -10,7 +10,7 @@ import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 export type EvaluationAudience = 'server' | 'client';
 
 /** OpenFeature flag metadata: flat, with string, number or boolean values only. */
-export type FlatMetadata = Readonly<Record<string, string | number | boolean>>;
+export type FlatMetadata = FlagMetadata;
 
 interface FlagFacts {
   readonly type: FlagType;
@@ -45,20 +45,6 @@ export interface EvaluationSet {
 
 const EMPTY: Readonly<Record<string, unknown>> = Object.freeze({});
 
-function flatten(metadata: Readonly<Record<string, unknown>>, allowed: ReadonlySet<string> | null): FlatMetadata | undefined {
-  const out: Record<string, string | number | boolean> = {};
-  let any = false;
-  for (const [name, value] of Object.entries(metadata)) {
-    if (allowed !== null && !allowed.has(name)) continue;
-    // OpenFeature metadata is flat: nested objects, arrays and null have no representation there.
-    if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
-      out[name] = value;
-      any = true;
-    }
-  }
-  return any ? Object.freeze(out) : undefined;
-}
-
 function factsOf(state: ConfigState): Map<string, FlagFacts> {
   const clientKeys = new Set(state.privacy?.clientMetadataKeys ?? []);
   const facts = new Map<string, FlagFacts>();
@@ -69,7 +55,7 @@ function factsOf(state: ConfigState): Map<string, FlagFacts> {
       type: flag.type,
       clientVisible: flag.clientEnabled === true,
       metadata,
-      flat: { server: flatten(metadata, null), client: flatten(metadata, clientKeys) },
+      flat: { server: flattenMetadata(metadata, null), client: flattenMetadata(metadata, clientKeys) },
     });
   }
   return facts;

@@ -3,7 +3,7 @@
 // version another process announced.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withFlagDefaults } from '../../../engine/index.js';
+import { withFlagDefaults } from '@ensign/engine';
 import type { Snapshot } from '../config-delivery/index.js';
 import { emptyState, type ConfigState, type EnvironmentTarget } from '../../core/config/index.js';
 import { createEvaluationSource, type SnapshotProvider } from './evaluation-source.js';

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { compileFlagSet, type EvaluationResult, type FlagDefinition } from '../../../engine/index.js';
+import { compileFlagSet, type EvaluationResult, type FlagDefinition } from '@ensign/engine';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
 import type { FlagInput } from '../../../../test/helpers/delivery-fixtures.js';

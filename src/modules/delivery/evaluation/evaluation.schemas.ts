@@ -1,7 +1,7 @@
 // Request and response schemas of POST /api/v1/evaluate: validation, types and the OpenAPI document
 // from one source. Responses are sent as prebuilt JSON, so these schemas never serialise anything.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { EXPERIMENT_REASONS, FALLBACK_CLASSES, ERROR_CODES, REASONS } from '../../../engine/index.js';
+import { EXPERIMENT_REASONS, FALLBACK_CLASSES, ERROR_CODES, REASONS } from '@ensign/engine';
 import { legacyErrorResponses } from '../../../platform/error-schemas.js';
 
 export const EVALUATE_BODY_LIMIT = 64 * 1024;

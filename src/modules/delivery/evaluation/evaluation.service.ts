@@ -1,7 +1,7 @@
 // Remote evaluation of POST /api/v1/evaluate against one environment's evaluation set. Answers are
 // JSON text: a result with nothing request-specific in it (every success, and errors without a
 // defaultValue) is serialised once per config version and reused by every later request.
-import type { EvaluationContext, EvaluationResult, FlagType } from '../../../engine/index.js';
+import type { EvaluationContext, EvaluationResult, FlagType } from '@ensign/engine';
 import { AppError, validationError } from '../../../platform/errors.js';
 import type { EvaluationSet } from './evaluation-set.js';
 import type { EvaluateBodyType } from './evaluation.schemas.js';

@@ -11,7 +11,7 @@
 // push a reusable answer out and leave the garbage collector kilobytes to trace.
 import { createHash, createHmac } from 'node:crypto';
 import murmurhash from 'murmurhash';
-import type { EvaluationContext } from '../../../engine/index.js';
+import type { EvaluationContext } from '@ensign/engine';
 import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
 import { ofrepAnswers } from './ofrep-results.js';

@@ -1,8 +1,11 @@
 // Engine results in OFREP's terms (OFREP 0.3.0): a success carries key, value, reason, variant and
 // flat metadata; a failure carries key, errorCode and errorDetails and the HTTP status the single
-// flag route answers with. Each result's OFREP form is built once per config version and audience
-// and reused: results are shared objects, so the store is keyed by the result itself.
-import type { EvaluationResult, Reason } from '../../../engine/index.js';
+// flag route answers with. The mapping itself (reasons, error codes, the experiment's metadata keys)
+// is @ensign/engine's toOpenFeature in its `ofrep` dialect, the one the SDK and the OpenFeature
+// providers use too; this file adds the HTTP status and the wire form. Each result's OFREP form is
+// built once per config version and audience and reused: results are shared objects, so the store
+// is keyed by the result itself.
+import { toOpenFeature, type EvaluationResult } from '@ensign/engine';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
 
 export interface OfrepAnswer {
@@ -11,17 +14,6 @@ export interface OfrepAnswer {
   /** The serialised body of the single-flag route, and the item of the bulk route. */
   readonly json: string;
 }
-
-/** OFREP's success reasons are STATIC, TARGETING_MATCH, SPLIT, DISABLED and UNKNOWN. The engine's
- * DEFAULT (targeting exists but nothing in it applied) serves the flag's configured value, which
- * OFREP calls STATIC; POST /api/v1/evaluate keeps the finer reason. */
-const REASON: Record<Exclude<Reason, 'ERROR'>, string> = {
-  STATIC: 'STATIC',
-  TARGETING_MATCH: 'TARGETING_MATCH',
-  SPLIT: 'SPLIT',
-  DISABLED: 'DISABLED',
-  DEFAULT: 'STATIC',
-};
 
 const MEMO_SPACE: Record<EvaluationAudience, object> = { server: {}, client: {} };
 
@@ -33,40 +25,18 @@ function failure(status: OfrepAnswer['status'], key: string, errorCode: string, 
   return { status, json: JSON.stringify({ key, errorCode, errorDetails, metadata }) };
 }
 
-/** The flag's flat metadata, with the experiment's assignment as flat keys when the flag runs one
- * (OFREP metadata has no nesting): experimentId, iterationId, iterationRevision, inExperiment. */
-function metadataOf(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience) {
-  const metadata = set.flatMetadataOf(result.key, audience);
-  const experiment = result.experiment;
-  if (experiment === undefined) return metadata;
-  return {
-    ...metadata,
-    experimentId: experiment.id,
-    iterationId: experiment.iterationId,
-    iterationRevision: experiment.iterationRevision,
-    inExperiment: experiment.inExperiment,
-  };
-}
-
 function answerOf(set: EvaluationSet, result: EvaluationResult, audience: EvaluationAudience): OfrepAnswer {
-  const { key } = result;
-  const metadata = metadataOf(set, result, audience);
-  if (result.reason === 'ERROR') {
-    // INVALID_CONTEXT and GENERAL (a context that could not be read) are the caller's to fix.
-    // PARSE_ERROR is a stored configuration that does not compile: the server's fault.
-    const status = result.errorCode === 'PARSE_ERROR' ? 500 : 400;
-    const code = result.errorCode === 'INVALID_CONTEXT' || result.errorCode === 'PARSE_ERROR' ? result.errorCode : 'GENERAL';
-    return failure(status, key, code, result.errorMessage ?? 'the flag could not be evaluated', metadata);
-  }
-  if (result.fallbackClass === 'targeting_key_missing') {
-    // The engine serves the flag's value to a subject without a key; OpenFeature names the case
-    // TARGETING_KEY_MISSING so the application's own default applies instead.
-    return failure(400, key, 'TARGETING_KEY_MISSING',
-      `flag ${JSON.stringify(key)} splits subjects by targetingKey, and the context has none`, metadata);
+  const resolution = toOpenFeature(result, set.flatMetadataOf(result.key, audience), 'ofrep');
+  const { key, flagMetadata: metadata } = resolution;
+  if (resolution.reason === 'ERROR') {
+    // INVALID_CONTEXT, TARGETING_KEY_MISSING and GENERAL (a context that could not be read) are the
+    // caller's to fix. PARSE_ERROR is a stored configuration that does not compile: the server's fault.
+    const status = resolution.errorCode === 'PARSE_ERROR' ? 500 : 400;
+    return failure(status, key, resolution.errorCode ?? 'GENERAL', resolution.errorMessage ?? 'the flag could not be evaluated', metadata);
   }
   return {
     status: 200,
-    json: JSON.stringify({ key, value: result.value, reason: REASON[result.reason], variant: result.variant, metadata }),
+    json: JSON.stringify({ key, value: resolution.value, reason: resolution.reason, variant: resolution.variant, metadata }),
   };
 }
 

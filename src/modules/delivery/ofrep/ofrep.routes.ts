@@ -4,7 +4,7 @@
 // has the public CORS policy; errors have OFREP's shape (ofrep-errors.ts).
 import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import type { EvaluationContext } from '../../../engine/index.js';
+import type { EvaluationContext } from '@ensign/engine';
 import { AppError } from '../../../platform/errors.js';
 import { fastLaneRoute, type FastLaneAnswer } from '../../../platform/fast-lane.js';
 import { andThen } from '../../../platform/maybe-async.js';

@@ -1,7 +1,7 @@
 // Request and response schemas of the advanced configuration routes. The document's 200 body is sent
 // as prebuilt bytes, so its schema documents it and never serialises anything.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { FLAG_TYPES } from '../../../engine/index.js';
+import { FLAG_TYPES } from '@ensign/engine';
 import { ConfigVersionNumber, IdString } from '../../../platform/common-schemas.js';
 import { errorResponses } from '../../../platform/error-schemas.js';
 import { BulkApplyBody } from '../../core/flags/index.js';

@@ -6,7 +6,7 @@
 // - no rule that reads a private attribute (its values would reveal private data, and a client
 //   should not hold the attribute to evaluate it);
 // - only the metadata keys the environment lists in privacy.clientMetadataKeys.
-import type { Dependency, FlagDefinition, Rule } from '../../../engine/index.js';
+import type { Dependency, FlagDefinition, Rule } from '@ensign/engine';
 import type { PrivacySettings } from '../../core/config/index.js';
 
 /** Why a flag is in the client projection: its own setting, or a visible flag depends on it. */

@@ -2,7 +2,7 @@
 // Requests only splice in their entity tag: `delivery.etag` in the body is the ETag header of the
 // same response, and the tag is bound to the credential, so each credential's bytes are assembled
 // on its first request for this version and then looked up.
-import { ConfigInvalidError, validateFlagSet } from '../../../engine/index.js';
+import { ConfigInvalidError, validateFlagSet } from '@ensign/engine';
 import type { CurrentConfig, EnvironmentTarget } from '../../core/config/index.js';
 import { digestOf, entityTag } from '../../../platform/entity-tag.js';
 import type { CoreAudience } from './advanced.model.js';

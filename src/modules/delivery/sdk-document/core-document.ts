@@ -1,7 +1,7 @@
 // Projects an environment's composite state onto core schema v1 for one audience. Flags are emitted
 // in key order and privacy lists as stored (sorted), so every process builds the same bytes for the
 // same version and audience, and so the same entity tag behind a load balancer.
-import type { ServedExperiment } from '../../../engine/index.js';
+import type { ServedExperiment } from '@ensign/engine';
 import type { ConfigState, EnvironmentTarget, PrivacySettings } from '../../core/config/index.js';
 import { CORE_SCHEMA_VERSION, type CoreAudience, type CoreDocument, type CoreFlag } from './advanced.model.js';
 import { clientMetadata, clientProjectionKeys, clientRules, type ProjectableFlag } from './client-projection.js';

@@ -2,7 +2,7 @@
 // the same as on every write path), warnings about what clients would receive, and the normalised
 // document with its digest. The request's envelope was checked by the route schema; what is inside
 // `flags` is reported here rather than refused, because reporting it is what inspection is for.
-import { parseFlagDefinition, validateFlagSet, type FlagDefinition, type ValidationIssue } from '../../../engine/index.js';
+import { parseFlagDefinition, validateFlagSet, type FlagDefinition, type ValidationIssue } from '@ensign/engine';
 import { digestOf } from '../../../platform/canonical-json.js';
 import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 import { CORE_SCHEMA_VERSION } from './advanced.model.js';

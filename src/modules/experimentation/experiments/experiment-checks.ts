@@ -1,7 +1,7 @@
 // Checks of an experiment definition against the environment: its flag (exists; variants and
 // targeting valid for the flag's type), the metric revisions it pins, its holdout and its layer.
 // Unknown references are the caller's mistake: 400 with the path of the field.
-import { validateExperimentFields, type FlagType } from '../../../engine/index.js';
+import { validateExperimentFields, type FlagType } from '@ensign/engine';
 import type { Executor } from '../../../db/transaction.js';
 import { AppError, validationError, type ErrorDetail } from '../../../platform/errors.js';
 import type { HoldoutsService } from '../holdouts/index.js';

@@ -1,6 +1,6 @@
 // Experiments as the domain sees them: a definition with a lifecycle, revised under CAS, and the
 // iterations that say who is assigned (salt and allocation), revised by ramps.
-import type { Condition, Variant } from '../../../engine/index.js';
+import type { Condition, Variant } from '@ensign/engine';
 import type { JournalAuthority } from '../../core/journal/index.js';
 
 export const EXPERIMENT_STATES = ['draft', 'running', 'paused', 'completed', 'archived'] as const;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import type { Executor } from '../../../db/transaction.js';
-import type { ServedExperiment } from '../../../engine/index.js';
+import type { ServedExperiment } from '@ensign/engine';
 import type { AppAccess, Permission } from '../../../platform/app-access.js';
 import { canonicalJson } from '../../../platform/canonical-json.js';
 import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
@@ -30,7 +30,7 @@ import {
 } from './experiments.model.js';
 import * as repo from './experiments.repository.js';
 import { servedExperiment, servedOnFlag, withServed } from './served-state.js';
-import type { Condition, Variant } from '../../../engine/index.js';
+import type { Condition, Variant } from '@ensign/engine';
 
 interface EnvInput { appId: string; env: string }
 

@@ -4,7 +4,7 @@ import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { expectError, expectValidation, uniqueKey } from '../../../../test/helpers/fixtures.js';
 import { journalOf } from '../../core/flags/flags.test-client.js';
 import { bulk, single } from '../../delivery/ofrep/ofrep.fixtures.js';
-import { compileFlagSet, withFlagDefaults, type FlagDefinition } from '../../../engine/index.js';
+import { compileFlagSet, withFlagDefaults, type FlagDefinition } from '@ensign/engine';
 import { CHECKOUT_VARIANTS, experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
 
 const SUBJECTS = Array.from({ length: 300 }, (_, i) => `user-${i}`);

@@ -8,7 +8,7 @@ import {
   cupedRatioStatistic, cupedStatistic, emptyMoments, observe, ratioStatistic,
   type CupedRatioObservation, type Moments, type VariantStatistic,
 } from '../../../analysis/index.js';
-import type { Variant } from '../../../engine/index.js';
+import type { Variant } from '@ensign/engine';
 import type { MetricKind } from '../experiment-metrics/index.js';
 import type { ExperimentEvent } from '../../telemetry/ingestion/index.js';
 

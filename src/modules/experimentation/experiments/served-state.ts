@@ -1,7 +1,7 @@
 // The served half of an experiment (docs/decisions/0018): what the engine needs to assign subjects,
 // kept in the environment's composite config state under `experiments`, so every change of it is a
 // config version with its journal entry, and delivery, OFREP and ETags follow by themselves.
-import type { ServedExperiment } from '../../../engine/index.js';
+import type { ServedExperiment } from '@ensign/engine';
 import type { ConfigState } from '../../core/config/index.js';
 import type { ExperimentDefinition, Iteration } from './experiments.model.js';
 

@@ -1,7 +1,7 @@
 // The stale-flag analysis, pure: the same input gives the same report byte for byte, so a plan can
 // be reviewed, shared and compared. The service gathers the input (states, journal, telemetry,
 // experiments); nothing here reads a clock or a database.
-import type { FlagDefinition } from '../../../engine/index.js';
+import type { FlagDefinition } from '@ensign/engine';
 import { canonicalJson, digestOf } from '../../../platform/canonical-json.js';
 import type {
   CleanupPlan, CleanupReport, CodeReference, EvaluationUsage, InventoryEntry, LastChange, PlanStep, Readiness, ReadinessBlocker, ServingShape,

@@ -6,10 +6,19 @@ import murmurhash from 'murmurhash';
 
 export const BUCKET_COUNT = 10_000;
 
+// TextEncoder is not ECMAScript but a web-platform global that every runtime the engine targets
+// has (browsers, Node, Deno, Bun, edge workers). The engine compiles against ES2022 alone, so it
+// declares the little it uses here, in this module's scope only.
+interface Utf8Encoder {
+  encode(input: string): Uint8Array;
+  encodeInto(input: string, destination: Uint8Array): { read: number; written: number };
+}
+declare const TextEncoder: { new (): Utf8Encoder };
+
 // murmurhash@2 encodes string input with TextEncoder (UTF-8), but allocating a fresh array per call
 // costs ~4× the hash itself. We encode into one shared scratch buffer instead; JavaScript is
 // single-threaded and nothing here yields, so sharing it is safe.
-const encoder = new TextEncoder();
+const encoder: Utf8Encoder = new TextEncoder();
 const SCRATCH_SIZE = 16 * 1024;
 const scratch = new Uint8Array(SCRATCH_SIZE);
 

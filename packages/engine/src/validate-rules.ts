@@ -4,7 +4,7 @@ import { OPERATORS } from './model.js';
 import { attributePathProblem } from './context-path.js';
 import { isScalar } from './json-value.js';
 import { isOperator, OPERATOR_VALUE_KINDS, type OperatorValueKind } from './operators.js';
-import { targetingRegexProblem } from './targeting-regex.js';
+import { installedRegexEngine, REGEX_ENGINE_MISSING, targetingRegexProblem } from './targeting-regex.js';
 import { isRfc3339 } from './timestamp.js';
 import { parseSemver } from './semver-version.js';
 import { describeType, type IssueCollector, type PathSegment } from './validation-issue.js';
@@ -116,6 +116,10 @@ function checkOperatorValues(
 function checkRegexValues(issues: IssueCollector, path: PathSegment[], values: unknown[]): void {
   if (values.length !== 1 || typeof values[0] !== 'string') {
     issues.add(path, 'invalid_values', 'must hold exactly one string, the regular expression, for matches');
+    return;
+  }
+  if (installedRegexEngine() === null) {
+    issues.add(path, 'regex_engine_missing', REGEX_ENGINE_MISSING);
     return;
   }
   const problem = targetingRegexProblem(values[0]);

@@ -1,4 +1,6 @@
-// Public surface of the evaluation engine: pure, no I/O, shared by the server and the SDK.
+// `@ensign/engine/core`: the whole public surface of the evaluation engine, without a regex engine
+// installed (see installRegexEngine). Pure: no I/O, no timers, no globals beyond ECMAScript 2022
+// and TextEncoder; shared by the server, the SDK and the OpenFeature providers.
 export type {
   Condition,
   Dependency,
@@ -34,3 +36,12 @@ export type { CompiledFlagSet } from './compile.js';
 export { ConfigInvalidError } from './config-invalid-error.js';
 export { configInvalidResult, errorResult, flagNotFoundResult } from './results.js';
 export { validateExperimentFields, MIN_EXPERIMENT_VARIANTS, MAX_EXPERIMENT_VARIANTS } from './validate-experiment.js';
+
+export { installRegexEngine, installedRegexEngine, needsRegexEngine, MAX_REGEX_LENGTH } from './targeting-regex.js';
+export type { RegexEngine, TargetingRegex } from './targeting-regex.js';
+
+export { CORE_SCHEMA_VERSION, compileDocument, flagDefinitionsOf } from './document.js';
+export type { CoreAudience, CoreDelivery, CoreDocument, CoreFlag, CorePrivacy } from './document.js';
+
+export { experimentMetadata, flattenMetadata, openFeatureReason, resolutionMetadata, toOpenFeature } from './openfeature.js';
+export type { FlagMetadata, OpenFeatureDialect, OpenFeatureReason, OpenFeatureResolution } from './openfeature.js';

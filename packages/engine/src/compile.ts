@@ -4,10 +4,11 @@ import type { EvaluationContext, EvaluationResult, FlagDefinition, FlagType } fr
 import { ConfigInvalidError } from './config-invalid-error.js';
 import { compileFlag, type CompiledFlag } from './compile-flag.js';
 import { validateFlagSet } from './dependency-graph.js';
-import { deepFreeze } from './json-value.js';
+import { cloneData, deepFreeze } from './json-value.js';
 import { errorResult, flagNotFoundResult } from './results.js';
 import { experimentFits } from './compile-experiment.js';
 import type { ServedExperiment } from './experiment-model.js';
+import { installedRegexEngine, needsRegexEngine, REGEX_ENGINE_MISSING } from './targeting-regex.js';
 
 export interface CompiledFlagSet {
   /**
@@ -30,17 +31,24 @@ const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
  * flag; paused ones, experiments on a missing flag or with variants of another type than the flag's
  * are ignored (the flag's ordinary evaluation is served). With two running on one flag — the
  * service never starts a second one — the lower id wins, so every evaluator decides alike.
- * @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, or the
- * prerequisites form a cycle.
+ * @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, the
+ * prerequisites form a cycle, or a `matches` condition finds no regex engine installed (code
+ * regex_engine_missing; see installRegexEngine).
  */
 export function compileFlagSet(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[] = []): CompiledFlagSet {
   const issues = validateFlagSet(flags);
   if (issues.length > 0) throw new ConfigInvalidError(issues);
+  // Served experiments were validated when written; only the installed engines can differ here.
+  if (installedRegexEngine() === null && needsRegexEngine([], experiments)) {
+    const experiment = experiments.find((e) => needsRegexEngine([], [e]))!;
+    throw new ConfigInvalidError([{ flagKey: experiment.flagKey, path: '/targeting', code: 'regex_engine_missing',
+      message: `experiment ${JSON.stringify(experiment.key)} on flag ${JSON.stringify(experiment.flagKey)}: its targeting ${REGEX_ENGINE_MISSING}` }]);
+  }
 
   // Results hand out the definitions' values by reference: a private frozen copy makes sure
   // neither the caller nor a consumer of a result can change what later evaluations serve.
-  const definitions = deepFreeze(structuredClone(flags) as FlagDefinition[]);
-  const running = runningByFlag(definitions, deepFreeze(structuredClone(experiments) as ServedExperiment[]));
+  const definitions = deepFreeze(cloneData(flags) as FlagDefinition[]);
+  const running = runningByFlag(definitions, deepFreeze(cloneData(experiments) as ServedExperiment[]));
   const compiled = new Map<string, CompiledFlag>();
   const linkers: Array<(all: Map<string, CompiledFlag>) => void> = [];
   for (const definition of definitions) {

@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+// The main entry installs re2js for `matches` conditions (without it they do not validate).
+import './index.js';
 import type { Operator } from './model.js';
 import { OPERATORS } from './model.js';
 import { compileCondition, compileOperator, isOperator, OPERATOR_VALUE_KINDS } from './operators.js';

@@ -1,5 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+// The main entry installs re2js for `matches` conditions (without it they do not validate).
+import './index.js';
 import { validateFlagDefinition } from './validate.js';
 import type { ValidationIssue } from './validation-issue.js';
 

@@ -1,7 +1,7 @@
 // Field-level checks shared by the flag, rule and variant validators.
 import type { FlagType } from './model.js';
 import { FLAG_TYPES } from './model.js';
-import { isJsonValue, isPlainObject, jsonByteLength } from './json-value.js';
+import { isJsonValue, isPlainObject, jsonByteLength, utf8ByteLength } from './json-value.js';
 import { describeType, type IssueCollector, type PathSegment } from './validation-issue.js';
 
 export const MAX_KEY_LENGTH = 128;
@@ -52,7 +52,7 @@ export function checkTypedValue(issues: IssueCollector, path: PathSegment[], typ
       return;
     case 'string':
       if (typeof value !== 'string') mismatch(issues, path, type, value);
-      else if (Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) {
+      else if (utf8ByteLength(value) > MAX_VALUE_BYTES) {
         issues.add(path, 'too_large', `must be at most 32 KiB (${MAX_VALUE_BYTES} bytes) of UTF-8`);
       }
       return;

@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+// Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with its own declarations, so that
+// `import` and `require` both get code and types of their own format (checked by publint and
+// @arethetypeswrong/cli in the root `npm test`).
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+for (const project of ['tsconfig.json', 'tsconfig.cjs.json']) {
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+mkdirSync(join(root, 'dist', 'cjs'), { recursive: true });
+writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
