@@ -150,6 +150,49 @@ for (const dialect of dialects) {
       assert.equal(Number(stored.n), 5);
     });
 
+    test('numbers at the edge of their type and prototype keys are per-item permanent errors naming the field; the rest is stored', async (t) => {
+      const clock = movableClock();
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const s = await telemetryApp(app);
+      const outcome = (fields: string) => `{"id":"${eventId('o')}","kind":"outcome","timestamp":"${new Date(T0).toISOString()}","targetingKey":"u","metricKey":"revenue"${fields}}`;
+      const items = [
+        outcome(',"metricValue":1e400'),
+        outcome(',"metricValue":-1e400'),
+        outcome(',"metricValue":1.7e308'),
+        outcome(',"metricValue":-1000000000000001'),
+        outcome(',"metricValue":1e15'),
+        outcome(',"value":{"a":[1e999]}'),
+        outcome(',"attributes":{"plan":"x","__proto__":{"admin":true}}'),
+        outcome(',"attributes":{"constructor":{"prototype":{}}}'),
+        outcome(',"iterationRevision":9007199254740993'),
+        outcome(',"iterationRevision":1e400'),
+        outcome(',"metricValue":-2.5'),
+      ];
+      const res = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${items.join(',')}]}` });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.deepEqual(body.results.map((r: any) => [r.status, r.message ?? null]), [
+        ['permanent-error', '/metricValue is not a finite number.'],
+        ['permanent-error', '/metricValue is not a finite number.'],
+        ['permanent-error', '/metricValue must be <= 1000000000000000.'],
+        ['permanent-error', '/metricValue must be >= -1000000000000000.'],
+        ['accepted', null],
+        ['permanent-error', '/value/a/0 is not a finite number.'],
+        ['permanent-error', '/attributes/__proto__ is the key "__proto__", which is refused.'],
+        ['permanent-error', '/attributes/constructor/prototype is the key "constructor", which is refused.'],
+        ['permanent-error', '/iterationRevision must be <= 9007199254740991.'],
+        ['permanent-error', '/iterationRevision is not a finite number.'],
+        ['accepted', null],
+      ]);
+      assert.ok(body.results.every((r: any) => r.status === 'accepted' || r.code === 'validation_error'));
+      assert.ok(body.results.every((r: any, i: number) => r.id === JSON.parse(items[i]!.replace(/1e[49]\d\d/g, '0')).id));
+      const rollup = await database.handle.db.selectFrom('telemetry_rollups').selectAll().where('kind', '=', 'outcome').executeTakeFirstOrThrow();
+      assert.deepEqual([Number(rollup.events), Number(rollup.metric_count), Number(rollup.metric_sum)], [2, 2, 1e15 - 2.5]);
+      // Outside the events, the same values are the batch's 400.
+      const envelope = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${outcome('')}],"sdk":{"name":"js","version":"1","x":1e400}}` });
+      expectValidation(envelope, '/sdk/x');
+    });
+
     test('a pub_ key may report only client-visible flags; an sdk_ key any flag', async (t) => {
       const clock = movableClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
