@@ -49,11 +49,12 @@ export function tooDeepError(): AppError {
 }
 
 /** JSON.parse for request bodies, refusing nesting past MAX_JSON_DEPTH first, then the values no
- * body may carry (json-values.ts: non-finite numbers, prototype keys unless `options` allow them).
+ * body may carry (json-values.ts: non-finite numbers, prototype keys and U+0000 unless `options`
+ * allow them).
  * @throws AppError (400 validation_error) when too deep or a value is refused; SyntaxError when not JSON. */
 export function parseJsonBody(text: string, options?: JsonValueOptions): unknown {
   if (exceedsJsonDepth(text)) throw tooDeepError();
   const value: unknown = JSON.parse(text);
-  assertAcceptedValues(value, options);
+  assertAcceptedValues(value, options, text);
   return value;
 }

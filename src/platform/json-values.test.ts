@@ -41,6 +41,16 @@ describe('findRefusedValue', () => {
     assert.equal(findRefusedValue(JSON.parse('{"\\u005f_proto__":1}'))?.path, '/__proto__');
   });
 
+  test('refuses U+0000 in strings and keys unless allowed; JSON text without the escape is not searched', () => {
+    assert.deepEqual(findRefusedValue(JSON.parse('{"a":["ok","x\\u0000y"]}')), { kind: 'nul-character', path: '/a/1', problem: 'contains the character U+0000, which text cannot hold' });
+    assert.equal(findRefusedValue(JSON.parse('{"a":{"k\\u0000":1}}'))?.path, '/a/k\u0000');
+    assert.equal(findRefusedValue(JSON.parse('{"a":"x\\u0000"}'), { nulCharacters: 'allow' }), null);
+    // A body parsed from text without the escape cannot hold the character.
+    assert.equal(findRefusedValue({ a: 'x\u0000' }, {}, '{"a":"x"}'), null);
+    assert.equal(findRefusedValue({ a: 'x\u0000' }, {}, '{"a":"x\\u0000"}')?.path, '/a');
+    assert.equal(findRefusedValue(JSON.parse('{"a":"\\\\u0000"}')), null, 'an escaped backslash before u0000 is no NUL');
+  });
+
   test('leaves the items of a route-checked array to the route, and checks everything else', () => {
     const batch = JSON.parse('{"events":[{"metricValue":1e400},{"__proto__":1}],"sdk":{"n":1e400}}');
     assert.equal(findRefusedValue(batch, { itemsAt: 'events' })?.path, '/sdk/n');
@@ -91,6 +101,7 @@ for (const dialect of dialects) {
           expectRefused(route, await send('{"context":{"n":[1,-1e400]},"a":1}'), '/context/n/1', /not a finite number/);
           expectRefused(route, await send(`{"value":1${'0'.repeat(320)}}`), '/value', /not a finite number/);
           if (CONTEXT_ROUTES.has(route)) continue;
+          expectRefused(route, await send('{"name":"a\\u0000b"}'), '/name', /U\+0000/);
           expectRefused(route, await send('{"a":{"__proto__":{"admin":true}}}'), '/a/__proto__', /"__proto__", which is refused/);
           expectRefused(route, await send('{"constructor":{"prototype":{"admin":true}}}'), '/constructor/prototype', /"constructor"/);
         }
@@ -125,8 +136,8 @@ for (const dialect of dialects) {
       }
       expectRefused('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, `{"flagKey":"limit","context":${context}}`), '/context/age', /not a finite number/);
       expectRefused('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"limit","context":{},"defaultValue":-1e400}'), '/defaultValue', /not a finite number/);
-      // A prototype key in a context is still an ordinary attribute there, both ways.
-      const proto = await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"checkout","context":{"targetingKey":"u","__proto__":{"plan":"beta"}}}');
+      // A prototype key or a U+0000 in a context is still an ordinary attribute there (nothing stores it).
+      const proto = await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"checkout","context":{"targetingKey":"u\\u0000","__proto__":{"plan":"beta"}}}');
       assert.equal(proto.statusCode, 200, proto.body);
       // And finite numbers still evaluate.
       const fine = await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"limit","context":{"targetingKey":"u","age":1.7976931348623157e308}}');

@@ -2,7 +2,11 @@
 // - a number that is not finite once parsed: `1e400` parses to Infinity, which no column stores
 //   faithfully, sums into NaN, and makes a response serialiser throw;
 // - a prototype key: `__proto__`, or `constructor` holding `prototype`, anywhere in a body (what
-//   Fastify's own parser refused, answered as "not valid JSON"; this says which key).
+//   Fastify's own parser refused, answered as "not valid JSON"; this says which key);
+// - the character U+0000 in a string or key: PostgreSQL's text cannot hold it, so a stored one
+//   failed the transaction (a telemetry group: every batch in it), and SQLite would keep what
+//   PostgreSQL refuses. JSON can only carry it escaped (`\u0000`), so bodies without that escape
+//   are not searched for it.
 // Bodies are at most MAX_JSON_DEPTH levels deep (json-depth.ts), so the walk's recursion is bounded.
 import { AppError } from './errors.js';
 
@@ -13,6 +17,8 @@ export interface JsonValueOptions {
   /** A top-level field whose array items the route checks one by one (the telemetry batch's
    * `events`, where a bad item is that item's error, not the batch's): the walk skips them. */
   itemsAt?: string;
+  /** U+0000 in strings and keys: refused unless allowed (evaluation contexts, never stored). */
+  nulCharacters?: 'refuse' | 'allow';
 }
 
 /** A refused value: where it is (a JSON Pointer) and what is wrong with it. */
@@ -20,7 +26,7 @@ export interface RefusedValue {
   path: string;
   /** What is wrong, for a `details` entry: "is not a finite number". */
   problem: string;
-  kind: 'non-finite' | 'prototype-key';
+  kind: 'non-finite' | 'prototype-key' | 'nul-character';
 }
 
 interface Found {
@@ -35,14 +41,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-function walk(value: unknown, refuseProto: boolean, skip: string | undefined): Found | null {
+interface WalkRules {
+  refuseProto: boolean;
+  refuseNul: boolean;
+}
+
+/** Whether a child needs visiting: numbers and containers always, strings when U+0000 is refused. */
+const visited = (child: unknown, rules: WalkRules) => typeof child === 'number' || isObject(child) || (rules.refuseNul && typeof child === 'string');
+
+function walk(value: unknown, rules: WalkRules, skip: string | undefined): Found | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : { kind: 'non-finite', segments: [] };
+  if (typeof value === 'string') return value.includes('\0') ? { kind: 'nul-character', segments: [] } : null;
   if (!isObject(value)) return null;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const child: unknown = value[i];
-      if (typeof child !== 'number' && !isObject(child)) continue;
-      const found = walk(child, refuseProto, undefined);
+      if (!visited(child, rules)) continue;
+      const found = walk(child, rules, undefined);
       if (found) {
         found.segments.push(String(i));
         return found;
@@ -52,13 +67,14 @@ function walk(value: unknown, refuseProto: boolean, skip: string | undefined): F
   }
   for (const key of Object.keys(value)) {
     const child = value[key];
-    if (refuseProto) {
+    if (rules.refuseProto) {
       if (key === '__proto__') return { kind: 'prototype-key', segments: [key] };
       if (key === 'constructor' && isObject(child) && Object.hasOwn(child, 'prototype')) return { kind: 'prototype-key', segments: ['prototype', key] };
     }
-    if (typeof child !== 'number' && !isObject(child)) continue;
+    if (rules.refuseNul && key.includes('\0')) return { kind: 'nul-character', segments: [key] };
+    if (!visited(child, rules)) continue;
     if (key === skip && Array.isArray(child)) continue;
-    const found = walk(child, refuseProto, undefined);
+    const found = walk(child, rules, undefined);
     if (found) {
       found.segments.push(key);
       return found;
@@ -67,22 +83,28 @@ function walk(value: unknown, refuseProto: boolean, skip: string | undefined): F
   return null;
 }
 
-/** The first value of a parsed JSON document that a request may not carry, or null. */
-export function findRefusedValue(value: unknown, options: JsonValueOptions = {}): RefusedValue | null {
-  const found = walk(value, options.prototypeKeys !== 'allow', options.itemsAt);
+/**
+ * The first value of a parsed JSON document that a request may not carry, or null. `text`, the
+ * document's JSON text when there is one, spares searching its strings when it holds no `\u0000`.
+ */
+export function findRefusedValue(value: unknown, options: JsonValueOptions = {}, text?: string): RefusedValue | null {
+  const refuseNul = options.nulCharacters !== 'allow' && (text === undefined || text.includes('\\u0000'));
+  const found = walk(value, { refuseProto: options.prototypeKeys !== 'allow', refuseNul }, options.itemsAt);
   if (!found) return null;
   const path = found.segments.length === 0 ? '/' : `/${found.segments.reverse().map(pointerSegment).join('/')}`;
   if (found.kind === 'non-finite') return { kind: found.kind, path, problem: 'is not a finite number' };
+  if (found.kind === 'nul-character') return { kind: found.kind, path, problem: 'contains the character U+0000, which text cannot hold' };
   const key = found.segments[found.segments.length - 1] === 'prototype' ? 'constructor' : '__proto__';
   return { kind: found.kind, path, problem: `is the key "${key}", which is refused` };
 }
 
 /** The 400 of a body carrying a refused value, naming where it is. */
 export function refusedValueError(refused: RefusedValue): AppError {
-  const resolution =
-    refused.kind === 'non-finite'
-      ? 'Send finite numbers only: a literal such as 1e400 parses to Infinity and is refused.'
-      : 'Rename the key: "__proto__" and "constructor.prototype" could change the prototype of the objects built from the body.';
+  const resolution = {
+    'non-finite': 'Send finite numbers only: a literal such as 1e400 parses to Infinity and is refused.',
+    'prototype-key': 'Rename the key: "__proto__" and "constructor.prototype" could change the prototype of the objects built from the body.',
+    'nul-character': 'Remove the U+0000 (NUL) characters from strings and keys.',
+  }[refused.kind];
   return new AppError(400, 'validation_error', `${refused.path} ${refused.problem}.`, {
     legacyCode: 'VALIDATION_ERROR',
     details: [{ path: refused.path, message: refused.problem }],
@@ -91,7 +113,7 @@ export function refusedValueError(refused: RefusedValue): AppError {
 }
 
 /** Throws the 400 of the first refused value of a parsed body. */
-export function assertAcceptedValues(value: unknown, options?: JsonValueOptions): void {
-  const refused = findRefusedValue(value, options);
+export function assertAcceptedValues(value: unknown, options?: JsonValueOptions, text?: string): void {
+  const refused = findRefusedValue(value, options, text);
   if (refused) throw refusedValueError(refused);
 }
