@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
-import type { DialectName } from '../../../db/dialect.js';
+import type { dialects } from '../../../../test/helpers/test-app.js';
 import { call, createKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -37,7 +37,7 @@ export function exposure(at: number, subject: string, fields: Record<string, unk
 }
 
 /** Makes the database refuse every event of `envId`: a batch that cannot be stored, on either engine. */
-export async function refuseEventsOf(db: Kysely<Database>, dialect: DialectName, envId: string) {
+export async function refuseEventsOf(db: Kysely<Database>, dialect: (typeof dialects)[number], envId: string) {
   if (dialect === 'sqlite') {
     await sql.raw(`CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events WHEN NEW.env_id = '${envId}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`).execute(db);
     return;
