@@ -24,3 +24,15 @@ export function SafeInteger(options: IntegerOptions = {}) {
   const maximum = Math.min(options.maximum ?? MAX_SAFE_INTEGER, MAX_SAFE_INTEGER);
   return Type.Integer({ ...options, minimum, maximum });
 }
+
+/** The largest value of a 32-bit integer column (versions, revisions and counters on both engines). */
+export const MAX_INT32 = 2_147_483_647;
+
+/**
+ * An integer stored in (or compared with) a 32-bit integer column: versions and revisions. A larger
+ * one cannot match any row, and PostgreSQL refuses it as a parameter ("out of range for type
+ * integer"), which answered 500.
+ */
+export function Int32(options: IntegerOptions = {}) {
+  return SafeInteger({ ...options, maximum: Math.min(options.maximum ?? MAX_INT32, MAX_INT32) });
+}

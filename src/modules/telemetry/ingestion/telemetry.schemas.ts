@@ -2,7 +2,7 @@
 // envelope is a 400); each item is validated on its own (event-validation.ts), so one bad event is
 // a per-item error and the others are still stored.
 import { Type, type Static } from '@sinclair/typebox';
-import { SafeInteger } from '../../../platform/common-schemas.js';
+import { Int32 } from '../../../platform/common-schemas.js';
 import { MAX_METRIC_MAGNITUDE } from './telemetry.model.js';
 
 const Label = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
@@ -19,7 +19,7 @@ export const EventItem = Type.Object(
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Z][A-Z0-9_]*$', description: 'OpenFeature reason (STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED, ERROR, …).' })),
     experimentId: Type.Optional(Label('Experiment id.')),
     iterationId: Type.Optional(Label('Experiment iteration id.')),
-    iterationRevision: Type.Optional(SafeInteger({ minimum: 1 })),
+    iterationRevision: Type.Optional(Int32({ minimum: 1, description: 'The iteration revision (a 32-bit integer, as stored).' })),
     metricKey: Type.Optional(Label('Required on outcome events.')),
     metricValue: Type.Optional(Type.Number({
       minimum: -MAX_METRIC_MAGNITUDE,
