@@ -84,6 +84,10 @@ function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): numbe
   }
 }
 
+/** A measure as answered: a number that is not finite (no accepted value can make one: rollup sums are
+ * bounded, and stored ones were repaired by migration 0130) is null, never a serialiser's failure. */
+const finiteOrNull = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
+
 /** A cell's identity as a map key: length-prefixed values (injective whatever they hold), cheaper
  * per row than JSON. */
 function cellKey(bucketStart: number, dimensions: readonly (string | null)[]): string {
@@ -163,7 +167,8 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
       cell.sketches.push(row.subjects);
     });
     for (const cell of cells.values()) {
-      cell.subjects = Math.round(estimateUnion(cell.sketches));
+      // The estimate is approximate (about 1.6 %): never more subjects than the cell has events.
+      cell.subjects = Math.min(cell.events, Math.round(estimateUnion(cell.sketches)));
       cell.sketches = [];
       done.push(cell);
     }
@@ -181,7 +186,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     return {
       bucketStart: new Date(cell.bucketStart).toISOString(),
       dimensions: Object.fromEntries(dims.map((d, i) => [d, cell.dimensions[i] ?? null])),
-      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : measureOf(cell, m, subjects)])),
+      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : finiteOrNull(measureOf(cell, m, subjects))])),
     };
   });
   const more = offset + MAX_ROWS_PER_PAGE < ordered.length;
