@@ -16,6 +16,7 @@ import * as experimentBaselines from './migrations/0070-experiment-baselines.js'
 import * as aggregationRuns from './migrations/0080-experiment-aggregation-runs.js';
 import * as rolloutPlans from './migrations/0090-rollout-plans.js';
 import * as exportBackfills from './migrations/0100-export-backfills.js';
+import * as finiteNumbers from './migrations/0130-finite-numbers.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0080-experiment-aggregation-runs': aggregationRuns,
   '0090-rollout-plans': rolloutPlans,
   '0100-export-backfills': exportBackfills,
+  '0130-finite-numbers': finiteNumbers,
 };
 
 /**

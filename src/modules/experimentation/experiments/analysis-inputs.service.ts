@@ -182,6 +182,10 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
         const mean = m.units > 0 ? m.sum / m.units : 0;
         // Per-unit variance as descriptive-v1 reports it: p(1 − p) for a proportion, else the sample variance.
         const variance = metric.kind === 'proportion' ? mean * (1 - mean) : m.units > 1 ? Math.max(0, (m.sumSquares - m.sum ** 2 / m.units) / (m.units - 1)) : 0;
+        if (!Number.isFinite(mean) || !Number.isFinite(variance)) {
+          // Only values stored before ingestion bounded them (10^15) can overflow these sums.
+          throw validationError(`The outcome values of ${metric.eventMetricKey} in this window are too large to summarise (their sum or sum of squares is not finite).`, [{ path: '/window', message: 'holds outcome values too large to summarise' }]);
+        }
         values = { units: m.units, mean, variance };
       }
       const last = await trx.selectFrom('experiment_baselines').select((eb) => eb.fn.max<number>('version').as('v')).where('experiment_id', '=', experimentId).executeTakeFirst();
