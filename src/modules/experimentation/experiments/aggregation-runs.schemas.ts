@@ -58,7 +58,7 @@ const Comparison = Type.Object({
   variant: Type.String({ description: 'The treatment compared with control' }),
   absolute: Effect,
   relative: Effect,
-  unavailable: Type.Optional(Literals(['zero_variance', 'baseline_zero', 'mismatched_statistics'])),
+  unavailable: Type.Optional(Literals(['zero_variance', 'baseline_zero', 'mismatched_statistics', 'out_of_range'], { description: 'Why an effect is null; out_of_range: the effect or its interval is too large to represent' })),
 });
 
 const HealthStatus = Literals(['healthy', 'unhealthy', 'not_enough_data']);
