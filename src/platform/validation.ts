@@ -34,7 +34,7 @@ function makeAjv(coerce: boolean) {
  * JSON bodies: an empty body counts as no body (many clients declare JSON on every request, DELETE
  * included, and a route that takes no body must not answer them 400; a route that needs a body
  * still answers 400, from its schema). Bodies nested deeper than MAX_JSON_DEPTH are refused before
- * parsing (json-depth.ts); after it, numbers that are not finite (`1e400`) and prototype keys are
+ * parsing (json-depth.ts); after it, numbers that are not finite (`1e400`), prototype keys and U+0000 are
  * refused with a 400 naming where they are (json-values.ts), on every route, unless the route's
  * `config.jsonValues` says otherwise. Invalid JSON is a SyntaxError, answered 400 by the error handler.
  */
