@@ -18,8 +18,12 @@ import {
 
 export type EffectScale = 'absolute' | 'relative';
 
-/** Why an effect could not be estimated (gbstats answers an uninformative default then). */
-export type EffectUnavailable = 'zero_variance' | 'baseline_zero' | 'mismatched_statistics';
+/**
+ * Why an effect could not be estimated (gbstats answers an uninformative default then);
+ * `out_of_range` when the effect or its interval is too large for a 64-bit float (a relative
+ * effect over a control mean of nearly 0, say).
+ */
+export type EffectUnavailable = 'zero_variance' | 'baseline_zero' | 'mismatched_statistics' | 'out_of_range';
 
 export interface EffectMoments {
   estimate: number;
@@ -139,8 +143,11 @@ export function effectMoments(control: VariantStatistic, treatment: VariantStati
       : relative && a.cupedRatio && b.cupedRatio
         ? relativeCupedRatioVariance(a.cupedRatio.source, b.cupedRatio.source, a.cupedRatio.theta)
         : differenceVariance({ variance: a.variance, mean: a.unadjustedMean, n: a.n }, { variance: b.variance, mean: b.unadjustedMean, n: b.n }, scale);
-  if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0) || !Number.isFinite(variance)) return { ok: false, reason: 'zero_variance' };
+  if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0)) return { ok: false, reason: 'zero_variance' };
+  if (!Number.isFinite(variance)) return { ok: false, reason: 'out_of_range' };
   if (a.mean === 0 || a.unadjustedMean === 0) return { ok: false, reason: 'baseline_zero' };
   const estimate = relative ? (b.mean - a.mean) / Math.abs(a.unadjustedMean) : b.mean - a.mean;
-  return { ok: true, moments: { estimate, standardError: Math.sqrt(variance), dof: welchDof(a, b), pairwiseUnits: a.n + b.n } };
+  const dof = welchDof(a, b);
+  if (!Number.isFinite(estimate) || !(dof > 0)) return { ok: false, reason: 'out_of_range' };
+  return { ok: true, moments: { estimate, standardError: Math.sqrt(variance), dof, pairwiseUnits: a.n + b.n } };
 }

@@ -4,7 +4,7 @@
 // theory and asymptotic confidence sequences" (arXiv:2103.06476v7), eq. 9 for the half-width, eq. 161
 // for ρ from the tuning N*, eq. 155 for the always-valid p-value, as gbstats SequentialTwoSidedTTest.
 import { studentTQuantile, twoSidedTPValue } from './distributions.js';
-import { effectMoments, type EffectMoments, type EffectScale, type EffectUnavailable } from './effects.js';
+import { effectMoments, type EffectMoments, type EffectMomentsResult, type EffectScale, type EffectUnavailable } from './effects.js';
 import type { VariantStatistic } from './sufficient-statistics.js';
 
 export interface EffectResult {
@@ -65,13 +65,22 @@ function checkAlpha(alpha: number) {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must lie in (0, 1), got ${alpha}`);
 }
 
+const isFiniteEffect = (e: EffectResult) => Number.isFinite(e.effect) && Number.isFinite(e.standardError) && Number.isFinite(e.ci[0]) && Number.isFinite(e.ci[1]) && Number.isFinite(e.pValue);
+
 function compare(control: VariantStatistic, treatment: VariantStatistic, estimate: (m: EffectMoments) => EffectResult): ComparisonResult {
-  const absolute = effectMoments(control, treatment, 'absolute');
-  const relative = effectMoments(control, treatment, 'relative');
+  // An interval or p-value that is not a finite number is no estimate: the scale is unavailable.
+  const on = (scale: EffectScale): EffectMomentsResult | { ok: true; result: EffectResult } => {
+    const moments = effectMoments(control, treatment, scale);
+    if (!moments.ok) return moments;
+    const result = estimate(moments.moments);
+    return isFiniteEffect(result) ? { ok: true, result } : { ok: false, reason: 'out_of_range' };
+  };
+  const absolute = on('absolute');
+  const relative = on('relative');
   const unavailable = !absolute.ok ? absolute.reason : !relative.ok ? relative.reason : undefined;
   return {
-    absolute: absolute.ok ? estimate(absolute.moments) : null,
-    relative: relative.ok ? estimate(relative.moments) : null,
+    absolute: absolute.ok && 'result' in absolute ? absolute.result : null,
+    relative: relative.ok && 'result' in relative ? relative.result : null,
     ...(unavailable ? { unavailable } : {}),
   };
 }

@@ -77,13 +77,16 @@ export function mdeAt(metric: PowerMetric, power: number, unitsPerVariant: numbe
 export function requiredUnitsPerVariant(metric: PowerMetric, mde: number, power: number, settings: PowerSettings): number {
   const z = standardNormalQuantile(1 - settings.alpha / 2) + standardNormalQuantile(power);
   const fixed = Math.ceil((z ** 2 * metric.variance * (1 + (1 + mde) ** 2)) / (mde ** 2 * metric.mean ** 2));
+  // Past MAX_PLAN_UNITS (or not a number at all) there is no plan; the bisection below would not even
+  // end where neighbouring floats are further apart than 1.
+  if (!(fixed <= MAX_PLAN_UNITS)) return Number.POSITIVE_INFINITY;
   if (settings.sequentialTuning === undefined) return Math.max(2, fixed);
   let low = Math.max(2, Math.floor(fixed / 2));
   let high = Math.max(low + 1, fixed);
   while (powerAt(metric, mde, high, settings) < power) {
     low = high;
     high *= 2;
-    if (high > 1e15) return Number.POSITIVE_INFINITY;
+    if (high > MAX_PLAN_UNITS) return Number.POSITIVE_INFINITY;
   }
   while (high - low > 1) {
     const mid = Math.floor((low + high) / 2);
@@ -93,8 +96,18 @@ export function requiredUnitsPerVariant(metric: PowerMetric, mde: number, power:
   return high;
 }
 
+/**
+ * The most units a plan may need in total (10^15, what `plannedUnits` accepts): every count up to it
+ * is an exact integer, and the sequential search stops there. A plan needing more is refused, never
+ * answered as a rounded or infinite number.
+ */
+export const MAX_PLAN_UNITS = 1e15;
+
 export interface PowerAnalysisInput {
-  metric: PowerMetric;
+  metric: PowerMetric & {
+    /** A proportion's mean is its rate p in (0, 1), and its variance is p(1 − p) whatever is sent. */
+    kind?: 'count' | 'mean' | 'proportion' | 'ratio';
+  };
   /** Relative minimum detectable effect, > 0 (0.05 is a 5 % lift). */
   mde: number;
   alpha?: number;
@@ -108,9 +121,17 @@ export interface PowerAnalysisInput {
   sequentialTuning?: number;
 }
 
+/** An input outside the model, with the request field it is about (a JSON Pointer such as `/mde`). */
+export interface PowerProblem {
+  path: string;
+  message: string;
+}
+
 export interface PowerAnalysisResult {
   readiness: 'ready' | 'invalid';
   reasons: string[];
+  /** The reasons with the field each is about (the caller answers 400 for fields of its request). */
+  problems: PowerProblem[];
   requiredUnits: { perVariant: number; total: number } | null;
   durationDays: number | null;
   assumptions: { alpha: number; power: number; variants: number; mean: number; variance: number; mde: number; twoSided: true; sequentialTuning: number | null };
@@ -121,49 +142,86 @@ export interface PowerAnalysisResult {
 /** The MDE multiples of the sensitivity table. */
 export const SENSITIVITY_FACTORS = [0.5, 0.75, 1, 1.5, 2] as const;
 
-function problemsOf(input: PowerAnalysisInput, alpha: number, power: number): string[] {
-  const reasons: string[] = [];
-  if (!(input.mde > 0) || !Number.isFinite(input.mde)) reasons.push('mde must be a positive relative effect');
-  if (!(alpha > 0 && alpha < 1)) reasons.push('alpha must lie in (0, 1)');
-  if (!(power > alpha && power < 1)) reasons.push('power must lie between alpha and 1');
-  if (!Number.isInteger(input.variants) || input.variants < 2 || input.variants > 10) reasons.push('variants must be an integer from 2 to 10');
-  if (!(input.unitsPerDay > 0) || !Number.isFinite(input.unitsPerDay)) reasons.push('unitsPerDay must be positive');
-  if (!(input.metric.mean !== 0 && Number.isFinite(input.metric.mean))) reasons.push('the baseline mean must be non-zero (a relative effect of a zero mean is undefined)');
-  if (!(input.metric.variance > 0) || !Number.isFinite(input.metric.variance)) reasons.push('the baseline variance must be positive');
-  if (input.plannedUnits !== undefined && !(input.plannedUnits >= 2 * input.variants)) reasons.push('plannedUnits must allow at least 2 units per variant');
-  if (input.sequentialTuning !== undefined && !(input.sequentialTuning > 0)) reasons.push('the sequential tuning N* must be positive');
-  return reasons;
+function problemsOf(input: PowerAnalysisInput, alpha: number, power: number): PowerProblem[] {
+  const problems: PowerProblem[] = [];
+  const add = (path: string, message: string) => problems.push({ path, message });
+  const { mean, variance, kind } = input.metric;
+  if (!(input.mde > 0) || !Number.isFinite(input.mde)) add('/mde', 'mde must be a positive relative effect');
+  if (!(alpha > 0 && alpha < 1)) add('/alpha', 'alpha must lie in (0, 1)');
+  if (!(power > alpha && power < 1)) add('/power', 'power must lie between alpha and 1');
+  if (!Number.isInteger(input.variants) || input.variants < 2 || input.variants > 10) add('/variants', 'variants must be an integer from 2 to 10');
+  if (!(input.unitsPerDay > 0) || !Number.isFinite(input.unitsPerDay)) add('/unitsPerDay', 'unitsPerDay must be positive');
+  if (kind === 'proportion') {
+    if (!(mean > 0 && mean < 1)) add('/metric/mean', `a proportion's mean is its rate and must lie strictly between 0 and 1 (got ${mean})`);
+    else if (input.mde > 0 && mean * (1 + input.mde) >= 1) add('/mde', `a rate of ${mean} cannot rise by ${input.mde * 100} % (the treatment rate would be ${mean * (1 + input.mde)}, at least 1)`);
+  } else {
+    if (!(mean !== 0 && Number.isFinite(mean))) add('/metric/mean', 'the baseline mean must be non-zero (a relative effect of a zero mean is undefined)');
+    if (!(variance > 0) || !Number.isFinite(variance)) add('/metric/variance', 'the baseline variance must be positive');
+  }
+  if (input.plannedUnits !== undefined && !(input.plannedUnits >= 2 * input.variants)) add('/plannedUnits', 'plannedUnits must allow at least 2 units per variant');
+  if (input.sequentialTuning !== undefined && !(input.sequentialTuning > 0)) add('/sequentialTuning', 'the sequential tuning N* must be positive');
+  return problems;
 }
+
+/** The variance the model uses: a proportion's p(1 − p), any other metric's as given. */
+export function modelVariance(metric: PowerAnalysisInput['metric']): number {
+  return metric.kind === 'proportion' ? metric.mean * (1 - metric.mean) : metric.variance;
+}
+
+const isCount = (n: number, max: number) => Number.isFinite(n) && n >= 0 && n <= max;
 
 export function powerAnalysis(input: PowerAnalysisInput): PowerAnalysisResult {
   const alpha = input.alpha ?? 0.05;
   const power = input.power ?? 0.8;
   const settings: PowerSettings = { alpha, ...(input.sequentialTuning !== undefined ? { sequentialTuning: input.sequentialTuning } : {}) };
-  const assumptions = { alpha, power, variants: input.variants, mean: input.metric.mean, variance: input.metric.variance, mde: input.mde, twoSided: true as const, sequentialTuning: input.sequentialTuning ?? null };
-  const reasons = problemsOf(input, alpha, power);
-  if (reasons.length > 0) return { readiness: 'invalid', reasons, requiredUnits: null, durationDays: null, assumptions, sensitivity: [] };
+  const metric: PowerMetric = { mean: input.metric.mean, variance: modelVariance(input.metric) };
+  const assumptions = { alpha, power, variants: input.variants, mean: metric.mean, variance: metric.variance, mde: input.mde, twoSided: true as const, sequentialTuning: input.sequentialTuning ?? null };
+  const invalid = (problems: PowerProblem[]): PowerAnalysisResult => ({
+    readiness: 'invalid', reasons: problems.map((p) => p.message), problems, requiredUnits: null, durationDays: null,
+    assumptions: Number.isFinite(assumptions.variance) ? assumptions : { ...assumptions, variance: 0 }, sensitivity: [],
+  });
+  const problems = problemsOf(input, alpha, power);
+  if (problems.length > 0) return invalid(problems);
+  /** The plan for `mde`, or null when it needs more than MAX_PLAN_UNITS units or lasts past 2^53 − 1 days. */
   const plan = (mde: number) => {
-    const perVariant = requiredUnitsPerVariant(input.metric, mde, power, settings);
+    const perVariant = requiredUnitsPerVariant(metric, mde, power, settings);
     const total = perVariant * input.variants;
-    return { perVariant, total, durationDays: Math.ceil(total / input.unitsPerDay) };
+    const durationDays = Math.ceil(total / input.unitsPerDay);
+    return { perVariant, total, durationDays };
   };
   const main = plan(input.mde);
+  // Tiny effects or means need astronomically many units (1e-200 needs "Infinity"): no answer is
+  // better than a rounded or infinite one.
+  if (!isCount(main.total, MAX_PLAN_UNITS)) {
+    return invalid([{ path: '/mde', message: `detecting a relative effect of ${input.mde} on a mean of ${metric.mean} with variance ${metric.variance} needs more than ${MAX_PLAN_UNITS} units; plan for a larger effect` }]);
+  }
+  if (!isCount(main.durationDays, Number.MAX_SAFE_INTEGER)) {
+    return invalid([{ path: '/unitsPerDay', message: `at ${input.unitsPerDay} units per day the ${main.total} units would take more than ${Number.MAX_SAFE_INTEGER} days` }]);
+  }
   const result: PowerAnalysisResult = {
     readiness: 'ready',
     reasons: [],
+    problems: [],
     requiredUnits: { perVariant: main.perVariant, total: main.total },
     durationDays: main.durationDays,
     assumptions,
-    sensitivity: SENSITIVITY_FACTORS.map((f) => {
+    // Rows whose plan is past the bounds above (a smaller effect than the one asked about) are left out.
+    sensitivity: SENSITIVITY_FACTORS.flatMap((f) => {
       // toPrecision: 0.05 × 0.75 is 0.0375, not 0.037500000000000006.
       const mde = Number((input.mde * f).toPrecision(12));
+      if (input.metric.kind === 'proportion' && metric.mean * (1 + mde) >= 1) return [];
       const p = plan(mde);
-      return { mde, requiredUnits: p.total, durationDays: p.durationDays };
+      if (!isCount(p.total, MAX_PLAN_UNITS) || !isCount(p.durationDays, Number.MAX_SAFE_INTEGER)) return [];
+      return [{ mde, requiredUnits: p.total, durationDays: p.durationDays }];
     }),
   };
   if (input.plannedUnits !== undefined) {
     const perVariant = input.plannedUnits / input.variants;
-    result.atPlannedUnits = { power: powerAt(input.metric, input.mde, perVariant, settings), mde: mdeAt(input.metric, power, perVariant, settings) };
+    const achieved = powerAt(metric, input.mde, perVariant, settings);
+    if (!Number.isFinite(achieved)) return invalid([{ path: '/plannedUnits', message: `the power at ${input.plannedUnits} planned units cannot be computed for these inputs` }]);
+    const mde = mdeAt(metric, power, perVariant, settings);
+    // No detectable effect at that size is null, as is one the arithmetic cannot represent.
+    result.atPlannedUnits = { power: achieved, mde: mde !== null && Number.isFinite(mde) ? mde : null };
   }
   return result;
 }

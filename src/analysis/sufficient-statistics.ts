@@ -206,6 +206,36 @@ export function ratioMoments(s: RatioStatistic): { mean: number; variance: numbe
   return { mean, variance };
 }
 
+/** The numbers a statistic holds (counts, sums, cross sums), in no particular order. */
+function numbersOf(s: VariantStatistic): number[] {
+  switch (s.kind) {
+    case 'mean':
+    case 'proportion':
+      return [s.n, s.sum, s.sumSquares];
+    case 'ratio':
+      return [s.n, s.numerator.n, s.numerator.sum, s.numerator.sumSquares, s.denominator.n, s.denominator.sum, s.denominator.sumSquares, s.sumProducts];
+    case 'cuped':
+      return [s.n, s.post.n, s.post.sum, s.post.sumSquares, s.pre.n, s.pre.sum, s.pre.sumSquares, s.sumProducts];
+    case 'cupedRatio':
+      return [
+        s.n,
+        ...[s.numeratorPost, s.denominatorPost, s.numeratorPre, s.denominatorPre].flatMap((m) => [m.n, m.sum, m.sumSquares]),
+        ...Object.values(s.sums),
+      ];
+  }
+}
+
+/**
+ * Whether every number of a statistic, and of what a results page shows of it, is finite: a sum that
+ * overflowed (or a value that was never a number, as an aggregate pinned from Infinity holds null)
+ * would otherwise read as 0 and silently zero a variant.
+ */
+export function isFiniteStatistic(s: VariantStatistic): boolean {
+  if (!numbersOf(s).every((x) => typeof x === 'number' && Number.isFinite(x))) return false;
+  const shown = describeStatistic(s);
+  return Number.isFinite(shown.mean) && Number.isFinite(shown.variance);
+}
+
 /** What a results page shows of a variant's metric: units, mean and per-unit variance (unadjusted). */
 export function describeStatistic(s: VariantStatistic): { n: number; mean: number; variance: number } {
   switch (s.kind) {

@@ -18,6 +18,7 @@ import * as rolloutPlans from './migrations/0090-rollout-plans.js';
 import * as exportBackfills from './migrations/0100-export-backfills.js';
 import * as tombstoneLifetime from './migrations/0110-erasure-tombstones-30-days.js';
 import * as appInvitations from './migrations/0111-app-invitations.js';
+import * as finiteNumbers from './migrations/0130-finite-numbers.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '0100-export-backfills': exportBackfills,
   '0110-erasure-tombstones-30-days': tombstoneLifetime,
   '0111-app-invitations': appInvitations,
+  '0130-finite-numbers': finiteNumbers,
 };
 
 /**

@@ -240,7 +240,7 @@ export function createFastLane(options: FastLaneOptions) {
     let result: FastLaneAnswer | Promise<FastLaneAnswer>;
     try {
       if (text !== null) {
-        const body: unknown = parseJsonBody(text);
+        const body: unknown = parseJsonBody(text, entry.config.jsonValues);
         if (entry.validateBody !== null && !entry.validateBody(body)) throw validationFailure(entry.validateBody, 'body');
         exchange.input.body = body;
       }

@@ -5,6 +5,7 @@
 // text: nothing after the parser ever sees deeper JSON (stored values were checked the same way
 // when written, and the engine refuses deeper flag values on its own).
 import { AppError } from './errors.js';
+import { assertAcceptedValues, type JsonValueOptions } from './json-values.js';
 
 /** Levels of arrays and objects a JSON body may nest; the body itself is level 1. */
 export const MAX_JSON_DEPTH = 64;
@@ -47,9 +48,13 @@ export function tooDeepError(): AppError {
   });
 }
 
-/** JSON.parse for request bodies, refusing nesting past MAX_JSON_DEPTH first.
- * @throws AppError (400 validation_error) when too deep; SyntaxError when not JSON. */
-export function parseJsonBody(text: string): unknown {
+/** JSON.parse for request bodies, refusing nesting past MAX_JSON_DEPTH first, then the values no
+ * body may carry (json-values.ts: non-finite numbers, prototype keys and U+0000 unless `options`
+ * allow them).
+ * @throws AppError (400 validation_error) when too deep or a value is refused; SyntaxError when not JSON. */
+export function parseJsonBody(text: string, options?: JsonValueOptions): unknown {
   if (exceedsJsonDepth(text)) throw tooDeepError();
-  return JSON.parse(text);
+  const value: unknown = JSON.parse(text);
+  assertAcceptedValues(value, options, text);
+  return value;
 }

@@ -3,7 +3,15 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
-import { exceedsJsonDepth, tooDeepError } from './json-depth.js';
+import { parseJsonBody } from './json-depth.js';
+import type { JsonValueOptions } from './json-values.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** What the route's JSON bodies may carry besides finite numbers and ordinary keys (json-values.ts). */
+    jsonValues?: JsonValueOptions;
+  }
+}
 
 function makeAjv(coerce: boolean) {
   const ajv = new Ajv.default({
@@ -11,6 +19,10 @@ function makeAjv(coerce: boolean) {
     removeAdditional: false,
     useDefaults: true,
     coerceTypes: coerce ? 'array' : false,
+    // Infinity and NaN are no numbers in a body (none reaches here: json-values.ts refuses them
+    // first). Not with coercion: Ajv then lets a coerced Infinity (`?limit=1e400`) pass every
+    // keyword, where without it `maximum` refuses it; every number of a query or path is bounded.
+    strictNumbers: !coerce,
     strict: false,
     keywords: ['kind', 'modifier'],
   });
@@ -19,13 +31,14 @@ function makeAjv(coerce: boolean) {
 }
 
 /**
- * JSON bodies are parsed as Fastify does (prototype and constructor poisoning refused), except that an
- * empty body counts as no body: many clients declare JSON on every request, DELETE included, and a
- * route that takes no body must not answer them 400. A route that needs a body still answers 400,
- * from its schema. Bodies nested deeper than MAX_JSON_DEPTH are refused before parsing (json-depth.ts).
+ * JSON bodies: an empty body counts as no body (many clients declare JSON on every request, DELETE
+ * included, and a route that takes no body must not answer them 400; a route that needs a body
+ * still answers 400, from its schema). Bodies nested deeper than MAX_JSON_DEPTH are refused before
+ * parsing (json-depth.ts); after it, numbers that are not finite (`1e400`), prototype keys and U+0000 are
+ * refused with a 400 naming where they are (json-values.ts), on every route, unless the route's
+ * `config.jsonValues` says otherwise. Invalid JSON is a SyntaxError, answered 400 by the error handler.
  */
 function registerJsonParser(app: FastifyInstance) {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   // Fastify also reads text/plain, which then failed the route's schema ("/ must be object"):
   // JSON is the only body this API takes, so text is 415 like XML and form bodies.
   app.removeContentTypeParser('text/plain');
@@ -33,8 +46,11 @@ function registerJsonParser(app: FastifyInstance) {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
-    if (exceedsJsonDepth(text)) return done(tooDeepError(), undefined);
-    return parseJson(request, text, done);
+    try {
+      done(null, parseJsonBody(text, request.routeOptions.config?.jsonValues));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 }
 

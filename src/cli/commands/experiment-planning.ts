@@ -1,6 +1,6 @@
 // Planning an experiment (issue 12): baselines of the primary metric and power analysis.
 //   ensign experiments baselines list|capture <id> …
-//   ensign experiments power --mde <x> --units-per-day <n> (--mean <m> --variance <v> | --baseline <bsl_…>)
+//   ensign experiments power --mde <x> --units-per-day <n> (--mean <m> [--variance <v>] | --baseline <bsl_…>)
 import type { Command } from 'commander';
 import { action } from '../context.js';
 import { parseInteger } from '../input.js';
@@ -59,7 +59,8 @@ export function registerExperimentPlanningCommands(experiments: Command): void {
       const inline = str('mean') !== undefined || str('variance') !== undefined;
       const body = given({
         appId: o.app, env: o.env, experimentId: str('experiment'), baselineId: str('baseline'),
-        metric: inline ? { kind: str('kind'), mean: parseNumber('--mean', str('mean') ?? ''), variance: parseNumber('--variance', str('variance') ?? '') } : undefined,
+        // A proportion's variance is p(1 − p) of its mean: --variance may be left out for one.
+        metric: inline ? { kind: str('kind'), mean: parseNumber('--mean', str('mean') ?? ''), variance: str('variance') === undefined ? undefined : parseNumber('--variance', str('variance')!) } : undefined,
         mde: parseNumber('--mde', str('mde')!), unitsPerDay: parseNumber('--units-per-day', str('unitsPerDay')!),
         alpha: optionalNumber('--alpha', str('alpha')), power: optionalNumber('--power', str('power')),
         variants: str('variants') === undefined ? undefined : parseInteger('--variants', str('variants')!, 2),

@@ -1,6 +1,6 @@
 import { Type, type TObject } from '@sinclair/typebox';
 import { CAPABILITIES } from '../../../platform/app-access.js';
-import { IdString } from '../../../platform/common-schemas.js';
+import { IdString, ConfigVersionNumber } from '../../../platform/common-schemas.js';
 import { DiffEntrySchema } from '../journal/index.js';
 import { PROPOSAL_STATUSES } from './authority.model.js';
 
@@ -78,7 +78,7 @@ export function proposalSchemas(bodies: Record<string, TObject>) {
     {
       appId: IdString(),
       env: IdString(),
-      baseVersion: Type.Integer({ minimum: 0, description: 'The environment\'s current version (409 version_conflict otherwise).' }),
+      baseVersion: ConfigVersionNumber('The environment\'s current version (409 version_conflict otherwise).'),
       // The body is checked against its kind's schema by the service, so the 400 names the same
       // paths as the direct route would (a schema union would report every alternative).
       change: Type.Object(

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { IdString } from '../../../platform/common-schemas.js';
+import { IdString, ConfigVersionNumber } from '../../../platform/common-schemas.js';
 import { DiffEntrySchema } from '../journal/index.js';
 import { DependencySchema } from '../config/index.js';
 
-const Version = (description: string) => Type.Integer({ minimum: 0, description });
+const Version = (description: string) => ConfigVersionNumber(description);
 const Digest = (description: string) => Type.String({ pattern: '^[0-9a-f]{64}$', description });
 
 export const RollbackScopeSchema = Type.Object(

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
 import { AuthoritySchema, DefinitionKey, DescriptionString, Literals, NameString } from '../../../platform/definition-schemas.js';
 import { METRIC_DIRECTIONS, METRIC_KINDS } from './metrics.model.js';
 
@@ -35,7 +35,7 @@ export const ReviseMetricBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    revision: Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current head revision (409 version_conflict with metadata.currentRevision otherwise).' }),
+    revision: Int32({ minimum: 1, description: 'Compare-and-swap: the current head revision (409 version_conflict with metadata.currentRevision otherwise).' }),
     name: Type.Optional(fields.name),
     kind: Type.Optional(fields.kind),
     eventMetricKey: Type.Optional(fields.eventMetricKey),
@@ -70,7 +70,7 @@ export const MetricSchema = Type.Object(
 export const MetricQuery = Type.Object({
   appId: IdString(),
   env: IdString(),
-  revision: Type.Optional(Type.Integer({ minimum: 1, description: 'Read exactly this revision instead of the head.' })),
+  revision: Type.Optional(Int32({ minimum: 1, description: 'Read exactly this revision instead of the head.' })),
 });
 
 export const MetricResponse = Type.Object({ metric: MetricSchema });

@@ -1,7 +1,7 @@
 // Wire shapes of results, recompute and aggregation runs (issue 12; the recompute body and the result
 // query are the seed's, strict).
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32, SafeInteger } from '../../../platform/common-schemas.js';
 import { Literals } from '../../../platform/definition-schemas.js';
 
 const strict = { additionalProperties: false } as const;
@@ -9,20 +9,20 @@ const strict = { additionalProperties: false } as const;
 export const ResultsQuery = Type.Object({
   appId: IdString(), env: IdString(),
   iterationId: IdString('The iteration (experiment.currentIteration.id)'),
-  iterationRevision: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  iterationRevision: Int32({ minimum: 1 }),
 }, strict);
 
 export const RunParams = Type.Object({ id: IdString(), runId: IdString() });
 
 const WatermarkSchema = Type.Object({
-  receivedAt: Type.Integer({ minimum: 0, description: 'Unix ms at which the newest included event was received' }),
+  receivedAt: SafeInteger({ minimum: 0, description: 'Unix ms at which the newest included event was received' }),
   eventId: Type.String({ description: 'Id of the newest included event' }),
 });
 
 export const RecomputeBody = Type.Object({
   appId: IdString(), env: IdString(),
   iterationId: IdString(),
-  iterationRevision: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+  iterationRevision: Int32({ minimum: 1 }),
   analysisEngineVersion: Type.Literal('descriptive-v1'),
   idempotencyKey: Type.String({ minLength: 16, maxLength: 128 }),
   confirm: Type.Literal(true),
@@ -58,7 +58,7 @@ const Comparison = Type.Object({
   variant: Type.String({ description: 'The treatment compared with control' }),
   absolute: Effect,
   relative: Effect,
-  unavailable: Type.Optional(Literals(['zero_variance', 'baseline_zero', 'mismatched_statistics'])),
+  unavailable: Type.Optional(Literals(['zero_variance', 'baseline_zero', 'mismatched_statistics', 'out_of_range'], { description: 'Why an effect is null; out_of_range: the effect or its interval is too large to represent' })),
 });
 
 const HealthStatus = Literals(['healthy', 'unhealthy', 'not_enough_data']);

@@ -5,7 +5,7 @@
 // recompute, and after a subject's erasure (so no result keeps the subject).
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { analyzeExperiment, guardrailStatus, ANALYSIS_ENGINE_VERSION, type MetricComparison } from '../../../analysis/index.js';
+import { analyzeExperiment, guardrailStatus, isFiniteStatistic, ANALYSIS_ENGINE_VERSION, type MetricComparison } from '../../../analysis/index.js';
 import type { Database } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
@@ -18,7 +18,7 @@ import type { MetricsService } from '../experiment-metrics/index.js';
 import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../../telemetry/ingestion/index.js';
 import type { ExperimentAggregationRunsTable } from './aggregation-runs.table.js';
 import * as repo from './experiments.repository.js';
-import { aggregateIteration, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
+import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
 import type {
   AggregationRun, AggregationRunCause, AggregationRunState, ExperimentResults, ExperimentResultsSource, GuardrailHealth,
 } from './results.model.js';
@@ -213,6 +213,13 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         await finish(runId, 'failed', { diagnostics: JSON.stringify([err.message]), remediation: 'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.' });
         throw new PermanentJobError(err.message);
       }
+      if (err instanceof AggregationInputInvalid) {
+        await finish(runId, 'failed', {
+          diagnostics: JSON.stringify([err.message]),
+          remediation: 'Outcome values are finite and at most 10^15 in magnitude (ingestion refuses others); erase the subject whose events carry the value, or wait for the 30-day retention to drop them, then recompute. The previous aggregate stays pinned.',
+        });
+        throw new PermanentJobError(err.message);
+      }
       throw err;
     }
     const higherIsBetter = (id: string) => metrics.get(id)?.direction !== 'decrease';
@@ -234,8 +241,13 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 
   function resultsOf(experiment: repo.ExperimentRow, run: RunRow): ExperimentResults {
     const pinned = JSON.parse(run.aggregate!) as PinnedAggregate;
+    // An aggregate pinned before runs refused non-finite values may hold null where a sum overflowed:
+    // such a metric is left out with a diagnostic, never analysed as zeros.
+    const unusable = new Set<string>();
+    for (const v of pinned.variants) for (const [metricId, stat] of Object.entries(v.metrics)) if (!isFiniteStatistic(stat)) unusable.add(metricId);
+    const variants = unusable.size === 0 ? pinned.variants : pinned.variants.map((v) => ({ ...v, metrics: Object.fromEntries(Object.entries(v.metrics).filter(([id]) => !unusable.has(id))) }));
     const analysis = analyzeExperiment({
-      variants: pinned.variants,
+      variants,
       primaryMetricId: pinned.primaryMetricId,
       alpha: experiment.definition.analysis.alpha,
       sequential: experiment.definition.analysis.sequential ? { tuning: experiment.definition.analysis.sequentialTuning } : null,
@@ -256,6 +268,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     }
     const watermark = { receivedAt: Number(run.watermark_received_at ?? 0), eventId: run.watermark_event_id ?? '' };
     const diagnostics = JSON.parse(run.diagnostics) as string[];
+    for (const metricId of unusable) diagnostics.push(`Metric ${metricId} is left out: its pinned sums are not finite numbers. Recompute the results.`);
     for (const c of analysis.inference.fixedHorizon) {
       if (c.unavailable) diagnostics.push(`No effect for ${c.metricId} in ${c.variant}: ${c.unavailable}.`);
     }

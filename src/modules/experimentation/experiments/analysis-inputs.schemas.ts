@@ -1,21 +1,26 @@
 // Wire shapes of baselines and power analysis (issue 12).
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, SafeInteger, Timestamp } from '../../../platform/common-schemas.js';
 
 const strict = { additionalProperties: false } as const;
-const Finite = (options: Record<string, unknown> = {}) => Type.Number(options);
+/** A metric's mean is a mean of outcome values, which are at most 10^15 in magnitude. */
+const MAX_MEAN = 1e15;
+/** Its per-unit variance is then at most the square of that. */
+const MAX_VARIANCE = 1e30;
+const Mean = (description?: string) => Type.Number({ minimum: -MAX_MEAN, maximum: MAX_MEAN, description: description ?? 'At most 10^15 in magnitude (the bound of outcome values).' });
+const Variance = (description?: string) => Type.Number({ minimum: 0, maximum: MAX_VARIANCE, description: description ?? 'Per-unit variance, 0 to 10^30.' });
 
 const Window = Type.Object({ from: Timestamp('Start, inclusive'), to: Timestamp('End, exclusive; after from') }, strict);
 const Values = Type.Object({
-  units: Type.Integer({ minimum: 0, maximum: 1e12 }),
-  mean: Finite(),
-  variance: Finite({ minimum: 0 }),
+  units: SafeInteger({ minimum: 0, maximum: 1e12 }),
+  mean: Mean(),
+  variance: Variance(),
 }, strict);
 
 export const CaptureBaselineBody = Type.Object({
   appId: IdString(), env: IdString(),
   metricId: IdString('The experiment\'s primary metric'),
-  metricRevision: Type.Integer({ minimum: 1 }),
+  metricRevision: SafeInteger({ minimum: 1 }),
   window: Window,
   source: Type.Union([Type.Literal('telemetry'), Type.Literal('manual')]),
   values: Type.Optional(Values),
@@ -42,15 +47,15 @@ export const PowerAnalysisBody = Type.Object({
   experimentId: Type.Optional(IdString('Defaults variants, alpha and sequential settings from this experiment')),
   metric: Type.Optional(Type.Object({
     kind: Type.Union([Type.Literal('count'), Type.Literal('mean'), Type.Literal('proportion'), Type.Literal('ratio')]),
-    mean: Finite(),
-    variance: Finite(),
+    mean: Mean('A proportion\'s rate, strictly between 0 and 1; otherwise non-zero and at most 10^15 in magnitude.'),
+    variance: Type.Optional(Variance('Per-unit variance, > 0 and at most 10^30; required unless kind is proportion, whose variance is p(1 − p) (a different one is refused).')),
   }, strict)),
   baselineId: Type.Optional(IdString('A stored baseline (bsl_…); an inline metric must then agree with it')),
-  mde: Type.Number({ exclusiveMinimum: 0, description: 'Relative minimum detectable effect (0.05 = 5 %)' }),
+  mde: Type.Number({ exclusiveMinimum: 0, maximum: 1000, description: 'Relative minimum detectable effect (0.05 = 5 %), at most 1000; a plan needing more than 10^15 units is refused' }),
   alpha: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1 })),
   power: Type.Optional(Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'Default 0.8' })),
-  variants: Type.Optional(Type.Integer({ minimum: 2, maximum: 10, description: 'Count including control; default the experiment\'s, else 2' })),
-  unitsPerDay: Type.Number({ exclusiveMinimum: 0, description: 'All variants together' }),
+  variants: Type.Optional(SafeInteger({ minimum: 2, maximum: 10, description: 'Count including control; default the experiment\'s, else 2' })),
+  unitsPerDay: Type.Number({ exclusiveMinimum: 0, maximum: 1e15, description: 'All variants together' }),
   plannedUnits: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1e15, description: 'All variants together' })),
   sequential: Type.Optional(Type.Boolean()),
 }, strict);

@@ -2,7 +2,7 @@
 // raw telemetry or entered by hand, and power analysis over an inline metric or a stored baseline.
 // The statistics are descriptive-v1's pure power functions (src/analysis/power.ts).
 import type { Kysely } from 'kysely';
-import { powerAnalysis, type PowerAnalysisResult } from '../../../analysis/index.js';
+import { modelVariance, powerAnalysis, type PowerAnalysisResult } from '../../../analysis/index.js';
 import type { Database } from '../../../db/database.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { AppAccess, Permission } from '../../../platform/app-access.js';
@@ -45,7 +45,8 @@ export interface PowerAnalysisRequest {
   appId: string;
   env: string;
   experimentId?: string;
-  metric?: { kind: 'count' | 'mean' | 'proportion' | 'ratio'; mean: number; variance: number };
+  /** `variance` may be left out for a proportion, whose variance is p(1 − p). */
+  metric?: { kind: 'count' | 'mean' | 'proportion' | 'ratio'; mean: number; variance?: number };
   baselineId?: string;
   mde: number;
   alpha?: number;
@@ -56,7 +57,7 @@ export interface PowerAnalysisRequest {
   sequential?: boolean;
 }
 
-export interface PowerAnalysisAnswer extends Omit<PowerAnalysisResult, 'readiness'> {
+export interface PowerAnalysisAnswer extends Omit<PowerAnalysisResult, 'readiness' | 'problems'> {
   readiness: 'ready' | 'unsupported' | 'invalid';
   snapshot: {
     source: 'inline' | 'baseline';
@@ -92,11 +93,47 @@ const baselineMismatch = (message: string) => new AppError(400, 'baseline_mismat
 
 /** Two numbers the same up to rounding in JSON transport. */
 const agrees = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+/** A proportion's variance as a client may round p(1 − p): within 0.1 % of it. */
+const PROPORTION_VARIANCE_TOLERANCE = 1e-3;
+
+/**
+ * The metric of a power analysis as the model takes it. Other metrics need their variance; a
+ * proportion's is p(1 − p) of its rate, and a variance sent with one must say the same (a proportion
+ * of 0.2 with variance 5 is no proportion): contradictions are refused, never planned with.
+ */
+function inlineMetricOf(metric: NonNullable<PowerAnalysisRequest['metric']>) {
+  if (metric.kind !== 'proportion') {
+    if (metric.variance === undefined) throw validationError(`/metric/variance is required for a ${metric.kind} metric.`, [{ path: '/metric/variance', message: 'is required unless kind is proportion' }]);
+    return { kind: metric.kind, mean: metric.mean, variance: metric.variance };
+  }
+  const derived = { kind: metric.kind, mean: metric.mean, variance: 0 };
+  derived.variance = modelVariance(derived);
+  const validRate = metric.mean > 0 && metric.mean < 1;
+  if (validRate && metric.variance !== undefined && Math.abs(metric.variance - derived.variance) > PROPORTION_VARIANCE_TOLERANCE * derived.variance) {
+    throw validationError(`/metric/variance ${metric.variance} contradicts the variance of a proportion with rate ${metric.mean}, p(1 − p) = ${derived.variance}.`, [
+      { path: '/metric/variance', message: `must be p(1 − p) = ${derived.variance} for a proportion, or be left out` },
+    ], 'Leave variance out for a proportion (it is derived from the mean), or send p(1 − p).');
+  }
+  return derived;
+}
 
 function instantOf(value: string, path: string): number {
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) throw validationError(`${path} is not an RFC 3339 date-time.`, [{ path, message: 'must be an RFC 3339 date-time' }]);
   return ms;
+}
+
+/** A proportion's baseline: a rate in [0, 1] whose variance is p(1 − p) (up to rounding). */
+function checkProportionValues(values: { mean: number; variance: number }) {
+  if (!(values.mean >= 0 && values.mean <= 1)) {
+    throw validationError(`/values/mean ${values.mean} is no rate: a proportion's mean lies in [0, 1].`, [{ path: '/values/mean', message: 'must lie in [0, 1] for a proportion metric' }]);
+  }
+  const derived = values.mean * (1 - values.mean);
+  if (Math.abs(values.variance - derived) > PROPORTION_VARIANCE_TOLERANCE * derived + 1e-12) {
+    throw validationError(`/values/variance ${values.variance} contradicts the variance of a proportion with rate ${values.mean}, p(1 − p) = ${derived}.`, [
+      { path: '/values/variance', message: `must be p(1 − p) = ${derived} for a proportion metric` },
+    ]);
+  }
 }
 
 export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisInputsService {
@@ -133,6 +170,8 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
       if (input.source === 'manual') {
         if (!input.values) throw validationError('A manual baseline needs values { units, mean, variance }.', [{ path: '/values', message: 'is required when source is manual' }]);
         values = input.values;
+        const metric = await deps.metrics.findRevision(trx, { appId: input.appId, envId: envRef.id, env: input.env }, primary.metricId, primary.revision);
+        if (metric?.kind === 'proportion') checkProportionValues(values);
       } else {
         if (input.values) throw validationError('values are for manual baselines; a telemetry baseline is computed from events.', [{ path: '/values', message: 'must be absent when source is telemetry' }]);
         if (to - from > MAX_BASELINE_WINDOW_DAYS * DAY_MS) throw validationError(`A telemetry baseline window spans at most ${MAX_BASELINE_WINDOW_DAYS} days.`, [{ path: '/window', message: 'is too long' }]);
@@ -143,6 +182,10 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
         const mean = m.units > 0 ? m.sum / m.units : 0;
         // Per-unit variance as descriptive-v1 reports it: p(1 − p) for a proportion, else the sample variance.
         const variance = metric.kind === 'proportion' ? mean * (1 - mean) : m.units > 1 ? Math.max(0, (m.sumSquares - m.sum ** 2 / m.units) / (m.units - 1)) : 0;
+        if (!Number.isFinite(mean) || !Number.isFinite(variance)) {
+          // Only values stored before ingestion bounded them (10^15) can overflow these sums.
+          throw validationError(`The outcome values of ${metric.eventMetricKey} in this window are too large to summarise (their sum or sum of squares is not finite).`, [{ path: '/window', message: 'holds outcome values too large to summarise' }]);
+        }
         values = { units: m.units, mean, variance };
       }
       const last = await trx.selectFrom('experiment_baselines').select((eb) => eb.fn.max<number>('version').as('v')).where('experiment_id', '=', experimentId).executeTakeFirst();
@@ -172,16 +215,17 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
         if (!found) throw notFound(`Baseline ${input.baselineId}`);
         baseline = fromRow(found);
         if (experiment && found.experiment_id !== experiment.id) throw baselineMismatch(`Baseline ${input.baselineId} belongs to another experiment than ${experiment.id}.`);
-        if (input.metric && !(agrees(input.metric.mean, baseline.mean) && agrees(input.metric.variance, baseline.variance))) {
-          throw baselineMismatch(`The inline metric (mean ${input.metric.mean}, variance ${input.metric.variance}) disagrees with baseline ${baseline.id} (mean ${baseline.mean}, variance ${baseline.variance}).`);
-        }
       }
-      const metric = input.metric ?? (baseline ? { mean: baseline.mean, variance: baseline.variance } : undefined);
+      const inline = input.metric ? inlineMetricOf(input.metric) : undefined;
+      if (baseline && inline && !(agrees(inline.mean, baseline.mean) && agrees(inline.variance, baseline.variance))) {
+        throw baselineMismatch(`The inline metric (mean ${inline.mean}, variance ${inline.variance}) disagrees with baseline ${baseline.id} (mean ${baseline.mean}, variance ${baseline.variance}).`);
+      }
+      const metric = inline ?? (baseline ? { mean: baseline.mean, variance: baseline.variance } : undefined);
       if (!metric) throw validationError('Send an inline metric { kind, mean, variance } or a baselineId.', [{ path: '/metric', message: 'metric or baselineId is required' }]);
       const analysis = experiment?.definition.analysis;
       const sequential = input.sequential ?? analysis?.sequential ?? false;
-      const result = powerAnalysis({
-        metric: { mean: metric.mean, variance: metric.variance },
+      const { problems, ...result } = powerAnalysis({
+        metric,
         mde: input.mde,
         alpha: input.alpha ?? analysis?.alpha,
         power: input.power,
@@ -190,12 +234,19 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
         plannedUnits: input.plannedUnits,
         sequentialTuning: sequential ? (analysis?.sequentialTuning ?? 5000) : undefined,
       });
+      const ratio = input.metric?.kind === 'ratio';
+      // Inputs of this request outside the model are its 400; a stored baseline the model cannot
+      // plan with (a zero mean, no variance) is the answer's `invalid` readiness.
+      const refused = ratio ? [] : problems.filter((p) => inline || !p.path.startsWith('/metric/'));
+      if (refused.length > 0) {
+        throw validationError(`The inputs are outside the power model: ${refused.map((p) => p.message).join('; ')}.`, refused, 'Change the fields listed in details: the model plans a relative effect on a finite, non-zero mean.');
+      }
       const ageDays = baseline ? Math.max(0, (now() - Date.parse(baseline.capturedAt)) / DAY_MS) : 0;
       const snapshot: PowerAnalysisAnswer['snapshot'] = baseline
         ? { source: 'baseline', baselineId: baseline.id, version: baseline.version, capturedAt: baseline.capturedAt, freshness: { ageDays, stale: ageDays > BASELINE_STALE_DAYS } }
         : { source: 'inline', freshness: { ageDays: 0, stale: false } };
       // The power formulas are for a per-unit mean; a ratio metric's delta-method plan is not one of them.
-      if (input.metric?.kind === 'ratio') {
+      if (ratio) {
         return { ...result, readiness: 'unsupported', reasons: ['power analysis of ratio metrics is not supported by descriptive-v1'], requiredUnits: null, durationDays: null, sensitivity: [], atPlannedUnits: undefined, snapshot };
       }
       return { ...result, snapshot };

@@ -1,19 +1,19 @@
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32, SafeInteger } from '../../../platform/common-schemas.js';
 import { AuthoritySchema, DefinitionKey, DescriptionString, Literals, NameString } from '../../../platform/definition-schemas.js';
 import { ConditionSchema, FLAG_KEY_DESCRIPTION, VariantSchema } from '../../core/config/index.js';
 import { EXPERIMENT_STATES } from './experiments.model.js';
 
-const Revision = Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise).' });
+const Revision = Int32({ minimum: 1, description: 'Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise).' });
 const Allocation = Type.Number({ minimum: 0, maximum: 100, description: 'Percent of eligible traffic (two decimals). In a layer: the size of the experiment\'s bucket range (allocation × 100 buckets).' });
 const MetricRefSchema = Type.Object(
-  { metricId: IdString('met_…'), revision: Type.Integer({ minimum: 1, description: 'The pinned, immutable metric revision.' }) },
+  { metricId: IdString('met_…'), revision: Int32({ minimum: 1, description: 'The pinned, immutable metric revision.' }) },
   { additionalProperties: false, title: 'MetricRef' },
 );
 const GuardrailSchema = Type.Object(
   {
     metricId: IdString('met_…'),
-    revision: Type.Integer({ minimum: 1 }),
+    revision: Int32({ minimum: 1 }),
     maxRelativeDegradation: Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Largest tolerated relative degradation, a fraction (0.05 = 5 %).' }),
   },
   { additionalProperties: false, title: 'GuardrailMetricRef' },
@@ -21,9 +21,9 @@ const GuardrailSchema = Type.Object(
 const AnalysisFields = {
   alpha: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'Significance level; default 0.05.' }),
   sequential: Type.Boolean({ description: 'Sequential testing; default false.' }),
-  sequentialTuning: Type.Integer({ minimum: 1, description: 'Tuning of the sequential boundary (expected units); default 5000.' }),
+  sequentialTuning: SafeInteger({ minimum: 1, description: 'Tuning of the sequential boundary (expected units); default 5000.' }),
   cuped: Type.Boolean({ description: 'CUPED variance reduction; default false.' }),
-  minimumUnitsPerVariant: Type.Integer({ minimum: 1, description: 'Units each variant needs before results are read; default 100.' }),
+  minimumUnitsPerVariant: SafeInteger({ minimum: 1, description: 'Units each variant needs before results are read; default 100.' }),
 };
 const AnalysisInput = Type.Object(Type.Partial(Type.Object(AnalysisFields)).properties, { additionalProperties: false, description: 'Absent fields take their defaults.' });
 const Variants = Type.Array(VariantSchema, { minItems: 2, maxItems: 10, description: '2 to 10 variants of the flag\'s type, weights summing to 100; the first is the control.' });
@@ -116,7 +116,7 @@ export const ExperimentSchema = Type.Object(
     appId: Type.String(),
     env: Type.String(),
     key: Type.String(),
-    revision: Type.Integer({ minimum: 1 }),
+    revision: Int32({ minimum: 1 }),
     state: Literals(EXPERIMENT_STATES),
     name: Type.String(),
     hypothesis: Type.String(),

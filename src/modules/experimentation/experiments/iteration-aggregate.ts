@@ -5,7 +5,7 @@
 // function, keyed by a keyed hash of the subject, and leave it as per-variant sufficient statistics.
 import { createHmac } from 'node:crypto';
 import {
-  cupedRatioStatistic, cupedStatistic, emptyMoments, observe, ratioStatistic,
+  cupedRatioStatistic, cupedStatistic, emptyMoments, isFiniteStatistic, observe, ratioStatistic,
   type CupedRatioObservation, type Moments, type VariantStatistic,
 } from '../../../analysis/index.js';
 import type { Variant } from '@ensign/engine';
@@ -40,6 +40,21 @@ export interface IterationAggregate {
 
 export class AggregationTooLarge extends Error {
   override name = 'AggregationTooLarge';
+}
+
+/**
+ * A value the run cannot aggregate honestly: an outcome value that is not a finite number, or sums
+ * that overflow. The run fails with this message (it names the metric) rather than pin an aggregate
+ * in which the value would read as 0.
+ */
+export class AggregationInputInvalid extends Error {
+  override name = 'AggregationInputInvalid';
+}
+
+/** The metrics reading an event metric key, for messages. */
+function metricsNamed(metrics: readonly AggregatedMetric[], key: string): string {
+  const ids = metrics.filter((m) => m.eventMetricKey === key || m.denominatorMetricKey === key).map((m) => m.metricId);
+  return `${ids.length === 1 ? 'metric' : 'metrics'} ${ids.join(', ')} (outcome key "${key}")`;
 }
 
 interface Source {
@@ -134,6 +149,9 @@ export async function aggregateIteration(input: AggregateInput): Promise<Iterati
         const i = e.metricKey === null ? undefined : slot.get(e.metricKey);
         if (!member || i === undefined) continue;
         const value = e.metricValue ?? 1;
+        if (!Number.isFinite(value)) {
+          throw new AggregationInputInvalid(`Outcome event ${e.id} of ${metricsNamed(input.metrics, e.metricKey!)} holds a value that is not a finite number.`);
+        }
         const s = member.subject;
         if (e.ts >= member.at) {
           s.post[i] += value;
@@ -152,7 +170,13 @@ export async function aggregateIteration(input: AggregateInput): Promise<Iterati
   for (const m of members) byKey.get(m.variant)!.units++;
   for (const metric of input.metrics) {
     const stats = metricStatistics(metric, variants.map((v) => v.key), members, slot, input.cuped);
-    for (const v of variants) v.metrics[metric.metricId] = stats.get(v.key)!;
+    for (const v of variants) {
+      const stat = stats.get(v.key)!;
+      if (!isFiniteStatistic(stat)) {
+        throw new AggregationInputInvalid(`The sums of metric ${metric.metricId} (outcome key "${metric.eventMetricKey}") in variant ${v.key} are not finite: its outcome values are too large to sum.`);
+      }
+      v.metrics[metric.metricId] = stat;
+    }
   }
 
   const diagnostics: string[] = [];

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
 import { AuthoritySchema, DefinitionKey, DescriptionString, DryRun, NameString } from '../../../platform/definition-schemas.js';
 import { MAX_HOLDOUT_PERCENTAGE, MIN_HOLDOUT_PERCENTAGE } from './holdouts.model.js';
 
@@ -22,7 +22,7 @@ export const PatchHoldoutBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    version: Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).' }),
+    version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).' }),
     name: Type.Optional(NameString),
     description: Type.Optional(DescriptionString),
     percentage: Type.Optional({ ...Percentage, description: 'Changeable only while no running or paused experiment names the holdout (409 holdout_in_use).' }),

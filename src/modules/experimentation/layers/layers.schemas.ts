@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
 import { AuthoritySchema, DefinitionKey, DescriptionString, DryRun, NameString } from '../../../platform/definition-schemas.js';
 
 export const CreateLayerBody = Type.Object(
@@ -18,7 +18,7 @@ export const PatchLayerBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    version: Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).' }),
+    version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).' }),
     name: Type.Optional(NameString),
     description: Type.Optional(DescriptionString),
     dryRun: Type.Optional(DryRun),

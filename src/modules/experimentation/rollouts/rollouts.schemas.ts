@@ -1,12 +1,12 @@
 // Wire shapes of rollout plans (issue 12).
 import { Type } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
 import { AuthoritySchema, Literals } from '../../../platform/definition-schemas.js';
 import { PLAN_STATES, RECOMMENDATION_KINDS, TRANSITION_TARGETS } from './rollouts.model.js';
 
 const strict = { additionalProperties: false } as const;
 const Reason = Type.String({ maxLength: 1000, description: 'Why, journaled. Required in a protected environment for a stop (to: paused or cancelled; approving a recommended pause or rollback): 400 without.' });
-const PlanVersion = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The plan version you read (compare-and-swap)' });
+const PlanVersion = Int32({ minimum: 1, description: 'The plan version you read (compare-and-swap)' });
 
 export const PlanParams = Type.Object({ id: IdString(), planId: Type.String({ minLength: 1, maxLength: 128 }) });
 
@@ -17,7 +17,7 @@ const Step = Type.Object({
 
 const Guardrail = Type.Object({
   metricId: IdString(),
-  revision: Type.Integer({ minimum: 1 }),
+  revision: Int32({ minimum: 1 }),
   maxRelativeDegradation: Type.Number({ exclusiveMinimum: 0, maximum: 10, description: 'A fraction: 0.05 is 5 %' }),
 }, strict);
 
@@ -28,7 +28,7 @@ export const CreatePlanBody = Type.Object({
   variant: Type.String({ minLength: 1, maxLength: 64, description: 'The experiment variant to roll out (not the control)' }),
   steps: Type.Array(Step, { minItems: 1, maxItems: 20, description: 'Increasing percentages ending at 100' }),
   guardrails: Type.Array(Guardrail, { maxItems: 20 }),
-  minimumUnitsPerStep: Type.Optional(Type.Integer({ minimum: 1, maximum: 1e9 })),
+  minimumUnitsPerStep: Type.Optional(Int32({ minimum: 1, maximum: 1e9 })),
 }, strict);
 
 export const TransitionBody = Type.Object({

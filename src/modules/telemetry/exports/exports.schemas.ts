@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { IdString, Nullable, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Nullable, Timestamp, Int32 } from '../../../platform/common-schemas.js';
 import { Literals } from '../../../platform/definition-schemas.js';
 import { EVENT_KINDS } from '../ingestion/index.js';
 import { DESTINATION_STATUSES } from './exports.model.js';
@@ -26,14 +26,14 @@ export const CreateDestinationBody = Type.Object(
 export const UpdateDestinationBody = Type.Object(
   {
     appId: IdString(), env: IdString(),
-    version: Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict otherwise).' }),
+    version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict otherwise).' }),
     name: Type.Optional(Name), url: Type.Optional(Url), kinds: Type.Optional(Kinds), filters: Type.Optional(Filters), batchSize: Type.Optional(BatchSize), status: Type.Optional(SettableStatus),
   },
   { additionalProperties: false, title: 'ExportDestinationUpdate', description: 'Fields given replace the current ones; the others are kept.' },
 );
 
 export const RotateSecretBody = Type.Object(
-  { appId: IdString(), env: IdString(), version: Type.Integer({ minimum: 1, description: 'Compare-and-swap: the current version.' }) },
+  { appId: IdString(), env: IdString(), version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version.' }) },
   { additionalProperties: false, title: 'ExportSecretRotate' },
 );
 

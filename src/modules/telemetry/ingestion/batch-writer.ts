@@ -4,7 +4,11 @@
 // batches share are merged once and the per-transaction cost is shared. Each caller still gets its
 // own outcomes only after the transaction holding its batch has committed: an accepted event is as
 // durable when answered as before.
-import type { GroupStore } from './group-store.js';
+// A group fails alone only if its batch does: when a group's transaction fails, its batches are
+// stored again one by one, each in a transaction of its own, so a batch that cannot be stored (a
+// value the database refuses, a tenant's poisoned rollup bucket) fails by itself and the other
+// batches of its group, from any app, are stored and answered as if it had not been there.
+import { GroupStoreUnavailable, type GroupStore } from './group-store.js';
 import type { StoreBatchInput, StoreOutcome } from './telemetry.repository.js';
 
 /** Batches one transaction carries at most (100 events each): bounds a transaction's size and time. */
@@ -33,12 +37,29 @@ export function createBatchWriter(groups: GroupStore, maxGroup = MAX_GROUP_BATCH
           const results = await groups.store(group.map((w) => w.input));
           group.forEach((w, i) => w.resolve(results[i]!));
         } catch (err) {
-          // The whole group rolled back: every batch in it is answered retryable.
-          for (const w of group) w.reject(err);
+          // The whole group rolled back. Alone, or with a store that cannot run anything now, every
+          // batch in it is answered retryable; otherwise each is tried again on its own.
+          if (group.length === 1 || err instanceof GroupStoreUnavailable) for (const w of group) w.reject(err);
+          else await storeOneByOne(group);
         }
       }
     } finally {
       writing = false;
+    }
+  }
+
+  async function storeOneByOne(group: Waiting[]): Promise<void> {
+    for (let i = 0; i < group.length; i++) {
+      const w = group[i]!;
+      try {
+        w.resolve((await groups.store([w.input]))[0]!);
+      } catch (err) {
+        w.reject(err);
+        if (err instanceof GroupStoreUnavailable) {
+          for (const rest of group.slice(i + 1)) rest.reject(err);
+          return;
+        }
+      }
     }
   }
 

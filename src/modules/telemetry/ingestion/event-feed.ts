@@ -38,7 +38,7 @@ function canonical(row: TelemetryEventsTable): CanonicalEvent {
   if (row.iteration_id !== null) event.iterationId = row.iteration_id;
   if (row.iteration_revision !== null) event.iterationRevision = Number(row.iteration_revision);
   if (row.metric_key !== null) event.metricKey = row.metric_key;
-  if (row.metric_value !== null) event.metricValue = Number(row.metric_value);
+  if (row.metric_value !== null && Number.isFinite(Number(row.metric_value))) event.metricValue = Number(row.metric_value);
   if (row.attributes !== null) event.attributes = JSON.parse(row.attributes);
   return event;
 }

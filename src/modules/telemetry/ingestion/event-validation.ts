@@ -1,13 +1,16 @@
 // Per-item validation of a batch: an invalid item is a permanent error of that item, never of the
 // batch. The schema is compiled once; the kind-dependent requirements, size limits and the time
 // window are checked after it. Value and attribute walks are bounded in depth before being measured.
+// Numbers that are not finite and prototype keys, which the platform refuses in every other body,
+// are refused here item by item (the batch route's parser leaves its items to this function).
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { digestOf } from '../../../platform/canonical-json.js';
+import { findRefusedValue } from '../../../platform/json-values.js';
 import { EventItem } from './telemetry.schemas.js';
 import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
 
-const ajv = new Ajv.default({ allErrors: false, strict: false, coerceTypes: false, removeAdditional: false });
+const ajv = new Ajv.default({ allErrors: false, strict: false, strictNumbers: true, coerceTypes: false, removeAdditional: false });
 addFormats.default(ajv);
 const checkItem = ajv.compile(EventItem);
 
@@ -43,6 +46,8 @@ export function idOf(item: unknown): string | null {
 
 /** The event, or why the item is a permanent error. `now` is the ingestion clock. */
 export function validateItem(item: unknown, index: number, now: number): ValidEvent | ItemError {
+  const refused = findRefusedValue(item);
+  if (refused) return invalid(`${refused.path} ${refused.problem}.`);
   if (!checkItem(item)) {
     const e = checkItem.errors?.[0];
     const params = (e?.params ?? {}) as Record<string, unknown>;

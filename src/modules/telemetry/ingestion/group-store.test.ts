@@ -1,13 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
-import { createTestDatabase } from '../../../../test/helpers/test-app.js';
+import { sql, type Kysely } from 'kysely';
+import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
+import { createBatchWriter } from './batch-writer.js';
 import { validateItem } from './event-validation.js';
-import { threadGroupStore } from './group-store.js';
+import { GroupStoreUnavailable, inlineGroupStore, threadGroupStore, type GroupStore } from './group-store.js';
 import type { StoreBatchInput } from './telemetry.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
-import { T0 } from './telemetry.fixtures.js';
+import { refuseEventsOf, T0 } from './telemetry.fixtures.js';
 
 function batch(ids: string[], subject = 'u1'): StoreBatchInput {
   const events = ids.map((id, index) => validateItem({ id, kind: 'exposure', timestamp: new Date(T0).toISOString(), targetingKey: subject, flagKey: 'f', variant: 'on' }, index, T0) as ValidEvent);
@@ -77,4 +79,71 @@ test('a failing group is answered with its error and the thread carries on', asy
   await assert.rejects(store.store([batch(['x'])]), /telemetry_watermarks/);
   await sql`CREATE TABLE telemetry_watermarks (env_id text PRIMARY KEY, received_at bigint NOT NULL, event_id text NOT NULL)`.execute(database.handle.db);
   assert.deepEqual(await store.store([batch(['x'])]), [['accepted']]);
+});
+
+/** A group store that records the size of every group it is given. */
+function recording(store: GroupStore) {
+  const sizes: number[] = [];
+  return { sizes, store: { store: (inputs: StoreBatchInput[]) => (sizes.push(inputs.length), store.store(inputs)), close: () => store.close() } satisfies GroupStore };
+}
+
+const ENVS = ['env_a', 'env_b', 'env_bad', 'env_c', 'env_d'];
+const groupBatch = (envId: string) => ({ ...batch([`${envId}-1`, `${envId}-2`], `subject-${envId}`), envId, appId: `app_${envId}` });
+
+async function expectIsolated(db: Kysely<Database>, store: GroupStore) {
+  const { sizes, store: counted } = recording(store);
+  const writer = createBatchWriter(counted);
+  // Queued in one turn of the event loop: one group holding every environment's batch.
+  const answers = await Promise.allSettled(ENVS.map((envId) => writer.store(groupBatch(envId))));
+  assert.equal(sizes[0], ENVS.length, `one group first: ${sizes.join(', ')}`);
+  answers.forEach((answer, i) => {
+    if (ENVS[i] === 'env_bad') {
+      assert.equal(answer.status, 'rejected');
+      assert.match(String((answer as PromiseRejectedResult).reason), /refused by the test/);
+    } else assert.deepEqual(answer, { status: 'fulfilled', value: ['accepted', 'accepted'] }, ENVS[i]);
+  });
+  const events = await db.selectFrom('telemetry_events').select(['env_id', 'id']).orderBy('id').execute();
+  assert.deepEqual(events.map((e) => e.id), ['env_a-1', 'env_a-2', 'env_b-1', 'env_b-2', 'env_c-1', 'env_c-2', 'env_d-1', 'env_d-2']);
+  const rollups = await db.selectFrom('telemetry_rollups').select(['env_id', 'events']).orderBy('env_id').execute();
+  assert.deepEqual(rollups.map((r) => [r.env_id, Number(r.events)]), [['env_a', 2], ['env_b', 2], ['env_c', 2], ['env_d', 2]]);
+  const watermarks = await db.selectFrom('telemetry_watermarks').select('env_id').orderBy('env_id').execute();
+  assert.deepEqual(watermarks.map((w) => w.env_id), ['env_a', 'env_b', 'env_c', 'env_d']);
+  // Nothing of the refused batch: no dedup key either, so its retry is a new attempt.
+  const keys = await db.selectFrom('telemetry_event_keys').select('id').where('env_id', '=', 'env_bad').execute();
+  assert.deepEqual(keys, []);
+}
+
+for (const dialect of dialects) {
+  test(`group commit on ${dialect}: a batch that cannot be stored fails alone, every other batch of its group is accepted and stored`, async (t) => {
+    const database = await createTestDatabase(dialect);
+    t.after(async () => {
+      await database.handle.close();
+      await database.drop();
+    });
+    await refuseEventsOf(database.handle.db, dialect, 'env_bad');
+    await expectIsolated(database.handle.db, inlineGroupStore(database.handle.db));
+  });
+}
+
+test('group commit in the SQLite writer thread: a batch that cannot be stored fails alone', async (t) => {
+  const { database, url } = await fileDatabase(t);
+  await refuseEventsOf(database.handle.db, 'sqlite', 'env_bad');
+  const store = threadGroupStore(url);
+  t.after(() => store.close());
+  await expectIsolated(database.handle.db, store);
+});
+
+test('a store that cannot run groups at all is not asked again batch by batch', async () => {
+  const calls: number[] = [];
+  const down: GroupStore = {
+    store: async (inputs) => {
+      calls.push(inputs.length);
+      throw new GroupStoreUnavailable('the telemetry writer thread did not answer in time');
+    },
+    close: async () => undefined,
+  };
+  const writer = createBatchWriter(down);
+  const answers = await Promise.allSettled(ENVS.map((envId) => writer.store(groupBatch(envId))));
+  assert.ok(answers.every((a) => a.status === 'rejected' && /did not answer/.test(String(a.reason))));
+  assert.deepEqual(calls, [ENVS.length]);
 });

@@ -19,6 +19,15 @@ export interface GroupStore {
   close(): Promise<void>;
 }
 
+/**
+ * The store could not run a group at all (the writer thread timed out, exited or is closed): unlike
+ * a storage error, which may be one batch's, this is no batch's fault, and retrying the group's
+ * batches one by one (batch-writer.ts) would only fail each of them in turn.
+ */
+export class GroupStoreUnavailable extends Error {
+  override readonly name = 'GroupStoreUnavailable';
+}
+
 /** A group the writer thread has not answered within this is failed (the caller answers 503). */
 export const GROUP_TIMEOUT_MS = 30_000;
 const CLOSE_WAIT_MS = 5_000;
@@ -88,19 +97,19 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
       // An idle writer thread does not keep the process alive.
       if (pending.size === 0) w.unref();
     });
-    w.on('error', (err) => retire(w, err));
-    w.on('exit', (code) => retire(w, new Error(`the telemetry writer thread exited (${code})`)));
+    w.on('error', (err) => retire(w, new GroupStoreUnavailable(`the telemetry writer thread failed: ${err.message}`, { cause: err })));
+    w.on('exit', (code) => retire(w, new GroupStoreUnavailable(`the telemetry writer thread exited (${code})`)));
     worker = w;
     return w;
   }
 
   return {
     store(inputs) {
-      if (closed) return Promise.reject(new Error('the telemetry writer is closed'));
+      if (closed) return Promise.reject(new GroupStoreUnavailable('the telemetry writer is closed'));
       const w = current();
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => retire(w, new Error('the telemetry writer thread did not answer in time')), timeoutMs);
+        const timer = setTimeout(() => retire(w, new GroupStoreUnavailable('the telemetry writer thread did not answer in time')), timeoutMs);
         pending.set(id, { resolve, reject, timer });
         w.ref();
         w.postMessage({ id, inputs } satisfies WriterRequest);
@@ -114,7 +123,7 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
       const until = Date.now() + CLOSE_WAIT_MS;
       while (pending.size > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
       worker = null;
-      failAll(new Error('the telemetry writer closed'));
+      failAll(new GroupStoreUnavailable('the telemetry writer closed'));
       await w.terminate();
     },
   };

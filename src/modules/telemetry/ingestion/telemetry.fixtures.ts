@@ -2,6 +2,9 @@
 // batches of events, a movable clock.
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import type { dialects } from '../../../../test/helpers/test-app.js';
 import { call, createKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -32,3 +35,14 @@ export const eventId = (label = 'e') => `${label}-${++counter}-${Math.random().t
 export function exposure(at: number, subject: string, fields: Record<string, unknown> = {}) {
   return { id: eventId('x'), kind: 'exposure', timestamp: new Date(at).toISOString(), targetingKey: subject, flagKey: 'shown', variant: 'on', reason: 'SPLIT', ...fields };
 }
+
+/** Makes the database refuse every event of `envId`: a batch that cannot be stored, on either engine. */
+export async function refuseEventsOf(db: Kysely<Database>, dialect: (typeof dialects)[number], envId: string) {
+  if (dialect === 'sqlite') {
+    await sql.raw(`CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events WHEN NEW.env_id = '${envId}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`).execute(db);
+    return;
+  }
+  await sql.raw(`CREATE FUNCTION refuse_env() RETURNS trigger AS $$ BEGIN IF NEW.env_id = '${envId}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`).execute(db);
+  await sql.raw('CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events FOR EACH ROW EXECUTE FUNCTION refuse_env()').execute(db);
+}
+

@@ -59,6 +59,13 @@ export const DAY_MS = 86_400_000;
 /** Raw events are kept 30 days (the export backfill window), rollups 90. */
 export const RAW_RETENTION_MS = 30 * DAY_MS;
 export const ROLLUP_RETENTION_MS = 90 * DAY_MS;
+/**
+ * The largest magnitude of a `metricValue`: 10^15. Every integer up to it is exact in a 64-bit float,
+ * and sums and sums of squares of up to 2^53 such values (rollups, insights measures, an experiment
+ * arm's sufficient statistics, per-subject totals squared) stay below 10^78, far from the float's
+ * 1.8 × 10^308: no sum of accepted values can overflow to Infinity or turn NaN.
+ */
+export const MAX_METRIC_MAGNITUDE = 1e15;
 /** Clock skew tolerated on event timestamps. */
 export const FUTURE_TOLERANCE_MS = 5 * 60_000;
 

@@ -150,12 +150,20 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
   const byKey = new Map(current.map((r) => [keyOf(r), r]));
   const merged = deltas.map((d) => {
     const row = byKey.get(keyOf(d.key));
+    const metricSum = Number(row?.metric_sum ?? 0) + d.metricSum;
+    const metricSumSq = Number(row?.metric_sum_sq ?? 0) + d.metricSumSq;
+    // Accepted values are at most MAX_METRIC_MAGNITUDE, so these sums cannot overflow; a bucket
+    // that still would hold a non-finite one is refused, failing this batch alone (batch-writer.ts),
+    // never stored to fail every later batch and query that reads it.
+    if (!Number.isFinite(metricSum) || !Number.isFinite(metricSumSq)) {
+      throw new Error(`the rollup bucket of metric "${d.key.metric_key}" at ${new Date(Number(d.key.bucket_start)).toISOString()} would hold a metric sum that is not finite`);
+    }
     return {
       ...d.key,
-      events: (row?.events ?? 0) + d.events,
-      metric_count: (row?.metric_count ?? 0) + d.metricCount,
-      metric_sum: (row?.metric_sum ?? 0) + d.metricSum,
-      metric_sum_sq: (row?.metric_sum_sq ?? 0) + d.metricSumSq,
+      events: Number(row?.events ?? 0) + d.events,
+      metric_count: Number(row?.metric_count ?? 0) + d.metricCount,
+      metric_sum: metricSum,
+      metric_sum_sq: metricSumSq,
       subjects: row ? d.sketch.encodeMergedWith(row.subjects) : d.sketch.encode(),
       updated_at: now,
     };
@@ -379,7 +387,9 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
     iterationId: r.iteration_id,
     iterationRevision: r.iteration_revision,
     metricKey: r.metric_key,
-    metricValue: r.metric_value === null ? null : Number(r.metric_value),
+    // Stored values are finite (ingestion refuses others, migration 0130 removed older ones); one
+    // that is not would be null here, never a serialiser's failure.
+    metricValue: r.metric_value === null || !Number.isFinite(Number(r.metric_value)) ? null : Number(r.metric_value),
   }));
 }
 

@@ -18,7 +18,9 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<TelemetryRouteDeps> = as
 
   app.post('/api/v1/events/batch', {
     bodyLimit: BATCH_BODY_LIMIT,
-    config: { auth: { allow: ['sdk', 'pub'] } },
+    // A non-finite number or a prototype key inside an event is that event's permanent error
+    // (event-validation.ts); anywhere else in the body it is the batch's 400.
+    config: { auth: { allow: ['sdk', 'pub'] }, jsonValues: { itemsAt: 'events' } },
     schema: {
       tags: ['telemetry'],
       operationId: 'ingestEvents',

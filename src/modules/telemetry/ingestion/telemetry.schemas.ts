@@ -2,6 +2,8 @@
 // envelope is a 400); each item is validated on its own (event-validation.ts), so one bad event is
 // a per-item error and the others are still stored.
 import { Type, type Static } from '@sinclair/typebox';
+import { Int32 } from '../../../platform/common-schemas.js';
+import { MAX_METRIC_MAGNITUDE } from './telemetry.model.js';
 
 const Label = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
 
@@ -17,9 +19,13 @@ export const EventItem = Type.Object(
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Z][A-Z0-9_]*$', description: 'OpenFeature reason (STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED, ERROR, …).' })),
     experimentId: Type.Optional(Label('Experiment id.')),
     iterationId: Type.Optional(Label('Experiment iteration id.')),
-    iterationRevision: Type.Optional(Type.Integer({ minimum: 1 })),
+    iterationRevision: Type.Optional(Int32({ minimum: 1, description: 'The iteration revision (a 32-bit integer, as stored).' })),
     metricKey: Type.Optional(Label('Required on outcome events.')),
-    metricValue: Type.Optional(Type.Number({ description: 'Finite; 1 when an outcome event omits it.' })),
+    metricValue: Type.Optional(Type.Number({
+      minimum: -MAX_METRIC_MAGNITUDE,
+      maximum: MAX_METRIC_MAGNITUDE,
+      description: 'Finite, at most 10^15 in magnitude (so that no sum of values can overflow); 1 when an outcome event omits it.',
+    })),
     attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'At most 2 KiB serialised. Never returned by any query.' })),
   },
   { additionalProperties: false, $id: 'TelemetryEvent', title: 'TelemetryEvent', description: 'Canonical version-1 feature event.' },

@@ -8,7 +8,7 @@ import { validateItem } from './event-validation.js';
 import { storeBatches } from './telemetry.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 import { estimateUnion, SubjectSketch } from './subject-sketch.js';
-import { exposure, eventId, movableClock, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
+import { exposure, eventId, movableClock, refuseEventsOf, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -150,6 +150,53 @@ for (const dialect of dialects) {
       assert.equal(Number(stored.n), 5);
     });
 
+    test('numbers at the edge of their type, prototype keys and U+0000 are per-item permanent errors naming the field; the rest is stored', async (t) => {
+      const clock = movableClock();
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const s = await telemetryApp(app);
+      const outcome = (fields: string) => `{"id":"${eventId('o')}","kind":"outcome","timestamp":"${new Date(T0).toISOString()}","targetingKey":"u","metricKey":"revenue"${fields}}`;
+      const items = [
+        outcome(',"metricValue":1e400'),
+        outcome(',"metricValue":-1e400'),
+        outcome(',"metricValue":1.7e308'),
+        outcome(',"metricValue":-1000000000000001'),
+        outcome(',"metricValue":1e15'),
+        outcome(',"value":{"a":[1e999]}'),
+        outcome(',"attributes":{"plan":"x","__proto__":{"admin":true}}'),
+        outcome(',"attributes":{"constructor":{"prototype":{}}}'),
+        outcome(',"iterationRevision":9007199254740993'),
+        outcome(',"iterationRevision":1e400'),
+        outcome(',"variant":"on\\u0000"'),
+        outcome(',"attributes":{"plan\\u0000":"x"}'),
+        outcome(',"metricValue":-2.5'),
+      ];
+      const res = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${items.join(',')}]}` });
+      assert.equal(res.statusCode, 200, res.body);
+      const body = res.json();
+      assert.deepEqual(body.results.map((r: any) => [r.status, r.message ?? null]), [
+        ['permanent-error', '/metricValue is not a finite number.'],
+        ['permanent-error', '/metricValue is not a finite number.'],
+        ['permanent-error', '/metricValue must be <= 1000000000000000.'],
+        ['permanent-error', '/metricValue must be >= -1000000000000000.'],
+        ['accepted', null],
+        ['permanent-error', '/value/a/0 is not a finite number.'],
+        ['permanent-error', '/attributes/__proto__ is the key "__proto__", which is refused.'],
+        ['permanent-error', '/attributes/constructor/prototype is the key "constructor", which is refused.'],
+        ['permanent-error', '/iterationRevision must be <= 9007199254740991.'],
+        ['permanent-error', '/iterationRevision is not a finite number.'],
+        ['permanent-error', '/variant contains the character U+0000, which text cannot hold.'],
+        ['permanent-error', '/attributes/plan\u0000 contains the character U+0000, which text cannot hold.'],
+        ['accepted', null],
+      ]);
+      assert.ok(body.results.every((r: any) => r.status === 'accepted' || r.code === 'validation_error'));
+      assert.ok(body.results.every((r: any, i: number) => r.id === JSON.parse(items[i]!.replace(/1e[49]\d\d/g, '0').replace('"__proto__"', '"p"')).id));
+      const rollup = await database.handle.db.selectFrom('telemetry_rollups').selectAll().where('kind', '=', 'outcome').executeTakeFirstOrThrow();
+      assert.deepEqual([Number(rollup.events), Number(rollup.metric_count), Number(rollup.metric_sum)], [2, 2, 1e15 - 2.5]);
+      // Outside the events, the same values are the batch's 400.
+      const envelope = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${outcome('')}],"sdk":{"name":"js","version":"1","x":1e400}}` });
+      expectValidation(envelope, '/sdk/x');
+    });
+
     test('a pub_ key may report only client-visible flags; an sdk_ key any flag', async (t) => {
       const clock = movableClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
@@ -223,6 +270,31 @@ for (const dialect of dialects) {
       assert.equal(Number(n.n), 0);
       const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(keys.n), 0);
+    });
+
+    test('a batch the database refuses fails alone: batches of other apps and environments sent with it are accepted and stored', async (t) => {
+      const clock = movableClock();
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const s = await telemetryApp(app);
+      const other = await telemetryApp(app);
+      const db = database.handle.db;
+      const poisoned = await db.selectFrom('environments').select('id').where('app_id', '=', s.appId).where('slug', '=', 'dev').executeTakeFirstOrThrow();
+      await refuseEventsOf(db, dialect, poisoned.id);
+      // Sent together, so that they share group transactions as far as the server's timing allows;
+      // the answers do not depend on how they were grouped.
+      const senders = [s.sdk.dev!, s.sdkProd, s.sdk.staging!, other.sdkProd, other.sdk.dev!, s.pub];
+      const rounds = await Promise.all(Array.from({ length: 3 }, () => Promise.all(senders.map((token, i) => sendBatch(app, token, [exposure(T0, `u${i}`), exposure(T0, `v${i}`)])))));
+      for (const answers of rounds) {
+        expectError(answers[0]!, 503, 'service_unavailable');
+        for (const res of answers.slice(1)) {
+          assert.equal(res.statusCode, 200, res.body);
+          assert.equal(res.json().accepted, 2);
+        }
+      }
+      const stored = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.equal(Number(stored.n), 3 * 5 * 2);
+      const refused = await db.selectFrom('telemetry_event_keys').select('id').where('env_id', '=', poisoned.id).execute();
+      assert.deepEqual(refused, []);
     });
 
     test('a group touching 3,200 buckets is stored (rollups written in statements of 100 rows, under SQLite\'s parameter limit)', async (t) => {

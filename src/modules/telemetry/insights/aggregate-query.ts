@@ -149,7 +149,8 @@ function settle(cell: Cell, ungrouped: number): void {
     cell.metricSum += part.metricSum;
     sketches.push(part.subjects);
   }
-  cell.subjects = Math.round(estimateUnion(sketches));
+  // The estimate is approximate (about 1.6 %): never more subjects than the cell has events.
+  cell.subjects = Math.min(cell.events, Math.round(estimateUnion(sketches)));
   cell.excludedParts = excludedValues;
   cell.parts = [];
 }
@@ -166,6 +167,10 @@ function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): numbe
     case 'metricMean': return cell.metricCount > 0 ? cell.metricSum / cell.metricCount : null;
   }
 }
+
+/** A measure as answered: a number that is not finite (no accepted value can make one: rollup sums are
+ * bounded, and stored ones were repaired by migration 0130) is null, never a serialiser's failure. */
+const finiteOrNull = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
 
 /** A cell's identity as a map key: length-prefixed values (injective whatever they hold), cheaper
  * per row than JSON. */
@@ -265,7 +270,7 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     return {
       bucketStart: new Date(cell.bucketStart).toISOString(),
       dimensions: Object.fromEntries(dims.map((d, i) => [d, cell.dimensions[i] ?? null])),
-      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : measureOf(cell, m, subjects)])),
+      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : finiteOrNull(measureOf(cell, m, subjects))])),
     };
   });
   const more = offset + MAX_ROWS_PER_PAGE < ordered.length;

@@ -1,6 +1,6 @@
 // Request and response schemas of the insight queries: bodies exactly as the seed's tables.
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { IdString, Timestamp } from '../../../platform/common-schemas.js';
+import { IdString, Timestamp, SafeInteger } from '../../../platform/common-schemas.js';
 
 export const INSIGHT_DIMENSIONS = ['flagKey', 'variant', 'kind', 'reason', 'experimentId', 'iterationId', 'metricKey'] as const;
 export const INSIGHT_MEASURES = ['events', 'subjects', 'decisions', 'assignments', 'exposures', 'outcomes', 'metricSum', 'metricMean'] as const;
@@ -24,7 +24,7 @@ export const Filters = Type.Object(
 export type Filters = Static<typeof Filters>;
 
 const Format = Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('ndjson')], { default: 'json', description: 'json (default), csv (text/csv, a header row) or ndjson (application/x-ndjson, one row a line); csv and ndjson carry the metadata in X-Insights-* headers.' });
-const DeadlineAt = Type.Integer({ minimum: 1, description: 'Absolute Unix time in milliseconds; the earlier of this and X-Service-Deadline applies, within a 10-second budget.' });
+const DeadlineAt = SafeInteger({ minimum: 1, description: 'Absolute Unix time in milliseconds; the earlier of this and X-Service-Deadline applies, within a 10-second budget.' });
 
 export const AggregateQueryBody = Type.Object(
   {
@@ -62,7 +62,7 @@ export const EventQueryBody = Type.Object(
 export type EventQueryBody = Static<typeof EventQueryBody>;
 
 export const DeadlineHeaders = Type.Object({
-  'x-service-deadline': Type.Optional(Type.Integer({ minimum: 1, description: 'Absolute Unix time in milliseconds.' })),
+  'x-service-deadline': Type.Optional(SafeInteger({ minimum: 1, description: 'Absolute Unix time in milliseconds.' })),
 });
 
 const Window = Type.Object({ from: Timestamp(), to: Timestamp() }, { additionalProperties: false });
