@@ -15,10 +15,13 @@ type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B
 /** The JSON body an operation takes. */
 export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
 
-/** The JSON answer of an operation with `status` (by default whichever 2xx it declares). */
-export type ResponseBody<O extends OperationId, Status extends number = 200 | 201 | 202> = {
+/** A value as openapi-fetch types what it read: tuples become arrays ([number, number] → number[]). */
+type AsRead<T> = T extends (infer E)[] ? AsRead<E>[] : T extends object ? { [K in keyof T]: AsRead<T[K]> } : T;
+
+/** The JSON answer of an operation with `status` (by default whichever 2xx it declares), as a typed call returns it. */
+export type ResponseBody<O extends OperationId, Status extends number = 200 | 201 | 202> = AsRead<{
   [S in Status & keyof operations[O]['responses']]: JsonContent<operations[O]['responses'][S]>;
-}[Status & keyof operations[O]['responses']];
+}[Status & keyof operations[O]['responses']]>;
 
 /** The query parameters of an operation. */
 export type QueryOf<O extends OperationId> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
