@@ -8702,8 +8702,8 @@ export interface operations {
                     reason?: string;
                     /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
                     revision: number;
-                    /** @description draft → running; running ⇄ paused; running|paused → completed; completed → archived. */
-                    to: "running" | "paused" | "completed" | "archived";
+                    /** @description Any state: draft → running; running ⇄ paused; running|paused → completed; completed → archived. Every other move (back to draft, out of archived, to the state it is in) is 409 invalid_transition. */
+                    to: "draft" | "running" | "paused" | "completed" | "archived";
                     /** @description Only with to: completed: the winning variant key, recorded. */
                     winner?: string;
                 };
