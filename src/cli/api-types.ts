@@ -7368,7 +7368,8 @@ export interface operations {
                                 receivedAt: number;
                             };
                         };
-                        analysisDecision: "not_ready" | "continue" | "evidence_qualified";
+                        /** @description Information for people, nothing acts on it: guardrail_violation (a guardrail is breached in some treatment; first, whatever else holds), not_ready (too few units, or health fails), evidence_qualified (the primary metric's interval excludes 0), continue. */
+                        analysisDecision: "guardrail_violation" | "not_ready" | "evidence_qualified" | "continue";
                         /** @enum {string} */
                         analysisEngineVersion: "descriptive-v1";
                         diagnostics: string[];
