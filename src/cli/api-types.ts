@@ -13491,8 +13491,8 @@ export interface operations {
                 "application/json": {
                     appId: string;
                     env: string;
-                    /** @description Compare-and-swap: the current version. */
-                    version: number;
+                    /** @description Compare-and-swap when given: the current version (409 version_conflict otherwise). Without it the current secret is rotated whatever the version. */
+                    version?: number;
                 };
             };
         };
