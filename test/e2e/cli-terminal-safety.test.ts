@@ -3,10 +3,12 @@
 // shown as escapes there, while --json keeps every value exact (CONTRACT §7).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
 import { cliUser } from '../helpers/cli-runner.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 import { call } from '../helpers/fixtures.js';
 import { telemetryApp } from '../../src/modules/telemetry/ingestion/telemetry.fixtures.js';
+import { renderPairs, renderTable } from '../../src/cli/table.js';
 import { jsonForTerminal, visible } from '../../src/cli/terminal-text.js';
 
 const CLIPBOARD = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
@@ -26,6 +28,23 @@ test('visible() escapes C0, DEL, C1 and the Unicode controls; jsonForTerminal ke
   const json = JSON.stringify({ v: HOSTILE_VARIANT });
   assert.doesNotMatch(jsonForTerminal(json), RAW_CONTROL);
   assert.deepEqual(JSON.parse(jsonForTerminal(json)), { v: HOSTILE_VARIANT });
+});
+
+test('property: any text renders as one line per row with no raw control character, and JSON keeps it exact', () => {
+  // Full Unicode text, weighted towards the characters terminals act on.
+  const control = fc.constantFrom('\x1b', '\x00', '\x07', '\n', '\r', '\t', '\x7f', '\u0085', '\u009b', '\u202e', '\u2028', '\u2066');
+  const text = fc.array(fc.oneof(control, fc.string({ unit: 'grapheme' }), fc.string({ unit: 'binary' })), { maxLength: 8 }).map((parts) => parts.join(''));
+  fc.assert(fc.property(fc.array(fc.tuple(text, text), { minLength: 1, maxLength: 5 }), (rows) => {
+    const table = renderTable(['A', 'B'], rows, { maxCellWidth: 1000 });
+    assert.doesNotMatch(table, RAW_CONTROL);
+    assert.equal(table.split('\n').length, rows.length + 1);
+    const pairs = renderPairs(rows.map(([a, b]): [string, string] => [a, b]));
+    assert.doesNotMatch(pairs, RAW_CONTROL);
+    assert.equal(pairs.split('\n').length, rows.length);
+    const json = jsonForTerminal(JSON.stringify(rows, null, 2));
+    assert.doesNotMatch(json, RAW_CONTROL);
+    assert.deepEqual(JSON.parse(json), rows);
+  }), { numRuns: 300 });
 });
 
 test('hostile strings through insights events, insights query and list commands: escaped in tables, exact in --json', async (t) => {

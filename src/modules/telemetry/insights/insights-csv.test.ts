@@ -2,6 +2,7 @@
 // `'` in csv answers; numbers stay numbers, negative ones included; json and ndjson stay exact.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
 import { movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
@@ -19,6 +20,22 @@ test('neutraliseFormula prefixes exactly the OWASP starts', () => {
 test('renderCsv: text cells neutralised, numbers (negative too) and empty cells as they are', () => {
   const csv = renderCsv([{ bucketStart: 'b', dimensions: { variant: '=1+1' }, measures: { metricSum: -12.5, events: null } }], ['bucketStart', 'variant', 'metricSum', 'events'], false);
   assert.equal(csv, "bucketStart,variant,metricSum,events\nb,'=1+1,-12.5,\n");
+});
+
+test('property: no csv text cell starts like a formula, and stripping the added quote gives the value back', () => {
+  const start = fc.constantFrom('=', '+', '-', '@', '\t', '\r', "'", ' ', 'a', '');
+  const cell = fc.tuple(start, fc.string({ unit: 'grapheme', maxLength: 12 })).map(([a, b]) => a + b);
+  fc.assert(fc.property(fc.array(cell, { minLength: 1, maxLength: 4 }), fc.double({ noNaN: true, noDefaultInfinity: true }), (texts, value) => {
+    const columns = [...texts.map((_, i) => `c${i}`), 'n'];
+    const row = Object.fromEntries([...texts.map((t, i): [string, unknown] => [`c${i}`, t]), ['n', value]]);
+    const [, parsed] = parseCsv(renderCsv([row], columns, false));
+    texts.forEach((text, i) => {
+      const written = parsed![i]!;
+      assert.doesNotMatch(written, /^[=+\-@\t\r]/);
+      assert.equal(/^[=+\-@\t\r]/.test(text) ? written.slice(1) : written, text);
+    });
+    assert.equal(Number(parsed![texts.length]), value === 0 ? 0 : value, 'numbers stay numbers');
+  }), { numRuns: 300 });
 });
 
 for (const dialect of dialects) {
