@@ -8,7 +8,7 @@ import { ok, type ResponseBody } from '../api.js';
 import { action, type CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
-import { emit, printJson, printLine, printTable } from '../output.js';
+import { emit, printJson, printLine, printTable, show } from '../output.js';
 import { scoped } from './definitions.js';
 import { idempotencyKey } from './idempotency.js';
 
@@ -61,7 +61,8 @@ async function metricsById(ctx: CliContext, o: Scope): Promise<Map<string, Metri
 
 /** The human form of a results document: decision and health, per-variant units and rates or means, the comparisons, guardrails. */
 export function printResults(r: Results, metrics: Map<string, Metric>): void {
-  const name = (id: string) => metrics.get(id)?.name ?? id;
+  // Names and keys people chose go into lines: show() keeps each on its line (control characters escaped).
+  const name = (id: string) => show(metrics.get(id)?.name ?? id);
   printLine(`decision: ${r.analysisDecision}; SRM p ${formatP(r.health.srm.pValue)} (${r.health.srm.status}); multiple exposures ${r.health.multipleExposures.count}`);
   printLine(`aggregate ${r.aggregate.runId} pinned ${r.aggregate.pinnedAt}, lag ${r.freshness.lagSeconds} s`);
   const metricIds = [...new Set(r.aggregate.variants.flatMap((v) => Object.keys(v.metrics)))];
@@ -79,11 +80,11 @@ export function printResults(r: Results, metrics: Map<string, Metric>): void {
   printTable(['INFERENCE', 'METRIC', 'VARIANT', 'RELATIVE', 'CI', 'P'], [...rows('fixed', r.inference.fixedHorizon), ...rows('sequential', r.inference.sequential)], '');
   for (const g of r.health.guardrails) {
     const interval = g.ci ? `, interval [${formatPercent(g.ci[0], true)}, ${formatPercent(g.ci[1], true)}]` : '';
-    printLine(`guardrail ${name(g.metricId)} in ${g.variant}: ${g.status}${interval}, tolerated ${formatPercent(g.maxRelativeDegradation)}`);
+    printLine(`guardrail ${name(g.metricId)} in ${show(g.variant)}: ${g.status}${interval}, tolerated ${formatPercent(g.maxRelativeDegradation)}`);
   }
   // Diagnostics name metrics by id: the names read better.
   const named = (text: string) => [...metrics.values()].reduce((t, m) => t.replaceAll(m.id, m.name), text);
-  for (const d of r.diagnostics) printLine(`note: ${named(d)}`);
+  for (const d of r.diagnostics) printLine(`note: ${show(named(d))}`);
 }
 
 function printRun(run: Row): void {
