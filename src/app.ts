@@ -57,6 +57,12 @@ export interface AppDeps {
   dbHandle: DbHandle;
   /** Suffix of the notification channel, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
+  /**
+   * How often delivery polls the store for configuration changes a notification may have missed
+   * (default 500 ms). null turns the polling off, so only notifications carry changes between
+   * processes: a test proves LISTEN/NOTIFY with it.
+   */
+  configPollIntervalMs?: number | null;
   config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
@@ -143,7 +149,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret, requiredApprovals: apps.requiredApprovals });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });
-  const delivery = createDeliveryService({ db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log, metrics: metrics.delivery });
+  const delivery = createDeliveryService({
+    db, configStore, access: apps, planOf: auth.planOf, quotas: config.quotas, secret: config.secret, log: app.log, metrics: metrics.delivery, pollIntervalMs: deps.configPollIntervalMs,
+  });
 
   const ready = async () => {
     try {

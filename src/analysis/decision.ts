@@ -1,14 +1,18 @@
 // analysisDecision (issue 12): information for people, never acted on automatically.
-//   not_ready           some variant has fewer than minimumUnitsPerVariant units, or health fails;
-//   evidence_qualified  health passes and the primary metric's interval for some treatment excludes 0
-//                       (the sequential interval when the experiment is analysed sequentially);
-//   continue            otherwise.
+//   guardrail_violation  a guardrail metric is breached in some treatment: its fixed-horizon relative
+//                        interval lies wholly beyond the tolerated degradation (guardrailStatus). A
+//                        harm shown at the experiment's alpha is never hidden behind the others, so
+//                        it comes first, whatever the units and health say;
+//   not_ready            some variant has fewer than minimumUnitsPerVariant units, or health fails;
+//   evidence_qualified   health passes and the primary metric's interval for some treatment excludes 0
+//                        (the sequential interval when the experiment is analysed sequentially);
+//   continue             otherwise.
 // The relative effect's interval is the one read (the scale results are shown on); when the relative
 // effect is unavailable (control mean 0) the absolute one is.
 import type { HealthStatus } from './health.js';
 import type { ComparisonResult, EffectResult } from './inference.js';
 
-export type AnalysisDecision = 'not_ready' | 'evidence_qualified' | 'continue';
+export type AnalysisDecision = 'guardrail_violation' | 'not_ready' | 'evidence_qualified' | 'continue';
 
 export interface DecisionInput {
   minimumUnitsPerVariant: number;
@@ -18,6 +22,8 @@ export interface DecisionInput {
   multipleExposures: HealthStatus;
   /** The primary metric's comparisons of each treatment with control, on the scale the experiment uses. */
   primary: readonly ComparisonResult[];
+  /** The status of every guardrail metric in every treatment (none when the experiment has no guardrails). */
+  guardrails?: readonly GuardrailStatus[];
 }
 
 /** Health fails on a sample-ratio mismatch or too many multiple exposures. */
@@ -34,7 +40,9 @@ export function intervalExcludesZero(e: EffectResult): boolean {
 }
 
 export function analysisDecision(input: DecisionInput): AnalysisDecision {
-  if (input.unitsPerVariant.length < 2 || input.unitsPerVariant.some((u) => u < input.minimumUnitsPerVariant)) return 'not_ready';
+  if (input.unitsPerVariant.length < 2) return 'not_ready';
+  if (input.guardrails?.includes('breached')) return 'guardrail_violation';
+  if (input.unitsPerVariant.some((u) => u < input.minimumUnitsPerVariant)) return 'not_ready';
   if (!healthPasses(input.srm, input.multipleExposures)) return 'not_ready';
   const qualified = input.primary.some((c) => {
     const e = decisiveEffect(c);

@@ -1,5 +1,9 @@
 // The CLI's only way to the service: fetch with the CLI's headers, JSON in and out, and errors turned
-// into ApiError (the server answered) or NetworkError (it could not be reached).
+// into ApiError (the server answered) or NetworkError (it could not be reached). Two ways in, one
+// exchange underneath: `api`, typed from the served OpenAPI document (api.ts), for the commands
+// that use it, and request/get/post/patch/delete with a caller-named type for the others.
+import createClient, { type Client } from 'openapi-fetch';
+import type { paths } from './api-types.js';
 import { ApiError, NetworkError, UsageError, apiErrorFrom } from './errors.js';
 
 export const CLI_VERSION = '0.1.0';
@@ -37,9 +41,24 @@ function describeCause(err: unknown): string {
   return e?.message ?? String(err);
 }
 
+const parseBody = (text: string): unknown => {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+};
+
 export class ApiClient {
   readonly baseUrl: string;
   readonly token?: string;
+  /**
+   * Typed calls: paths, path and query parameters, bodies and answers as the server's OpenAPI
+   * document declares them (`npm run generate:api-types`). A status outside 2xx throws ApiError, so
+   * `data` is the answer; `ok()` of api.ts unwraps it.
+   */
+  readonly api: Client<paths>;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -50,6 +69,15 @@ export class ApiClient {
     } catch {
       throw new UsageError(`invalid server URL "${options.baseUrl}"`, 'Give --url or ENSIGN_URL as http(s)://host:port.');
     }
+    this.api = createClient<paths>({
+      baseUrl: this.baseUrl,
+      headers: this.headersFor(this.token),
+      fetch: async (request) => {
+        const res = await this.exchange(request);
+        if (!res.ok) throw await this.failure(res, this.token);
+        return res;
+      },
+    });
   }
 
   url(path: string, query?: Record<string, QueryValue>): string {
@@ -59,42 +87,44 @@ export class ApiClient {
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
   }
 
+  private headersFor(token: string | null | undefined, extra: Record<string, string> = {}): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `ensign-cli/${CLI_VERSION}`, 'x-ensign-source': 'cli', ...extra };
+    if (token) headers.authorization = `Bearer ${token}`;
+    return headers;
+  }
+
+  /** One request on the wire, with the timeout; no answer at all is a NetworkError. */
+  private async exchange(request: Request): Promise<Response> {
+    try {
+      return await fetch(request, { signal: AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      throw new NetworkError(this.baseUrl, describeCause(err));
+    }
+  }
+
+  /** The ApiError of an answer outside 2xx, with the login hint when no credential was sent. */
+  private async failure(res: Response, token: string | null | undefined): Promise<ApiError> {
+    const text = await res.text();
+    const error = apiErrorFrom(res.status, parseBody(text), text, res.headers.get('x-request-id') ?? undefined);
+    if (res.status === 401 && !token) {
+      const hint = `Not logged in to ${this.baseUrl}: run \`ensign login --email <email>\` (add --url if the server is elsewhere) or set ENSIGN_TOKEN.`;
+      return new ApiError(error.status, error.code, error.message, hint, error.body, error.requestId, error.details);
+    }
+    return error;
+  }
+
   async request<T = unknown>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
     const token = options.token === undefined ? this.token : options.token;
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'user-agent': `ensign-cli/${CLI_VERSION}`,
-      'x-ensign-source': 'cli',
-      ...options.headers,
-    };
-    if (token) headers.authorization = `Bearer ${token}`;
+    const headers = this.headersFor(token, options.headers);
     let payload: string | undefined;
     if (options.body !== undefined) {
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(options.body);
     }
-    let res: Response;
-    try {
-      res = await fetch(this.url(path, options.query), { method, headers, body: payload, signal: AbortSignal.timeout(TIMEOUT_MS) });
-    } catch (err) {
-      throw new NetworkError(this.baseUrl, describeCause(err));
-    }
+    const res = await this.exchange(new Request(this.url(path, options.query), { method, headers, body: payload }));
+    if (!res.ok && !options.accept?.includes(res.status)) throw await this.failure(res, token);
     const text = res.status === 204 || res.status === 304 ? '' : await res.text();
-    let body: unknown = null;
-    if (text) {
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = text;
-      }
-    }
-    if (res.ok || options.accept?.includes(res.status)) return { status: res.status, headers: res.headers, body: body as T, text };
-    const error = apiErrorFrom(res.status, body, text, res.headers.get('x-request-id') ?? undefined);
-    if (res.status === 401 && !token) {
-      const hint = `Not logged in to ${this.baseUrl}: run \`ensign login --email <email>\` (add --url if the server is elsewhere) or set ENSIGN_TOKEN.`;
-      throw new ApiError(error.status, error.code, error.message, hint, error.body, error.requestId, error.details);
-    }
-    throw error;
+    return { status: res.status, headers: res.headers, body: parseBody(text) as T, text };
   }
 
   get<T = unknown>(path: string, options?: RequestOptions) {

@@ -6,6 +6,19 @@ import { EXIT_USAGE } from './errors.js';
 import { printError } from './output.js';
 import { buildProgram } from './program.js';
 
+/**
+ * A reader that stops early (`ensign … | head`) closes the pipe; the next write fails with EPIPE,
+ * emitted as an 'error' event that would end the process with a stack trace. Nobody reads what
+ * follows, so the command ends at once and quietly, with the status it had so far (0 unless it had
+ * already failed), as `yes | head` does.
+ */
+function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit();
+    throw err;
+  });
+}
+
 async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
   try {
@@ -19,4 +32,6 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
+exitQuietlyOnClosedPipe(process.stdout);
+exitQuietlyOnClosedPipe(process.stderr);
 await main(process.argv);

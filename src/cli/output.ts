@@ -1,12 +1,27 @@
 // Everything the CLI prints: JSON for --json, tables and label/value lists for people, notes and
-// errors on stderr. Commands never write to the console directly.
+// errors on stderr. Commands never write to the console directly. Human output never carries a raw
+// control character (terminal-text.ts): tables and pairs escape every one in their cells, and lines
+// and notes every one but the line feeds that separate the command's own lines.
 import { ApiError, CliError } from './errors.js';
 import { renderPairs, renderTable, type Cell, type TableOptions } from './table.js';
+import { jsonForTerminal, visible } from './terminal-text.js';
 
-const write = (stream: NodeJS.WriteStream, text: string) => stream.write(text.endsWith('\n') ? text : `${text}\n`);
+const terminated = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+const write = (stream: NodeJS.WriteStream, text: string) => stream.write(terminated(visible(text, true)));
 
+/** The value as indented JSON, exact once parsed (jsonForTerminal only re-spells characters inside strings). */
 export function printJson(value: unknown): void {
-  write(process.stdout, JSON.stringify(value, null, 2));
+  process.stdout.write(terminated(jsonForTerminal(JSON.stringify(value, null, 2))));
+}
+
+/**
+ * csv or ndjson as the server sent it. ndjson's lines are JSON, re-spelled as printJson does (the
+ * same values); csv is written byte for byte to a file or a pipe, and with its control characters
+ * escaped (line feeds kept) when stdout is a terminal, where nobody parses it.
+ */
+export function printRaw(format: 'csv' | 'ndjson', text: string): void {
+  if (format === 'ndjson') process.stdout.write(jsonForTerminal(text));
+  else process.stdout.write(process.stdout.isTTY ? visible(text, true) : text);
 }
 
 export function printLine(text = ''): void {
@@ -26,11 +41,13 @@ export function note(text: string): void {
   write(process.stderr, text);
 }
 
-/** Compact text for a table cell or a label/value line: strings as they are, anything else as JSON. */
+/**
+ * Compact text for a table cell or a label/value line: strings as they are, anything else as JSON;
+ * control characters escaped, line feeds included, so a value never breaks the line it is put in.
+ */
 export function show(value: unknown): string {
   if (value === undefined || value === null) return '-';
-  if (typeof value === 'string') return value;
-  return JSON.stringify(value);
+  return visible(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** Prints the JSON body when --json is set, else runs the human renderer. */

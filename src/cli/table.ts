@@ -1,4 +1,6 @@
 // A small aligned-table renderer for human output: no dependency, no colours, no box drawing.
+// Every cell and label is shown with its control characters escaped (terminal-text.ts).
+import { visible } from './terminal-text.js';
 
 export type Cell = string | number | boolean | null | undefined;
 
@@ -10,12 +12,13 @@ export interface TableOptions {
 }
 
 const cellText = (cell: Cell, max: number): string => {
-  const text = cell === null || cell === undefined || cell === '' ? '-' : String(cell).replace(/\s*\n\s*/g, ' ');
+  const text = cell === null || cell === undefined || cell === '' ? '-' : visible(String(cell));
   return text.length > max ? `${text.slice(0, Math.max(1, max - 1))}…` : text;
 };
 
 /** Renders headers and rows as aligned columns, no trailing spaces; columns holding only numbers align right. */
 export function renderTable(headers: string[], rows: Cell[][], options: TableOptions = {}): string {
+  headers = headers.map((h) => visible(h));
   const gap = options.gap ?? '  ';
   const max = options.maxCellWidth ?? 60;
   const texts = rows.map((row) => headers.map((_, i) => cellText(row[i], max)));
@@ -31,6 +34,7 @@ export function renderTable(headers: string[], rows: Cell[][], options: TableOpt
 
 /** Renders label/value pairs as two aligned columns ("label:  value"). */
 export function renderPairs(pairs: [string, Cell][]): string {
-  const width = Math.max(0, ...pairs.map(([label]) => label.length + 1));
-  return pairs.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value === null || value === undefined || value === '' ? '-' : String(value)}`.trimEnd()).join('\n');
+  const shown = pairs.map(([label, value]): [string, string] => [visible(label), value === null || value === undefined || value === '' ? '-' : visible(String(value))]);
+  const width = Math.max(0, ...shown.map(([label]) => label.length + 1));
+  return shown.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`.trimEnd()).join('\n');
 }

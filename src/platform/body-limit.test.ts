@@ -109,20 +109,67 @@ for (const dialect of dialects) {
       }
     });
 
-    test('past the discard cap the server stops reading and closes, whatever the client says it sends', async (t) => {
+    test('past the discard cap the server stops reading and closes at once, whatever the client says it sends', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const base = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
-      // Declares far more than the cap: answered at once (the client may see a reset: it was told
-      // nothing it could use by sending on), and the connection does not stay open.
-      const closed = await new Promise<string>((resolve) => {
+      /**
+       * Sends `head` (and `body`), then waits for the server to close the connection: what it
+       * answered and how long the close took. The request timeout (30 s) would close it too, so the
+       * time is what proves the close.
+       */
+      const closedAfter = (head: string, body: Buffer | string = '') => new Promise<{ received: string; ms: number }>((resolve) => {
+        const started = Date.now();
         const socket = connect(Number(base.port), base.hostname);
         let received = '';
         socket.on('data', (chunk) => (received += chunk));
         socket.on('error', () => undefined);
-        socket.on('close', () => resolve(received));
-        socket.write(`POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MAX_DISCARDED_BODY_BYTES * 4}\r\n\r\n{"pad":"`);
+        // Not closed within 5 s: it was left to the request timeout.
+        const giveUp = setTimeout(() => socket.destroy(), 5000);
+        socket.on('close', () => {
+          clearTimeout(giveUp);
+          resolve({ received, ms: Date.now() - started });
+        });
+        socket.write(head);
+        if (body.length > 0) socket.write(body);
       });
-      assert.match(closed, /^HTTP\/1\.1 413 /);
+      // Declares far more than the cap: answered at once (the client may see a reset: it was told
+      // nothing it could use by sending on), and the connection closed with it.
+      const declared = await closedAfter(`POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MAX_DISCARDED_BODY_BYTES * 4}\r\n\r\n{"pad":"`);
+      assert.match(declared.received, /^HTTP\/1\.1 413 /);
+      assert.match(declared.received, /\r\nconnection: close\r\n/i);
+      assert.ok(declared.ms < 2000, `closed after ${declared.ms} ms (the server left it open)`);
+      // Chunked past the cap: the same.
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      const pieces = Array.from({ length: Math.ceil(MAX_DISCARDED_BODY_BYTES / chunk.length) + 2 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+      const streamed = await closedAfter('POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', Buffer.concat(pieces));
+      assert.match(streamed.received, /^HTTP\/1\.1 413 /);
+      assert.match(streamed.received, /\r\nconnection: close\r\n/i);
+      assert.ok(streamed.ms < 4000, `closed after ${streamed.ms} ms (the server left it open)`);
+    });
+
+    test('an over-limit body read to its end leaves the connection usable (keep-alive)', async (t) => {
+      const { app } = await buildTestApp(t, { dialect });
+      const base = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
+      const body = bodyOf(2 * 1024 * 1024);
+      const answers = await new Promise<string>((resolve) => {
+        const socket = connect(Number(base.port), base.hostname);
+        let received = '';
+        socket.on('data', (chunk) => {
+          received += chunk;
+          // Two answers: the 413, then the health check sent on the same connection.
+          if ((received.match(/HTTP\/1\.1 /g) ?? []).length === 2 && received.endsWith('}')) {
+            socket.destroy();
+            resolve(received);
+          }
+        });
+        socket.on('error', () => resolve(received));
+        socket.write(`POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+        socket.write(body);
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+      });
+      assert.match(answers, /^HTTP\/1\.1 413 /);
+      assert.doesNotMatch(answers.split('HTTP/1.1 200')[0]!, /connection: close/i);
+      assert.match(answers, /HTTP\/1\.1 200 OK[\s\S]*"status":"ok"/);
     });
   });
 }

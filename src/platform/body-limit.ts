@@ -69,14 +69,21 @@ function limited(source: Readable, limit: number): Readable {
 type PreParsingDone = (error: Error | null, payload?: Readable) => void;
 
 /** The preParsing hook (callback style: no promise per request on the hot routes). */
-function discardOverLimitBodies(request: FastifyRequest, _reply: FastifyReply, payload: Readable, done: PreParsingDone) {
+function discardOverLimitBodies(request: FastifyRequest, reply: FastifyReply, payload: Readable, done: PreParsingDone) {
   const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY;
   const declared = request.headers['content-length'];
   if (declared !== undefined) {
     // Fastify itself answers a malformed length (400) and a body that differs from it.
     const length = Number(declared);
     if (!(length > limit)) return done(null, payload);
-    if (length > MAX_DISCARDED_BODY_BYTES) return done(payloadTooLarge());
+    if (length > MAX_DISCARDED_BODY_BYTES) {
+      // The body stays unread, so the connection cannot carry another request: the answer says
+      // Connection: close and Node closes the socket once it is written, not at the request
+      // timeout. (A body that fails while it is read, as a chunked one past the cap does, gets
+      // Connection: close from Fastify's body reader.)
+      reply.header('connection', 'close');
+      return done(payloadTooLarge());
+    }
     return discard(payload, MAX_DISCARDED_BODY_BYTES, () => done(payloadTooLarge()));
   }
   if (request.headers['transfer-encoding'] !== undefined) return done(null, limited(payload, limit));

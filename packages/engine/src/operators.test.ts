@@ -43,21 +43,21 @@ const cases: Record<Operator, Case> = {
   gte: { values: [10], holds: [10, 11], fails: [9.99], mismatches: [...ABSENT, '50', [50]] },
   semverEq: {
     values: ['1.4.0', '2.0.0-beta.1'],
-    holds: ['1.4.0', 'v1.4.0', 'V1.4.0', '1.4', 'v1.4', '1.4.0+build.7', '2.0.0-beta.1'],
-    fails: ['1.4.1', '1', 1, '2.0.0', '2.0.0-beta.2'],
-    mismatches: [...ABSENT, ' 1.4.0', '=1.4.0', 'vv1.4.0', '1.4.0.0', '01.4.0', '1.4-beta', 'latest', 1.4, -1, ['1.4.0']],
+    holds: ['1.4.0', 'v1.4.0', 'V1.4.0', '1.4', 'v1.4', '1.4.0+build.7', '2.0.0-beta.1', 1.4],
+    fails: ['1.4.1', '1', 1, '2.0.0', '2.0.0-beta.2', 1.41],
+    mismatches: [...ABSENT, ' 1.4.0', '=1.4.0', 'vv1.4.0', '1.4.0.0', '01.4.0', '1.4-beta', 'latest', -1, -1.4, 1e21, Infinity, ['1.4.0']],
   },
   semverLt: {
     values: ['2.0.0'],
-    holds: ['1.9.9', '2.0.0-rc.1', 'v1.0.0', '1.9', '1', 1],
-    fails: ['2.0.0', '2', 2, '2.0.1', '10.0.0'],
-    mismatches: [...ABSENT, 1.9, 'one', '1.9.x'],
+    holds: ['1.9.9', '2.0.0-rc.1', 'v1.0.0', '1.9', '1', 1, 1.9, 0.5],
+    fails: ['2.0.0', '2', 2, '2.0.1', '10.0.0', 2.0, 2.5],
+    mismatches: [...ABSENT, 'one', '1.9.x', -0.5],
   },
   semverGt: {
     values: ['2'],
-    holds: ['2.0.1', '10.0.0', '2.1.0-alpha', '3', 3],
-    fails: ['2.0.0', '1.99.99', '2.0.0-rc.1'],
-    mismatches: [...ABSENT, '3.', 3.5, NaN],
+    holds: ['2.0.1', '10.0.0', '2.1.0-alpha', '3', 3, 3.5, 2.1],
+    fails: ['2.0.0', '1.99.99', '2.0.0-rc.1', 1.99],
+    mismatches: [...ABSENT, '3.', NaN, -Infinity],
   },
   before: {
     values: ['2026-06-01T00:00:00Z'],
@@ -96,6 +96,16 @@ describe('operators', () => {
       });
     });
   }
+
+  test('a context number is read as JavaScript writes it, as OpenFeature\'s sem_ver does: 1.2 is 1.2.0, 1.10 is 1.1.0', () => {
+    assert.equal(compileOperator('semverEq', ['1.2.0'])(1.2), true);
+    assert.equal(compileOperator('semverEq', ['1.1.0'])(1.10), true, '1.10 is the number 1.1');
+    assert.equal(compileOperator('semverGt', ['1.9.0'])(1.10), false);
+    assert.equal(compileOperator('semverEq', ['0.0.0'])(-0), true);
+    assert.equal(compileOperator('semverGt', ['1.0.0'])(1.2345), true, '1.2345 is 1.2345.0');
+    // Read the same way whether parsed once or from the cache.
+    for (let i = 0; i < 3; i++) assert.equal(compileOperator('semverLt', ['1.3'])(1.2), true);
+  });
 
   test('several values: positive operators match any, negated ones none', () => {
     assert.equal(compileOperator('eq', ['a', 'b'])('b'), true);

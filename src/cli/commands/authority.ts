@@ -1,27 +1,16 @@
 // The four-eyes authority workflow from the command line (issue 9): propose (from a flag edit, a
 // bulk file or a rollback), proposals list / show, approve, execute, readback, and scoped tokens.
 import { Option, type Command } from 'commander';
+import { ok, type RequestBody, type ResponseBody } from '../api.js';
 import { action, scopeOptions, type CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger, readJsonFile } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
-import { setBody, type SetOptions } from './flags.js';
+import { flagFieldOptions, flagFields, type FlagFieldOptions } from './flags.js';
 import { summarizeChange } from './guarded-changes.js';
 import { currentVersion, printPlan, rollbackOptions, rollbackRequest, type RollbackOptions, type RollbackPlan } from './rollback.js';
 
-interface Proposal {
-  id: string;
-  env: string;
-  baseVersion: number;
-  change: { kind: string; body: Record<string, unknown> };
-  preview: { resultVersion: number; changes: RollbackPlan['changes'] };
-  digest: string;
-  proposedBy: { type: string; userId?: string; keyFingerprint?: string };
-  requiredApprovals: number;
-  reason: string | null;
-  createdAt: string;
-  expiresAt: string;
-}
+type Proposal = ResponseBody<'proposeChange'>['proposal'];
 
 interface Approval {
   id: string;
@@ -76,17 +65,18 @@ function printProposal(p: Proposal): void {
   printTable(['OP', 'RESOURCE', 'KEY', 'PATH', 'BEFORE', 'AFTER'], p.preview.changes.map((c) => [c.op, c.resourceType, c.key, c.path, 'before' in c ? show(c.before) : '', 'after' in c ? show(c.after) : '']), 'No changes.');
 }
 
-async function propose(ctx: CliContext, o: ProposeOptions, change: { kind: string; body: Record<string, unknown> }, baseVersion?: number) {
+/** POST /api/v1/authority/propose, typed from the OpenAPI document (api.ts). */
+async function propose(ctx: CliContext, o: ProposeOptions, change: RequestBody<'proposeChange'>['change'], baseVersion?: number) {
   const base = baseVersion ?? (o.baseVersion !== undefined ? parseInteger('--base-version', o.baseVersion) : await currentVersion(ctx, o.app, o.env));
-  const body = {
+  const body: RequestBody<'proposeChange'> = {
     appId: o.app, env: o.env, baseVersion: base, change,
     ...(o.reason ? { reason: o.reason } : {}),
     ...(o.expiresIn !== undefined ? { expiresInSeconds: parseInteger('--expires-in', o.expiresIn, 300) } : {}),
   };
-  const res = await ctx.client.post<{ proposal: Proposal }>('/api/v1/authority/propose', body);
-  emit(ctx.json, res.body, () => {
-    printProposal(res.body.proposal);
-    printLine(`\nask another member: ensign approve ${res.body.proposal.id} --app ${o.app} --env ${o.env} --digest ${res.body.proposal.digest}`);
+  const answer = await ok(ctx.client.api.POST('/api/v1/authority/propose', { body }));
+  emit(ctx.json, answer, () => {
+    printProposal(answer.proposal);
+    printLine(`\nask another member: ensign approve ${answer.proposal.id} --app ${o.app} --env ${o.env} --digest ${answer.proposal.digest}`);
   });
 }
 
@@ -105,20 +95,10 @@ async function digestFor(ctx: CliContext, app: string, id: string, given?: strin
 function registerPropose(program: Command): void {
   const cmd = program.command('propose').description('propose a configuration change for approval (authority workflow)');
 
-  proposing(cmd.command('set <key>').description('propose a flag change, as `ensign flags set` takes it'))
-    .addOption(new Option('--type <type>', 'value type').choices(['bool', 'string', 'number', 'json']))
-    .option('--value <value>', 'default value: JSON or plain text for strings')
-    .option('--client-enabled <bool>', 'true to serve the flag to pub_ keys')
-    .option('--description <text>', 'free text')
-    .option('--rollout <json>', '{"percentage":25,"value":true} or null')
-    .option('--variants <json>', '[{"key":"a","value":…,"weight":50},…] or null')
-    .option('--rules <json>', '[{"id":"beta","conditions":[…],"serve":{…}}]')
-    .option('--overrides <json>', '{"<targetingKey>": <value>}')
-    .option('--metadata <json>', 'free JSON object')
-    .addOption(new Option('--op <op>', 'upsert (default), create or update').choices(['create', 'update', 'upsert']))
-    .action(action(async (ctx, key: string, o: ProposeOptions & SetOptions) => {
-      const { appId: _a, env: _e, ...body } = setBody(key, o);
-      await propose(ctx, o, { kind: 'flag.patch', body });
+  // Every field `flags set` takes (flagFieldOptions); --base-version stands for its --expected-version.
+  flagFieldOptions(proposing(cmd.command('set <key>').description('propose a flag change, as `ensign flags set` takes it')))
+    .action(action(async (ctx, key: string, o: ProposeOptions & FlagFieldOptions) => {
+      await propose(ctx, o, { kind: 'flag.patch', body: flagFields(key, o) });
     }));
 
   proposing(cmd.command('toggle <key>').description('propose flipping a bool flag'))

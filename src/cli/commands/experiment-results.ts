@@ -4,10 +4,11 @@
 //   ensign experiments recompute <id> [--iteration … --revision …] [--prior-watermark <receivedAt>/<eventId>] [--wait]
 //   ensign experiments run <id> <runId>
 import type { Command } from 'commander';
+import { ok, type ResponseBody } from '../api.js';
 import { action, type CliContext } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
-import { emit, printLine, printTable } from '../output.js';
+import { emit, printJson, printLine, printTable, show } from '../output.js';
 import { scoped } from './definitions.js';
 import { idempotencyKey } from './idempotency.js';
 
@@ -25,7 +26,66 @@ async function iterationOf(ctx: CliContext, id: string, o: IterationOptions): Pr
   return { iterationId: o.iteration ?? current.id, iterationRevision: o.revision === undefined ? current.revision : parseInteger('--revision', o.revision, 1) };
 }
 
-const fixed = (x: number | null | undefined, digits = 5) => (x === null || x === undefined ? '-' : x.toFixed(digits));
+type Results = ResponseBody<'getExperimentResults'>;
+type Metric = ResponseBody<'listMetrics'>['metrics'][number];
+
+/** A p-value: four decimals, and scientific notation below 0.001 (5.5e-8, never 0.0000). */
+export function formatP(p: number | null | undefined): string {
+  if (p === null || p === undefined) return '-';
+  if (p === 0) return '0';
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(4);
+}
+
+/** A plain number: up to four decimals, scientific notation when that would hide it or it is huge. */
+export function formatNumber(x: number | null | undefined): string {
+  if (x === null || x === undefined) return '-';
+  if (x === 0) return '0';
+  const size = Math.abs(x);
+  return size < 0.001 || size >= 1e12 ? x.toExponential(2) : String(Number(x.toFixed(4)));
+}
+
+/** A fraction as a percentage (0.1234 → 12.34 %), signed for effects. */
+export function formatPercent(x: number | null | undefined, signed = false): string {
+  if (x === null || x === undefined) return '-';
+  const percent = x * 100;
+  const sign = signed && percent > 0 ? '+' : '';
+  const size = Math.abs(percent);
+  return `${sign}${percent !== 0 && (size < 0.01 || size >= 1e12) ? percent.toExponential(1) : percent.toFixed(2)} %`;
+}
+
+/** Metric names and kinds by id, from the environment's metrics (head revisions). */
+async function metricsById(ctx: CliContext, o: Scope): Promise<Map<string, Metric>> {
+  const { metrics } = await ok(ctx.client.api.GET('/api/v1/metrics', { params: { query: { appId: o.app, env: o.env } } }));
+  return new Map(metrics.map((m) => [m.id, m]));
+}
+
+/** The human form of a results document: decision and health, per-variant units and rates or means, the comparisons, guardrails. */
+export function printResults(r: Results, metrics: Map<string, Metric>): void {
+  // Names and keys people chose go into lines: show() keeps each on its line (control characters escaped).
+  const name = (id: string) => show(metrics.get(id)?.name ?? id);
+  printLine(`decision: ${r.analysisDecision}; SRM p ${formatP(r.health.srm.pValue)} (${r.health.srm.status}); multiple exposures ${r.health.multipleExposures.count}`);
+  printLine(`aggregate ${r.aggregate.runId} pinned ${r.aggregate.pinnedAt}, lag ${r.freshness.lagSeconds} s`);
+  const metricIds = [...new Set(r.aggregate.variants.flatMap((v) => Object.keys(v.metrics)))];
+  // A proportion's mean is its rate (converted units / units); other kinds show their mean per unit.
+  const perUnit = (id: string, stat: { mean: number } | undefined) => (stat === undefined ? '-' : metrics.get(id)?.kind === 'proportion' ? formatPercent(stat.mean) : formatNumber(stat.mean));
+  printTable(
+    ['VARIANT', 'UNITS', ...metricIds.map((id) => `${name(id)} (${metrics.get(id)?.kind === 'proportion' ? 'rate' : 'mean'})`)],
+    r.aggregate.variants.map((v) => [v.key, v.units, ...metricIds.map((id) => perUnit(id, v.metrics[id]))]),
+    '',
+  );
+  const rows = (label: string, list: Results['inference']['fixedHorizon'] | undefined) => (list ?? []).map((c) => [
+    label, name(c.metricId), c.variant, formatPercent(c.relative?.effect, true),
+    c.relative ? `[${formatPercent(c.relative.ci[0], true)}, ${formatPercent(c.relative.ci[1], true)}]` : '-', formatP(c.relative?.pValue),
+  ]);
+  printTable(['INFERENCE', 'METRIC', 'VARIANT', 'RELATIVE', 'CI', 'P'], [...rows('fixed', r.inference.fixedHorizon), ...rows('sequential', r.inference.sequential)], '');
+  for (const g of r.health.guardrails) {
+    const interval = g.ci ? `, interval [${formatPercent(g.ci[0], true)}, ${formatPercent(g.ci[1], true)}]` : '';
+    printLine(`guardrail ${name(g.metricId)} in ${show(g.variant)}: ${g.status}${interval}, tolerated ${formatPercent(g.maxRelativeDegradation)}`);
+  }
+  // Diagnostics name metrics by id: the names read better.
+  const named = (text: string) => [...metrics.values()].reduce((t, m) => t.replaceAll(m.id, m.name), text);
+  for (const d of r.diagnostics) printLine(`note: ${show(named(d))}`);
+}
 
 function printRun(run: Row): void {
   const w = run.watermark ? ` at watermark ${run.watermark.receivedAt}/${run.watermark.eventId}` : '';
@@ -42,17 +102,9 @@ export function registerExperimentResultsCommands(experiments: Command): void {
   iterationOptions(experiments.command('results <id>').description('descriptive-v1 results of an iteration'))
     .action(action(async (ctx, id: string, o: IterationOptions) => {
       const query = await iterationOf(ctx, id, o);
-      const res = await ctx.client.get<Row>(`${base(id)}/results`, { query: { appId: o.app, env: o.env, ...query } });
-      emit(ctx.json, res.body, () => {
-        const r = res.body;
-        printLine(`decision: ${r.analysisDecision}; SRM p ${fixed(r.health.srm.pValue)} (${r.health.srm.status}); multiple exposures ${r.health.multipleExposures.count}`);
-        printLine(`aggregate ${r.aggregate.runId} pinned ${r.aggregate.pinnedAt}, lag ${r.freshness.lagSeconds} s`);
-        printTable(['VARIANT', 'UNITS'], r.aggregate.variants.map((v: Row) => [v.key, v.units]), '');
-        const rows = (label: string, list: Row[] | undefined) => (list ?? []).map((c) => [label, c.metricId, c.variant, fixed(c.relative?.effect), `[${fixed(c.relative?.ci[0])}, ${fixed(c.relative?.ci[1])}]`, fixed(c.relative?.pValue)]);
-        printTable(['INFERENCE', 'METRIC', 'VARIANT', 'RELATIVE', 'CI', 'P'], [...rows('fixed', r.inference.fixedHorizon), ...rows('sequential', r.inference.sequential)], '');
-        for (const g of r.health.guardrails as Row[]) printLine(`guardrail ${g.metricId} in ${g.variant}: ${g.status}`);
-        for (const d of r.diagnostics as string[]) printLine(`note: ${d}`);
-      });
+      const results = await ok(ctx.client.api.GET('/api/v1/experiments/{id}/results', { params: { path: { id }, query: { appId: o.app, env: o.env, ...query } } }));
+      if (ctx.json) printJson(results);
+      else printResults(results, await metricsById(ctx, o));
     }));
 
   iterationOptions(experiments.command('recompute <id>').description('queue an aggregation run of an iteration'))

@@ -88,9 +88,10 @@ export function registerExportsCommands(program: Command): void {
     }));
 
   envOptions(exports.command('rotate-secret <id>').description('new signing secret (shown once); the old one keeps signing for 24 hours'))
-    .requiredOption('--expected-version <n>', 'the destination\'s current version (compare-and-swap)')
-    .action(action(async (ctx, id: string, o: { app: string; env: string; expectedVersion: string }) => {
-      const res = await ctx.client.post<{ destination: Destination; signingSecret: string }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/rotate-secret`, { appId: o.app, env: o.env, version: parseInteger('--expected-version', o.expectedVersion, 1) });
+    .option('--expected-version <n>', 'rotate only if the destination is at this version (compare-and-swap)')
+    .action(action(async (ctx, id: string, o: { app: string; env: string; expectedVersion?: string }) => {
+      const version = o.expectedVersion === undefined ? {} : { version: parseInteger('--expected-version', o.expectedVersion, 1) };
+      const res = await ctx.client.post<{ destination: Destination; signingSecret: string }>(`/api/v1/telemetry/exports/${encodeURIComponent(id)}/rotate-secret`, { appId: o.app, env: o.env, ...version });
       emit(ctx.json, res.body, () => { printDestination(res.body.destination); printSecret(res.body.signingSecret); });
     }));
 

@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { action, scopeOptions } from '../context.js';
 import { UsageError } from '../errors.js';
 import { parseInteger } from '../input.js';
-import { emit, note, printLine, printTable, show } from '../output.js';
+import { emit, note, printLine, printRaw, printTable, show } from '../output.js';
 
 const FORMATS = ['json', 'csv', 'ndjson'];
 const DAY_MS = 86_400_000;
@@ -48,9 +48,9 @@ const withWindowOptions = (command: Command) =>
     .option('--deadline <ms>', 'give up after this many milliseconds (at most 10,000 apply)');
 
 /** Prints csv or ndjson as the server sent it; true when it did. */
-function printRaw(format: string, res: { text: string; headers: Headers }): boolean {
-  if (format === 'json') return false;
-  process.stdout.write(res.text);
+function printFormatted(format: string, res: { text: string; headers: Headers }): boolean {
+  if (format !== 'csv' && format !== 'ndjson') return false;
+  printRaw(format, res.text);
   const next = res.headers.get('x-insights-next-cursor');
   if (next) note(`more: add --cursor ${next}`);
   return true;
@@ -66,7 +66,7 @@ export function registerInsightsCommands(program: Command): void {
     .action(action(async (ctx, o: WindowOptions & { grain: string; dimensions?: string[]; measures: string[] }) => {
       const body = { ...windowBody(o, DAY_MS), grain: o.grain, dimensions: o.dimensions, measures: o.measures };
       const res = await ctx.client.post<any>('/api/v1/insights/query', body);
-      if (printRaw(body.format, res)) return;
+      if (printFormatted(body.format, res)) return;
       emit(ctx.json, res.body, () => {
         const dims: string[] = o.dimensions ?? [];
         printTable(['BUCKET', ...dims.map((d) => d.toUpperCase()), ...o.measures.map((m) => m.toUpperCase())],
@@ -82,7 +82,7 @@ export function registerInsightsCommands(program: Command): void {
     .action(action(async (ctx, o: WindowOptions & { kinds: string[]; limit?: string }) => {
       const body = { ...windowBody(o, DAY_MS), kinds: o.kinds, limit: o.limit === undefined ? undefined : parseInteger('--limit', o.limit, 1) };
       const res = await ctx.client.post<any>('/api/v1/insights/events', body);
-      if (printRaw(body.format, res)) return;
+      if (printFormatted(body.format, res)) return;
       emit(ctx.json, res.body, () => {
         printTable(['TIMESTAMP', 'KIND', 'ID', 'FLAG', 'VARIANT', 'REASON', 'METRIC', 'VALUE'],
           res.body.events.map((e: any) => [e.timestamp, e.kind, e.id, show(e.flagKey), show(e.variant), show(e.reason), show(e.metricKey), show(e.metricValue)]), 'No events.');

@@ -27,8 +27,8 @@ export interface DeliveryDeps {
   log: { warn(obj: object, msg: string): void; info(msg: string): void };
   /** Syncs, refusals, snapshot rebuilds and change notifications, for /metrics. */
   metrics?: DeliveryMetrics;
-  /** Defaults: poll for config changes every 500 ms, write sync counts every 500 ms. */
-  pollIntervalMs?: number;
+  /** Defaults: poll for config changes every 500 ms (null: never, notifications only), write sync counts every 500 ms. */
+  pollIntervalMs?: number | null;
   flushIntervalMs?: number;
 }
 

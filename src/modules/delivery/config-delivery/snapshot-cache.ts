@@ -15,8 +15,11 @@ const POLL_OVERLAP_MS = 5000;
 export interface SnapshotCacheOptions {
   store: Pick<ConfigStateStore, 'current' | 'changedSince' | 'onChange'>;
   tagKey: Buffer;
-  /** How often to poll for changes; at most 1 s so a missed notification costs at most that. */
-  pollIntervalMs?: number;
+  /**
+   * How often to poll for changes; at most 1 s so a missed notification costs at most that. null
+   * turns polling off: only notifications announce changes (tests prove notifications with it).
+   */
+  pollIntervalMs?: number | null;
   /** Environments kept in memory; the oldest is dropped past this (and rebuilt on its next sync). */
   maxEnvironments?: number;
   onPollError?: (err: unknown) => void;
@@ -122,8 +125,8 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
       announce(change.envId, change.version);
     }
   });
-  const timer = setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
-  timer.unref();
+  const timer = options.pollIntervalMs === null ? null : setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
+  timer?.unref();
 
   return {
     peek: (envId, audience) => slots.get(envId)?.[audience],
@@ -137,7 +140,7 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
     },
     poll,
     close() {
-      clearInterval(timer);
+      if (timer) clearInterval(timer);
       unsubscribe();
       listeners.clear();
     },

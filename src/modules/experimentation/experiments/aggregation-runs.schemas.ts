@@ -82,7 +82,9 @@ export const ResultsResponse = Type.Object({
     fixedHorizon: Type.Array(Comparison),
     sequential: Type.Optional(Type.Array(Comparison, { description: 'Present when the experiment uses sequential analysis' })),
   }),
-  analysisDecision: Literals(['not_ready', 'continue', 'evidence_qualified']),
+  analysisDecision: Literals(['guardrail_violation', 'not_ready', 'evidence_qualified', 'continue'], {
+    description: 'Information for people, nothing acts on it: guardrail_violation (a guardrail is breached in some treatment; first, whatever else holds), not_ready (too few units, or health fails), evidence_qualified (the primary metric\'s interval excludes 0), continue.',
+  }),
   health: Type.Object({
     srm: Type.Object({ pValue: Type.Number(), chiSquare: Type.Number(), degreesOfFreedom: Type.Integer(), status: HealthStatus }),
     multipleExposures: Type.Object({ count: Type.Integer(), rate: Type.Number(), status: HealthStatus }),

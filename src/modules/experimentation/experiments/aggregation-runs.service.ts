@@ -5,7 +5,7 @@
 // recompute, and after a subject's erasure (so no result keeps the subject).
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { analyzeExperiment, guardrailStatus, isFiniteStatistic, ANALYSIS_ENGINE_VERSION, type MetricComparison } from '../../../analysis/index.js';
+import { analyzeExperiment, isFiniteStatistic, ANALYSIS_ENGINE_VERSION } from '../../../analysis/index.js';
 import type { Database } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
@@ -253,19 +253,9 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       sequential: experiment.definition.analysis.sequential ? { tuning: experiment.definition.analysis.sequentialTuning } : null,
       minimumUnitsPerVariant: experiment.definition.analysis.minimumUnitsPerVariant,
       multipleExposures: pinned.multipleExposures,
+      guardrails: pinned.guardrails,
     });
-    const comparisonOf = (metricId: string, variant: string): MetricComparison | undefined =>
-      analysis.inference.fixedHorizon.find((c) => c.metricId === metricId && c.variant === variant);
-    const guardrails: GuardrailHealth[] = [];
-    for (const g of pinned.guardrails) {
-      for (const v of pinned.variants.slice(1)) {
-        const c = comparisonOf(g.metricId, v.key);
-        guardrails.push({
-          metricId: g.metricId, variant: v.key, ci: c?.relative?.ci ?? null, maxRelativeDegradation: g.maxRelativeDegradation,
-          status: c ? guardrailStatus(c, g.maxRelativeDegradation, g.higherIsBetter) : 'unknown',
-        });
-      }
-    }
+    const guardrails: GuardrailHealth[] = analysis.health.guardrails;
     const watermark = { receivedAt: Number(run.watermark_received_at ?? 0), eventId: run.watermark_event_id ?? '' };
     const diagnostics = JSON.parse(run.diagnostics) as string[];
     for (const metricId of unusable) diagnostics.push(`Metric ${metricId} is left out: its pinned sums are not finite numbers. Recompute the results.`);

@@ -31,6 +31,9 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   const table = await ok(['experiments', 'results', exp.id, ...scope]);
   assert.match(table, /decision: not_ready/);
   assert.match(table, /treatment\s+10/);
+  // Metrics by name, with a rate per variant for a proportion.
+  assert.match(table, /VARIANT\s+UNITS\s+Conversion \(rate\)/);
+  assert.doesNotMatch(table, /met_/);
   // The defaults of `ensign use` stand in for --app and --env, here as on every command.
   await ok(['use', c.appId, '--env', 'dev']);
   assert.equal(JSON.parse(await ok(['experiments', 'results', exp.id, '--json'])).aggregate.runId, recomputed.run.id);

@@ -80,7 +80,7 @@ export const TransitionBody = Type.Object(
     appId: IdString(),
     env: IdString(),
     revision: Revision,
-    to: Literals(['running', 'paused', 'completed', 'archived'] as const, { description: 'draft → running; running ⇄ paused; running|paused → completed; completed → archived.' }),
+    to: Literals(EXPERIMENT_STATES, { description: 'Any state: draft → running; running ⇄ paused; running|paused → completed; completed → archived. Every other move (back to draft, out of archived, to the state it is in) is 409 invalid_transition.' }),
     reason: Type.Optional(DescriptionString),
     winner: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only with to: completed: the winning variant key, recorded.' })),
   },

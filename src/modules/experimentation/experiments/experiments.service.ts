@@ -66,7 +66,7 @@ export interface PatchExperimentInput extends EnvInput {
   targeting?: Condition[];
 }
 
-export interface TransitionInput extends EnvInput { revision: number; to: Exclude<ExperimentState, 'draft'>; reason?: string; winner?: string }
+export interface TransitionInput extends EnvInput { revision: number; to: ExperimentState; reason?: string; winner?: string }
 export interface RampInput extends EnvInput { revision: number; allocation: number }
 export interface IterateInput extends EnvInput { revision: number }
 
@@ -276,27 +276,29 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       const envTarget = await target(principal, input.appId, input.env, clearedPermission(clearanceGiven, 'change'), trx);
       const row = await held(trx, envTarget, id, input.revision);
       const from = row.state;
-      if (!TRANSITIONS[from].includes(input.to)) {
-        throw conflict('invalid_transition', `An experiment cannot move from ${from} to ${input.to}.`, {
+      const to = input.to;
+      // Any state name is accepted; no move leads back to draft, and that is refused like every move not allowed.
+      if (to === 'draft' || !TRANSITIONS[from].includes(to)) {
+        throw conflict('invalid_transition', `An experiment cannot move from ${from} to ${to}.`, {
           resolution: `From ${from} it can move to: ${TRANSITIONS[from].join(', ') || 'nothing (archived is final)'}.`,
-          metadata: { from, to: input.to, allowed: TRANSITIONS[from] },
+          metadata: { from, to, allowed: TRANSITIONS[from] },
         });
       }
       if (input.winner !== undefined) {
-        if (input.to !== 'completed') throw validationError('winner is given only when completing an experiment.', [{ path: '/winner', message: 'is allowed only with to: completed' }]);
+        if (to !== 'completed') throw validationError('winner is given only when completing an experiment.', [{ path: '/winner', message: 'is allowed only with to: completed' }]);
         if (!row.definition.variants.some((v) => v.key === input.winner)) {
           throw validationError(`winner "${input.winner}" is not a variant of this experiment.`, [{ path: '/winner', message: `must be one of ${row.definition.variants.map((v) => v.key).join(', ')}` }]);
         }
       }
       // Pausing and completing without a winner only take subjects out: the stops of a protected environment.
-      const stop = input.to === 'paused' || (input.to === 'completed' && input.winner === undefined);
+      const stop = to === 'paused' || (to === 'completed' && input.winner === undefined);
       const clearance = clearDirectMove(envTarget, {
         stop, reason: input.reason,
-        proposal: proposalHint('experiment.transition', envTarget, { experimentId: id, revision: input.revision, to: input.to, ...(input.winner !== undefined ? { winner: input.winner } : {}) },
-          [['to', input.to], ['winner', input.winner], ['revision', input.revision]]),
+        proposal: proposalHint('experiment.transition', envTarget, { experimentId: id, revision: input.revision, to: to, ...(input.winner !== undefined ? { winner: input.winner } : {}) },
+          [['to', to], ['winner', input.winner], ['revision', input.revision]]),
       }, clearanceGiven);
       const source = clearedSource(clearance, sourceGiven);
-      const operation = { running: from === 'draft' ? 'experiment.start' : 'experiment.resume', paused: 'experiment.pause', completed: 'experiment.complete', archived: 'experiment.archive' }[input.to];
+      const operation = { running: from === 'draft' ? 'experiment.start' : 'experiment.resume', paused: 'experiment.pause', completed: 'experiment.complete', archived: 'experiment.archive' }[to];
       return applyServed(trx, principal, envTarget, id, operation, source, clearance, async (state) => {
         let iteration = await repo.currentIteration(trx, id);
         if (from === 'draft') {
@@ -309,15 +311,15 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
           }
           iteration = { id: clearedId(clearance, 'itr'), number: 1, revision: 1, salt: clearedSalt(clearance, 'iteration', newSalt), allocation: row.definition.allocation, startedAt: nowIso(), state: 'running' };
           await repo.insertIteration(trx, id, iteration, iteration.startedAt);
-        } else if (iteration && input.to !== 'archived') {
-          iteration = { ...iteration, state: input.to === 'completed' ? 'completed' : input.to };
+        } else if (iteration && to !== 'archived') {
+          iteration = { ...iteration, state: to === 'completed' ? 'completed' : to };
           await repo.setIterationState(trx, iteration, iteration.state);
         }
-        if (input.to === 'archived' && row.definition.layerId) await layers.release(trx, envTarget, row.definition.layerId, id);
-        const lastTransition = { from, to: input.to, reason: input.reason ?? null, at: nowIso() };
-        const definition = { ...row.definition, lastTransition, ...(input.to === 'completed' ? { winner: input.winner ?? null } : {}) };
-        const saved = await save(trx, row, { state: input.to, definition }, principal);
-        const serves = input.to === 'running' || input.to === 'paused';
+        if (to === 'archived' && row.definition.layerId) await layers.release(trx, envTarget, row.definition.layerId, id);
+        const lastTransition = { from, to: to, reason: input.reason ?? null, at: nowIso() };
+        const definition = { ...row.definition, lastTransition, ...(to === 'completed' ? { winner: input.winner ?? null } : {}) };
+        const saved = await save(trx, row, { state: to, definition }, principal);
+        const serves = to === 'running' || to === 'paused';
         return { row: saved, before: row, served: serves ? await served(trx, envTarget, saved, iteration!) : null };
       });
     },

@@ -73,3 +73,24 @@ test('invalid_data when the aggregate or the current iteration is not the plan\'
   assert.equal(run(results(), {}, { id: 'itr_2', revision: 1 }).kind, 'invalid_data');
   assert.equal(run(results(), {}, null).kind, 'invalid_data');
 });
+
+test('an experiment guardrail breached for the rolled variant (analysisDecision guardrail_violation) recommends a rollback, never proceed', () => {
+  const violated = (variant: string): ExperimentResults => {
+    const r = results();
+    return {
+      ...r, analysisDecision: 'guardrail_violation',
+      health: { ...r.health, guardrails: [{ metricId: 'met_latency', variant, ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' }] },
+    };
+  };
+  const rolled = run(violated('treatment'));
+  assert.equal(rolled.kind, 'recommend_rollback');
+  assert.match(rolled.reasons.join(' '), /Experiment guardrail met_latency: .*\[1\.2, 2\.4\].*guardrail_violation/);
+  assert.deepEqual(rolled.evidence.experimentGuardrails, [{ metricId: 'met_latency', ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' }]);
+  // A breach in another treatment is not this plan's variant.
+  assert.equal(run(violated('other-arm')).kind, 'proceed');
+  // Fresh data come first: an old aggregate is stale, not a rollback.
+  const old = { ...violated('treatment'), aggregate: { ...results({ pinnedAgoMs: 3 * 3_600_000 }).aggregate } };
+  assert.equal(run(old).kind, 'stale');
+  // Without an experiment breach the evidence is as before (digests of existing plans unchanged).
+  assert.equal(run(results()).evidence.experimentGuardrails, undefined);
+});

@@ -1,8 +1,9 @@
 // What a rollout plan's next move should be, from the newest results of its experiment iteration
 // (issue 12). Pure: the service reads the results and the guardrails' directions.
 // Precedence: invalid_data; stale (aggregate older than 2 hours, or a variant below the step's
-// minimum units); recommend_rollback; recommend_pause; stale again (a guardrail without an effect yet,
-// a step younger than its minDurationHours); else proceed.
+// minimum units); recommend_rollback (a guardrail of the plan, or of the experiment, breached for the
+// rolled variant); recommend_pause; stale again (a guardrail without an effect yet, a step younger
+// than its minDurationHours); else proceed.
 // Sequential evidence never produces proceed on its own: proceed means "no guardrail breached, health
 // passing, data fresh and large enough", whatever the primary metric says.
 import { createHash } from 'node:crypto';
@@ -59,8 +60,17 @@ export function recommend(input: RecommendationInput): Recommendation {
     return { metricId: g.metricId, maxRelativeDegradation: g.maxRelativeDegradation, ci: comparison?.relative?.ci ?? null, status };
   });
   const breached = guardrails.filter((g) => g.status === 'breached');
-  if (breached.length > 0) {
-    return decide('recommend_rollback', breached.map((g) => `Guardrail ${g.metricId}: the fixed-horizon relative interval [${g.ci?.[0]}, ${g.ci?.[1]}] lies wholly beyond the tolerated degradation of ${g.maxRelativeDegradation}.`), { ...base, guardrails, units });
+  // The experiment's own guardrails (what makes its analysisDecision guardrail_violation) count too,
+  // for the variant this plan rolls out: a harm the experiment shows is never rolled further. A
+  // breach in another treatment is not this plan's and does not stop it.
+  const experimentBreached = results.health.guardrails.filter((g) => g.variant === plan.variant && g.status === 'breached' && !breached.some((b) => b.metricId === g.metricId));
+  if (breached.length > 0 || experimentBreached.length > 0) {
+    const reasons = [
+      ...breached.map((g) => `Guardrail ${g.metricId}: the fixed-horizon relative interval [${g.ci?.[0]}, ${g.ci?.[1]}] lies wholly beyond the tolerated degradation of ${g.maxRelativeDegradation}.`),
+      ...experimentBreached.map((g) => `Experiment guardrail ${g.metricId}: the fixed-horizon relative interval [${g.ci?.[0]}, ${g.ci?.[1]}] lies wholly beyond the experiment's tolerated degradation of ${g.maxRelativeDegradation} (analysisDecision ${results.analysisDecision}).`),
+    ];
+    const experimentEvidence = experimentBreached.length > 0 ? { experimentGuardrails: experimentBreached.map(({ metricId, ci, maxRelativeDegradation, status }) => ({ metricId, ci, maxRelativeDegradation, status })) } : {};
+    return decide('recommend_rollback', reasons, { ...base, guardrails, ...experimentEvidence, units });
   }
   const unhealthy: string[] = [];
   if (results.health.srm.status === 'unhealthy') unhealthy.push(`Sample-ratio mismatch: p = ${results.health.srm.pValue}.`);

@@ -33,7 +33,7 @@ export const UpdateDestinationBody = Type.Object(
 );
 
 export const RotateSecretBody = Type.Object(
-  { appId: IdString(), env: IdString(), version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version.' }) },
+  { appId: IdString(), env: IdString(), version: Type.Optional(Int32({ minimum: 1, description: 'Compare-and-swap when given: the current version (409 version_conflict otherwise). Without it the current secret is rotated whatever the version.' })) },
   { additionalProperties: false, title: 'ExportSecretRotate' },
 );
 

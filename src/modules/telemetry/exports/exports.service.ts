@@ -38,7 +38,8 @@ export interface ExportsService {
   list(principal: Principal, appId: string, env: string, options: { status?: DestinationStatus; limit: number; cursor?: string }): Promise<{ destinations: Destination[]; nextCursor: string | null }>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<{ destination: Destination; health: DestinationHealth }>;
   update(trx: Executor, principal: Principal, id: string, input: UpdateDestinationInput, source?: JournalSource): Promise<Destination>;
-  rotateSecret(trx: Executor, principal: Principal, id: string, input: EnvInput & { version: number }, source?: JournalSource): Promise<DestinationWithSecret>;
+  /** `version` makes it a compare-and-swap; without it the destination's current secret is rotated. */
+  rotateSecret(trx: Executor, principal: Principal, id: string, input: EnvInput & { version?: number }, source?: JournalSource): Promise<DestinationWithSecret>;
   deliveries(principal: Principal, id: string, query: EnvInput & { status?: DeliveryStatus; from?: string; to?: string; limit: number; cursor?: string }): Promise<{ deliveries: DeliveryView[]; nextCursor: string | null }>;
   retry(trx: Executor, principal: Principal, id: string, deliveryId: string, input: EnvInput, source?: JournalSource): Promise<DeliveryView>;
   /** Records a backfill and queues its job: 202 at once, the job cuts the deliveries (backfills.ts). */
@@ -154,11 +155,12 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       const scope = await scopeOf(principal, input.appId, input.env, 'change', trx);
       const row = await repo.findDestination(trx, scope.envId, id);
       if (!row) throw destinationNotFound(id);
-      if (Number(row.version) !== input.version) throw versionConflict(Number(row.version));
+      const version = input.version ?? Number(row.version);
+      if (Number(row.version) !== version) throw versionConflict(Number(row.version));
       const signingSecret = newSigningSecret();
       const at = deps.now();
-      if (!(await repo.rotateSecret(trx, row, input.version, deps.box.seal(signingSecret), new Date(at + DUAL_SIGNING_MS).toISOString(), new Date(at).toISOString()))) {
-        throw versionConflict(Number((await repo.findDestination(trx, scope.envId, id))?.version ?? input.version));
+      if (!(await repo.rotateSecret(trx, row, version, deps.box.seal(signingSecret), new Date(at + DUAL_SIGNING_MS).toISOString(), new Date(at).toISOString()))) {
+        throw versionConflict(Number((await repo.findDestination(trx, scope.envId, id))?.version ?? version));
       }
       const destination = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
       await record(trx, principal, source, scope, 'export.rotate_secret', id, definitionDiff('export_destination', destination.name, journaled(repo.toDestination(row, scope.env)), journaled(destination)), {

@@ -18,10 +18,24 @@ function flatten(row: Record<string, unknown>, prefixNested: boolean): Record<st
   return out;
 }
 
+/** What a spreadsheet reads as the start of a formula (OWASP, CSV injection): `=`, `+`, `-`, `@`, tab, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A text cell a spreadsheet will not run: one that starts like a formula gets a leading `'`, which
+ * spreadsheets read as "this is text" (CONTRACT §7). Only text is changed: numbers are written as
+ * numbers, so a negative metricSum stays -12.5, a value no spreadsheet runs as a formula.
+ */
+export function neutraliseFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
+}
+
 export function renderCsv(rows: Record<string, unknown>[], columns: string[], prefixNested: boolean): string {
   const flat = rows.map((r) => flatten(r, prefixNested));
   // csv has no null: an empty cell is null (suppressed or absent), which `""` would not distinguish.
-  return stringify(flat.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))), { header: true, columns, cast: { number: (n) => String(n) } });
+  return stringify(flat.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))), {
+    header: true, columns, cast: { number: (n) => String(n), string: neutraliseFormula },
+  });
 }
 
 export function renderNdjson(rows: unknown[]): string {
