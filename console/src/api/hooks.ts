@@ -1,0 +1,37 @@
+// Queries several screens share: the apps (with environments and the user's role) and the flags.
+import { useQuery } from '@tanstack/react-query';
+import { useParams } from 'react-router';
+import { api, unwrap } from './client';
+import type { components, paths } from './api-types';
+
+export type AppSummary = paths['/api/v1/apps']['get']['responses']['200']['content']['application/json']['apps'][number];
+export type Environment = AppSummary['environments'][number];
+export type FlagRecord = paths['/api/v1/flags']['get']['responses']['200']['content']['application/json']['flags'][number];
+export type Role = AppSummary['role'];
+export type { components };
+
+export function useApps() {
+  return useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/apps')) });
+}
+
+/** The app and environment the URL names (`/apps/:appId/:env/...`), once the apps are read. */
+export function useCurrent() {
+  const { appId = '', env = '' } = useParams();
+  const apps = useApps();
+  const app = apps.data?.apps.find((a) => a.id === appId);
+  const environment = app?.environments.find((e) => e.slug === env) ?? null;
+  return { apps, app, environment, appId, env };
+}
+
+/** Production is the environment whose slug is `prod` (the default "Production" of every app). */
+export function isProduction(environment: Pick<Environment, 'slug'> | null | undefined): boolean {
+  return environment?.slug === 'prod';
+}
+
+export function requiredApprovals(environment: Pick<Environment, 'policy'> | null | undefined): number {
+  return environment?.policy.requiredApprovals ?? 0;
+}
+
+export function canChange(role: Role | undefined): boolean {
+  return role === 'owner' || role === 'editor';
+}
