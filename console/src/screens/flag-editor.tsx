@@ -349,9 +349,11 @@ interface FieldProps {
 
 function IssueList({ id, issues }: { id: string; issues: FieldIssue[] }) {
   return (
-    <ul id={id} className="field-issues" role="alert">
-      {issues.map((issue, i) => <li key={i}>{issue.where && <code>{issue.where}</code>} {issue.message}</li>)}
-    </ul>
+    <div id={id} role="alert">
+      <ul className="field-issues">
+        {issues.map((issue, i) => <li key={i}>{issue.where && <code>{issue.where}</code>} {issue.message}</li>)}
+      </ul>
+    </div>
   );
 }
 
