@@ -35,3 +35,13 @@ export function requiredApprovals(environment: Pick<Environment, 'policy'> | nul
 export function canChange(role: Role | undefined): boolean {
   return role === 'owner' || role === 'editor';
 }
+
+/** The app's members by user id → e-mail, to name people instead of ids (empty until read). */
+export function useMemberEmails(appId: string): Record<string, string> {
+  const members = useQuery({
+    queryKey: ['members', appId],
+    queryFn: () => unwrap(api.GET('/api/v1/apps/{appId}/members', { params: { path: { appId } } })),
+    enabled: appId !== '',
+  });
+  return Object.fromEntries((members.data?.members ?? []).map((m) => [m.userId, m.email]));
+}

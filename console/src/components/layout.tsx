@@ -40,6 +40,15 @@ export function EnvironmentBadges({ environment }: { environment: Pick<Environme
   );
 }
 
+/** A padlock beside a protected environment's name (drawn: no emoji font is assumed). */
+function LockIcon() {
+  return (
+    <svg className="env-lock" viewBox="0 0 16 16" width="12" height="12" role="img" aria-label="protected">
+      <path d="M4 7V5a4 4 0 0 1 8 0v2h1v8H3V7h1zm2 0h4V5a2 2 0 0 0-4 0v2z" fill="currentColor" />
+    </svg>
+  );
+}
+
 const ENV_SCREENS = [
   ['flags', 'Flags'],
   ['versions', 'Versions'],
@@ -111,7 +120,7 @@ export function AppLayout() {
               <NavLink key={e.slug} to={`/apps/${app.id}/${e.slug}/${ENV_SCREENS.some(([s]) => s === screen) ? screen : 'flags'}`} className={() => (e.slug === env ? 'env env-active' : 'env')} aria-current={e.slug === env ? 'true' : undefined}>
                 {e.name}
                 {isProduction(e) && <span className="env-mark" aria-label="production"> ●</span>}
-                {requiredApprovals(e) > 0 && <span className="env-mark" aria-label="protected"> 🔒</span>}
+                {requiredApprovals(e) > 0 && <LockIcon />}
               </NavLink>
             ))}
           </div>

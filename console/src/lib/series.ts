@@ -20,9 +20,22 @@ export interface Series {
   points: SeriesPoint[];
 }
 
-/** Every bucket of the answer, sorted, and for each variant its value (or suppression) in each. */
-export function seriesByVariant(rows: InsightRow[], measure: string): { buckets: string[]; series: Series[] } {
-  const buckets = [...new Set(rows.map((r) => r.bucketStart))].sort();
+/** The starts of every bucket of a window at a grain, as the API writes them (UTC, milliseconds). */
+export function bucketsBetween(from: string, to: string, grain: 'hour' | 'day'): string[] {
+  const step = grain === 'hour' ? 3_600_000 : 86_400_000;
+  const start = Math.floor(Date.parse(from) / step) * step;
+  const end = Date.parse(to);
+  const out: string[] = [];
+  for (let t = start; t < end && out.length < 2400; t += step) out.push(new Date(t).toISOString());
+  return out;
+}
+
+/**
+ * Every bucket (those of `window` when given, so hours without events show as zero; else those of
+ * the answer), sorted, and for each variant its value (or suppression) in each.
+ */
+export function seriesByVariant(rows: InsightRow[], measure: string, window?: { from: string; to: string; grain: 'hour' | 'day' }): { buckets: string[]; series: Series[] } {
+  const buckets = [...new Set([...(window ? bucketsBetween(window.from, window.to, window.grain) : []), ...rows.map((r) => r.bucketStart)])].sort();
   const byVariant = new Map<string, Map<string, SeriesPoint>>();
   for (const row of rows) {
     const variant = row.dimensions.variant ?? '(no variant)';

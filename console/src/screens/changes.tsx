@@ -3,7 +3,7 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { useApps } from '../api/hooks';
+import { useApps, useMemberEmails } from '../api/hooks';
 import { useSession } from '../auth/use-session';
 import { DiffTable } from '../components/diff-table';
 import { Empty, ErrorMessage, Loading } from '../components/states';
@@ -37,7 +37,8 @@ export function ChangesScreen() {
   }
 
   const entries = changes.data?.pages.flatMap((p) => p.changes) ?? [];
-  const users = session ? { [session.userId]: 'you' } : {};
+  const emails = useMemberEmails(appId);
+  const users = { ...emails, ...(session ? { [session.userId]: 'you' } : {}) };
   return (
     <section>
       <h1>Changes{app ? <span className="muted"> in {app.name}</span> : null}</h1>

@@ -46,7 +46,7 @@ export function InsightsScreen() {
   // JSON was asked for (no format): the CSV and NDJSON shapes never come here.
   const data = insights.data as Exclude<typeof insights.data, string | undefined> | undefined;
   const rows = (data?.rows ?? []) as InsightRow[];
-  const { buckets, series } = seriesByVariant(rows, measure);
+  const { buckets, series } = seriesByVariant(rows, measure, data ? { ...data.effectiveWindow, grain } : undefined);
   return (
     <section>
       <h1>Insights <span className="muted">in {environment.name}</span> <EnvironmentBadges environment={environment} /></h1>

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, unwrap } from '../api/client';
-import { useCurrent } from '../api/hooks';
+import { useCurrent, useMemberEmails } from '../api/hooks';
 import { useSession } from '../auth/use-session';
 import { DiffTable } from '../components/diff-table';
 import { useNotify } from '../components/notices';
@@ -19,6 +19,8 @@ export function ProposalScreen() {
   const queryClient = useQueryClient();
   const notify = useNotify();
   const [comment, setComment] = useState('');
+  const emails = useMemberEmails(appId);
+  const who = (userId: string | undefined, fallback: string) => (userId === session?.userId ? 'you' : userId ? emails[userId] ?? userId : fallback);
   const view = useQuery({
     queryKey: ['proposal', appId, proposalId],
     queryFn: () => unwrap(api.GET('/api/v1/authority/proposals/{id}', { params: { path: { id: proposalId }, query: { appId } } })),
@@ -61,10 +63,10 @@ export function ProposalScreen() {
               <dl className="facts">
                 <dt>Id</dt><dd><code>{p.id}</code></dd>
                 <dt>Kind</dt><dd><code>{p.change.kind}</code></dd>
-                <dt>Proposed by</dt><dd>{mine ? 'you' : p.proposedBy.userId ?? p.proposedBy.type} on {dateTime(p.createdAt)}</dd>
+                <dt>Proposed by</dt><dd>{who(p.proposedBy.userId, p.proposedBy.type)} on {dateTime(p.createdAt)}</dd>
                 <dt>Reason</dt><dd>{p.reason ?? '—'}</dd>
                 <dt>Base version</dt><dd>{p.baseVersion} → {preview.resultVersion}</dd>
-                <dt>Approvals</dt><dd>{data.approvals.length} of {p.requiredApprovals} required{data.approvals.map((a) => <div key={a.id} className="small muted">{a.approvedBy === session?.userId ? 'you' : a.approvedBy} · {dateTime(a.createdAt)}{a.comment ? ` · “${a.comment}”` : ''}</div>)}</dd>
+                <dt>Approvals</dt><dd>{data.approvals.length} of {p.requiredApprovals} required{data.approvals.map((a) => <div key={a.id} className="small muted">{who(a.approvedBy, a.approvedBy)} · {dateTime(a.createdAt)}{a.comment ? ` · “${a.comment}”` : ''}</div>)}</dd>
                 <dt>Expires</dt><dd>{dateTime(p.expiresAt)}</dd>
               </dl>
               <h2>What it changes</h2>
@@ -91,7 +93,7 @@ export function ProposalScreen() {
               {data.receipt && (
                 <div className="card">
                   <h2>Executed</h2>
-                  <p>Applied as version {data.receipt.appliedVersion} by {data.receipt.executedBy.userId === session?.userId ? 'you' : data.receipt.executedBy.userId ?? data.receipt.executedBy.type} on {dateTime(data.receipt.executedAt)}.</p>
+                  <p>Applied as version {data.receipt.appliedVersion} by {who(data.receipt.executedBy.userId, data.receipt.executedBy.type)} on {dateTime(data.receipt.executedAt)}.</p>
                   {readback.isPending ? <Loading label="Reading back…" /> : readback.isError ? <ErrorMessage error={readback.error} retry={() => void readback.refetch()} /> : (
                     <p role="status">
                       {readback.data.observation.inEffect ? 'In effect: the live configuration equals what this proposal applied' : 'No longer in effect: the configuration changed since'}

@@ -3,7 +3,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, idempotencyKey, unwrap } from '../api/client';
-import { canChange, requiredApprovals, useCurrent } from '../api/hooks';
+import { canChange, requiredApprovals, useCurrent, useMemberEmails } from '../api/hooks';
+import { useSession } from '../auth/use-session';
 import { DiffTable } from '../components/diff-table';
 import { Modal } from '../components/dialogs';
 import { EnvironmentBadges } from '../components/layout';
@@ -17,6 +18,8 @@ export function VersionsScreen() {
   const [from, setFrom] = useState<number | null>(null);
   const [to, setTo] = useState<number | null>(null);
   const [target, setTarget] = useState<number | null>(null);
+  const session = useSession();
+  const emails = { ...useMemberEmails(appId), ...(session ? { [session.userId]: 'you' } : {}) };
   const versions = useInfiniteQuery({
     queryKey: ['versions', appId, env],
     queryFn: ({ pageParam }) => unwrap(api.GET('/api/v1/config-versions', { params: { query: { appId, env, limit: 20, ...(pageParam ? { cursor: pageParam } : {}) } } })),
@@ -50,7 +53,7 @@ export function VersionsScreen() {
                   <tr key={v.version}>
                     <th scope="row">{v.version}{v.version === current && <span className="badge">current</span>}</th>
                     <td><code>{v.operation}</code></td>
-                    <td>{authorityLabel(v.authority)}</td>
+                    <td>{authorityLabel(v.authority, emails)}</td>
                     <td>{dateTime(v.createdAt)}</td>
                     <td><input type="radio" name="from" aria-label={`Compare from version ${v.version}`} checked={from === v.version} onChange={() => setFrom(v.version)} /></td>
                     <td><input type="radio" name="to" aria-label={`Compare to version ${v.version}`} checked={to === v.version} onChange={() => setTo(v.version)} /></td>
