@@ -46,6 +46,7 @@ export function InsightsScreen() {
   // JSON was asked for (no format): the CSV and NDJSON shapes never come here.
   const data = insights.data as Exclude<typeof insights.data, string | undefined> | undefined;
   const rows = (data?.rows ?? []) as InsightRow[];
+  const observed = new Set(rows.map((r) => r.bucketStart));
   const { buckets, series } = seriesByVariant(rows, measure, data ? { ...data.effectiveWindow, grain } : undefined);
   return (
     <section>
@@ -73,10 +74,10 @@ export function InsightsScreen() {
             <TimeSeries title={`${measure} of ${flagKey} per variant`} buckets={buckets} series={series} grain={grain} />
             <div className="table-scroll">
               <table className="table small">
-                <caption>{measure} of {flagKey} per variant and {grain}</caption>
+                <caption>{measure} of {flagKey} per variant and {grain} ({grain === 'day' ? 'days' : 'hours'} without events left out)</caption>
                 <thead><tr><th scope="col">{grain === 'day' ? 'Day' : 'Hour'} (UTC)</th>{series.map((s) => <th key={s.variant} scope="col">{s.variant}</th>)}</tr></thead>
                 <tbody>
-                  {buckets.map((b, i) => (
+                  {buckets.map((b, i) => !observed.has(b) ? null : (
                     <tr key={b}><th scope="row">{grain === 'day' ? b.slice(0, 10) : b.slice(0, 16).replace('T', ' ')}</th>
                       {series.map((s) => { const p = s.points[i]!; return <td key={s.variant}>{p.suppressed ? <span className="suppressed">suppressed</span> : number(p.value)}</td>; })}</tr>
                   ))}
