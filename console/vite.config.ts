@@ -15,6 +15,9 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
   },
+  // `npm run dev --workspace console`: the console with hot reload on :5173, the API of a server
+  // started with `npm start` (same origin for the browser, through this proxy).
+  server: { proxy: { '/api': 'http://127.0.0.1:8080', '/openapi.json': 'http://127.0.0.1:8080' } },
   test: {
     include: ['src/**/*.test.{ts,tsx}'],
     environment: 'node',
