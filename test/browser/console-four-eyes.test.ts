@@ -55,16 +55,19 @@ test('one user proposes, a second approves and executes, the first sees it appli
 
   // Ravi finds it in the inbox, approves and executes.
   await reviewer.page.goto(`${c.base}/apps/${appId}/prod/approvals`);
+  await reviewer.page.getByText('1 change to what is served').click();
+  await reviewer.page.getByRole('table', { name: /Changes of prp_/ }).getByText('instant-refunds/enabled').waitFor();
+  await visitScreen(reviewer.page, 'four-eyes-04-inbox', /Approvals in Production/);
   await reviewer.page.getByRole('link', { name: 'turn instant-refunds off' }).click();
   await reviewer.page.getByRole('table', { name: 'Changes the proposal makes when executed' }).getByText('instant-refunds/enabled').waitFor();
-  await visitScreen(reviewer.page, 'four-eyes-04-review', /Proposal/);
+  await visitScreen(reviewer.page, 'four-eyes-05-review', /Proposal/);
   await reviewer.page.getByLabel('Comment (optional)').fill('checked the dashboard');
   await reviewer.page.getByRole('button', { name: 'Approve' }).click();
   await reviewer.page.getByText('You approved this change.').waitFor();
   await reviewer.page.getByRole('button', { name: 'Execute' }).click();
   await reviewer.page.getByRole('heading', { level: 2, name: 'Executed' }).waitFor();
   await reviewer.page.getByText(/In effect: the live configuration equals what this proposal applied/).waitFor();
-  await visitScreen(reviewer.page, 'four-eyes-05-executed', /Proposal/);
+  await visitScreen(reviewer.page, 'four-eyes-06-executed', /Proposal/);
 
   // Olivia sees it applied.
   await owner.page.goto(proposalUrl);
@@ -75,7 +78,7 @@ test('one user proposes, a second approves and executes, the first sees it appli
   await owner.page.getByRole('switch', { name: /instant-refunds is off/ }).waitFor();
   await owner.page.goto(`${c.base}/apps/${appId}/prod/approvals?status=executed`);
   await owner.page.getByRole('link', { name: 'turn instant-refunds off' }).waitFor();
-  await visitScreen(owner.page, 'four-eyes-06-inbox-executed', /Approvals in Production/);
+  await visitScreen(owner.page, 'four-eyes-07-inbox-executed', /Approvals in Production/);
   const after = await api(ownerToken, 'GET', `/api/v1/flags?appId=${appId}&env=prod`);
   assert.equal(after.flags[0].enabled, false);
   assertNoProblems(owner.page);

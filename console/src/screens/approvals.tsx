@@ -4,6 +4,7 @@ import { useId } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { api, unwrap } from '../api/client';
 import { useCurrent } from '../api/hooks';
+import { DiffTable } from '../components/diff-table';
 import { EnvironmentBadges } from '../components/layout';
 import { Empty, ErrorMessage, Loading, QueryState } from '../components/states';
 import { dateTime } from '../lib/format';
@@ -56,6 +57,10 @@ export function ApprovalsScreen() {
               <li key={p.proposal.id} className="card">
                 <p className="card-title"><Link to={`/apps/${appId}/${env}/approvals/${p.proposal.id}`}>{changeSummary(p.proposal.change as never)}</Link> <span className={`badge badge-status-${p.status}`}>{p.status}</span></p>
                 <p className="muted small">{p.proposal.id} · base version {p.proposal.baseVersion} · {p.approvals.length}/{p.proposal.requiredApprovals} approvals · proposed {dateTime(p.proposal.createdAt)}{p.proposal.reason ? ` · “${p.proposal.reason}”` : ''}</p>
+                <details>
+                  <summary>{p.proposal.preview.changes.length} change{p.proposal.preview.changes.length === 1 ? '' : 's'} to what is served</summary>
+                  <DiffTable changes={p.proposal.preview.changes} caption={`Changes of ${p.proposal.id}`} />
+                </details>
               </li>
             ))}
           </ul>
