@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { assertNoProblems, sessionToken, signUp, startConsole, visitScreen } from './console-browser.js';
+import { assertNoProblems, checkAccessibility, sessionToken, signUp, startConsole, visitScreen } from './console-browser.js';
 
 test('the results page renders the intervals of a seeded aggregate; insights show suppressed cells as suppressed', async (t) => {
   const c = await startConsole(t, 'console-experiment', { jobs: { concurrency: 1, pollIntervalMs: 100 } });
@@ -76,6 +76,25 @@ test('the results page renders the intervals of a seeded aggregate; insights sho
   await page.getByText(/Decision: evidence qualified/).waitFor();
   await page.getByText(/Computed .* newest event/).waitFor();
   await visitScreen(page, 'experiment-02-results', /Results: One-page checkout/);
+
+  // Production protected: a stop (pause) is direct with a reason, resuming is proposed.
+  await api(token, 'PATCH', '/api/v1/envs', { ...env, requiredApprovals: 1 });
+  await page.goto(`${c.base}/apps/${appId}/prod/experiments/${experiment.id}`);
+  await page.getByText('Protected: moves that widen exposure are proposed').waitFor();
+  await page.getByRole('button', { name: 'Pause', exact: true }).click();
+  const pause = page.getByRole('dialog', { name: 'Pause' });
+  assert.equal(await pause.getByLabel('Reason').getAttribute('required'), '', 'a stop in a protected environment needs a reason');
+  await pause.getByLabel('Reason').fill('error rate up');
+  await checkAccessibility(page, 'experiment-stop');
+  await pause.getByRole('button', { name: 'Pause' }).click();
+  await page.getByRole('heading', { level: 1, name: /One-page checkout paused/ }).waitFor();
+  await page.getByRole('button', { name: 'Resume (propose)' }).click();
+  const resume = page.getByRole('dialog', { name: 'Resume: propose' });
+  await resume.getByRole('button', { name: 'Propose' }).click();
+  await page.getByRole('heading', { level: 1, name: /Proposal: experiment\.transition .* → running/ }).waitFor();
+  await visitScreen(page, 'experiment-03-resume-proposed', /Proposal/);
+  const journal = await api(token, 'GET', `/api/v1/changes?appId=${appId}&operation=experiment.pause`);
+  assert.equal(journal.changes[0].source, 'emergency');
 
   // Insights of the flag: exposures per variant, the rare variant suppressed (not zero).
   await page.goto(`${c.base}/apps/${appId}/prod/insights?flag=checkout&days=1&measure=exposures`);

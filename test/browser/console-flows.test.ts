@@ -86,6 +86,23 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await review.getByRole('button', { name: 'Save' }).click();
   await page.getByText(/environment version 2/).waitFor();
 
+  // Someone else changes the environment meanwhile: saving is refused, explained, and reloads.
+  await page.getByLabel('Description').fill('My edit');
+  const token = (await sessionToken(page))!;
+  const behind = await fetch(`${c.server.address}/api/v1/flags`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ appId, env: 'prod', key: 'new-checkout', description: 'Changed elsewhere' }) });
+  assert.equal(behind.status, 200);
+  await page.getByRole('button', { name: 'Review and save' }).click();
+  await review.getByRole('heading', { name: 'Affected flags' }).waitFor();
+  await review.getByRole('button', { name: 'Save' }).click();
+  const conflict = review.getByRole('alert').filter({ hasText: 'Someone changed the environment meanwhile' });
+  await conflict.waitFor();
+  assert.match((await conflict.textContent())!, /409 version_conflict/);
+  await checkAccessibility(page, 'conflict');
+  await screenshot(page, '08b-conflict');
+  await conflict.getByRole('button', { name: 'Reload the flag' }).click();
+  await page.getByText(/environment version 3/).waitFor();
+  assert.equal(await page.getByLabel('Description').inputValue(), 'Changed elsewhere', 'the form shows the current flag');
+
   // Turn it off in production: a confirmation first; Cancel changes nothing.
   await page.goto(`${c.base}/apps/${appId}/prod/flags`);
   const toggle = page.getByRole('switch', { name: /new-checkout is on/ });
@@ -99,26 +116,26 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await page.getByRole('switch', { name: /new-checkout is on/ }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Turn off in production' }).click();
   await page.getByRole('switch', { name: /new-checkout is off/ }).waitFor();
-  await page.getByText(/version 3/).first().waitFor();
+  await page.getByText(/version 4/).first().waitFor();
   await visitScreen(page, '10-flags', /Flags in Production/);
 
-  // Versions: diff 2 → 3 shows the switch; roll back to 2.
+  // Versions: diff 3 → 4 shows the switch; roll back to 3.
   await page.getByRole('link', { name: 'Versions' }).click();
   await page.getByRole('heading', { level: 1, name: /Versions of Production/ }).waitFor();
-  await page.getByRole('radio', { name: 'Compare from version 2' }).check();
-  await page.getByRole('radio', { name: 'Compare to version 3' }).check();
-  const diff = page.getByRole('table', { name: 'Changes from version 2 to 3' });
+  await page.getByRole('radio', { name: 'Compare from version 3' }).check();
+  await page.getByRole('radio', { name: 'Compare to version 4' }).check();
+  const diff = page.getByRole('table', { name: 'Changes from version 3 to 4' });
   await diff.waitFor();
   assert.match((await diff.textContent())!, /new-checkout\/enabled.*true.*false/);
   await visitScreen(page, '11-versions-diff', /Versions of Production/);
-  await page.getByRole('button', { name: 'Roll back to 2' }).click();
-  const plan = page.getByRole('dialog', { name: 'Roll Production back to version 2' });
+  await page.getByRole('button', { name: 'Roll back to 3' }).click();
+  const plan = page.getByRole('dialog', { name: 'Roll Production back to version 3' });
   await plan.getByRole('table', { name: 'What the rollback changes' }).waitFor();
   await plan.getByLabel('Reason (optional)').fill('turned off by mistake');
   await checkAccessibility(page, 'rollback-plan');
   await screenshot(page, '12-rollback-plan');
   await plan.getByRole('button', { name: 'Apply rollback' }).click();
-  await page.getByRole('row', { name: /^4 current rollback\.apply/ }).waitFor();
+  await page.getByRole('row', { name: /^5 current rollback\.apply/ }).waitFor();
   await page.goto(`${c.base}/apps/${appId}/prod/flags`);
   await page.getByRole('switch', { name: /new-checkout is on/ }).waitFor();
 
@@ -197,7 +214,7 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await page.setViewportSize({ width: 1280, height: 860 });
 
   // Sign out: the token is revoked and forgotten; the console asks to sign in again.
-  const token = (await sessionToken(page))!;
+  assert.equal(await sessionToken(page), token);
   assert.match(token, /^cli_/);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Sign in to Ensign' }).waitFor();

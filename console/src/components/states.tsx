@@ -16,7 +16,7 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
 }
 
 /** An error from the API (its code, message, resolution and request id) or any other failure. */
-export function ErrorMessage({ error, retry, title = 'Something went wrong' }: { error: unknown; retry?: () => void; title?: string }) {
+export function ErrorMessage({ error, retry, title = 'Something went wrong', retryLabel = 'Try again' }: { error: unknown; retry?: () => void; title?: string; retryLabel?: string }) {
   const api = error instanceof ApiError ? error : null;
   const message = api ? api.body.message : error instanceof Error ? error.message : String(error);
   return (
@@ -30,7 +30,7 @@ export function ErrorMessage({ error, retry, title = 'Something went wrong' }: {
           {api.body.requestId && <> · request <code>{api.body.requestId}</code></>}
         </p>
       )}
-      {retry && <button type="button" className="button" onClick={retry}>Try again</button>}
+      {retry && <button type="button" className="button" onClick={retry}>{retryLabel}</button>}
     </div>
   );
 }

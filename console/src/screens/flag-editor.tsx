@@ -329,10 +329,11 @@ function FlagForm({ appId, env, environmentName, approvals, badges, editable, fl
             <textarea rows={2} maxLength={1000} value={reason} onChange={(e) => setReason(e.target.value)} />
           </label>
         )}
-        {(save.isError || propose.isError) && <ErrorMessage error={save.error ?? propose.error} title={conflict ? 'The environment changed: close and reload' : 'Not saved'} />}
+        {(save.isError || propose.isError) && <ErrorMessage error={save.error ?? propose.error} title={conflict ? 'Someone changed the environment meanwhile: nothing was saved' : 'Not saved'}
+          retry={conflict ? () => { save.reset(); propose.reset(); setReviewing(false); reload(); } : undefined} retryLabel="Reload the flag" />}
         <div className="dialog-actions">
           <button type="button" className="button" onClick={() => setReviewing(false)}>Back to editing</button>
-          <button type="button" className="button button-primary" disabled={save.isPending || propose.isPending || impact.isPending || impact.isError} onClick={confirm}>
+          <button type="button" className="button button-primary" disabled={save.isPending || propose.isPending || impact.isPending || impact.isError || !!conflict} onClick={confirm}>
             {protectedEnv ? (propose.isPending ? 'Proposing…' : 'Propose') : save.isPending ? 'Saving…' : 'Save'}
           </button>
         </div>
