@@ -3,6 +3,8 @@ import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { RouterProvider } from 'react-router';
 import { ApiError } from './api/client';
+import { appsQuery, flagsPageQuery } from './api/hooks';
+import { getSession } from './auth/session';
 import { NoticeProvider } from './components/notices';
 import { router } from './router';
 import './styles.css';
@@ -17,6 +19,15 @@ const queryClient = new QueryClient({
     },
   },
 });
+
+// Signed in: the answers the first screen needs are asked for now, while React renders the frame.
+if (getSession()) {
+  void queryClient.prefetchQuery(appsQuery);
+  const flagsPage = /^\/console\/apps\/([^/]+)\/([^/]+)\/flags\/?$/.exec(location.pathname);
+  if (flagsPage && !new URLSearchParams(location.search).has('q')) {
+    void queryClient.prefetchQuery(flagsPageQuery(decodeURIComponent(flagsPage[1]!), decodeURIComponent(flagsPage[2]!), '', undefined));
+  }
+}
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -71,6 +71,10 @@ test('5,000 flags: the flags screen is interactive at once, searches and pages o
   await page.goto(`${c.base}/apps/${appId}/dev/flags`);
   const interactiveMs = await interactiveAt(page);
   page.off('response', collect);
+  // In the page's timeline: when the first scripts had arrived, and when the flag page's answer had.
+  const timeline = JSON.parse(await page.evaluate(`JSON.stringify(performance.getEntriesByType('resource').map((r) => [r.name, Math.round(r.responseEnd)]))`) as string) as [string, number][];
+  const scriptsAtMs = Math.max(...timeline.filter(([name]) => name.endsWith('.js')).map(([, end]) => end));
+  const flagsAnswerAtMs = timeline.find(([name]) => name.includes('/api/v1/flags?'))?.[1] ?? null;
   const apiRows = await page.getByRole('row').count();
   assert.equal(apiRows, 51, 'one page of 50 flags (and the header row), not 5,000');
   await page.getByText(`1–50 of ${FLAGS.toLocaleString('en')} flags`).waitFor();
@@ -112,6 +116,8 @@ test('5,000 flags: the flags screen is interactive at once, searches and pages o
   const numbers = {
     flags: FLAGS,
     flagsScreenInteractiveMs: interactiveMs,
+    scriptsArrivedAtMs: scriptsAtMs,
+    flagsAnswerArrivedAtMs: flagsAnswerAtMs,
     flagsScreenInteractiveWarmMs: warmInteractiveMs,
     flagsApiPageMs: flagsApiMs,
     domContentLoadedMs,

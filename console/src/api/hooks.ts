@@ -10,8 +10,21 @@ export type FlagRecord = paths['/api/v1/flags']['get']['responses']['200']['cont
 export type Role = AppSummary['role'];
 export type { components };
 
+export const appsQuery = { queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/apps')) };
+
 export function useApps() {
-  return useQuery({ queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/apps')) });
+  return useQuery(appsQuery);
+}
+
+/** The flags screen shows this many flags a page. */
+export const FLAG_PAGE_SIZE = 50;
+
+/** One page of the flag list, as the flags screen asks for it (shared so it can be fetched early). */
+export function flagsPageQuery(appId: string, env: string, q: string, cursor: string | undefined) {
+  return {
+    queryKey: ['flags', appId, env, { q, cursor }],
+    queryFn: () => unwrap(api.GET('/api/v1/flags', { params: { query: { appId, env, limit: FLAG_PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } } })),
+  };
 }
 
 /** The app and environment the URL names (`/apps/:appId/:env/...`), once the apps are read. */

@@ -6,15 +6,13 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useEffect, useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, unwrap } from '../api/client';
-import { canChange, isProduction, requiredApprovals, useCurrent, type FlagRecord } from '../api/hooks';
+import { FLAG_PAGE_SIZE, canChange, flagsPageQuery, isProduction, requiredApprovals, useCurrent, type FlagRecord } from '../api/hooks';
 import { Confirm } from '../components/dialogs';
 import { EnvironmentBadges } from '../components/layout';
 import { useNotify } from '../components/notices';
 import { ProposeDialog } from '../components/propose';
 import { Empty, ErrorMessage, Loading } from '../components/states';
 import { relativeTime, shortJson } from '../lib/format';
-
-export const FLAG_PAGE_SIZE = 50;
 
 export function FlagsScreen() {
   const { app, environment, appId, env, apps } = useCurrent();
@@ -37,11 +35,7 @@ export function FlagsScreen() {
     return () => clearTimeout(timer);
   }, [search, q, setParams]);
 
-  const flags = useQuery({
-    queryKey: ['flags', appId, env, { q, cursor }],
-    queryFn: () => unwrap(api.GET('/api/v1/flags', { params: { query: { appId, env, limit: FLAG_PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } } })),
-    placeholderData: keepPreviousData,
-  });
+  const flags = useQuery({ ...flagsPageQuery(appId, env, q, cursor), placeholderData: keepPreviousData });
 
   if (apps.isPending) return <Loading />;
   if (apps.isError) return <ErrorMessage error={apps.error} retry={() => void apps.refetch()} />;
