@@ -16,6 +16,7 @@ import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/prometheus-metrics.js';
 import { metricsRoutes as prometheusRoutes } from './platform/prometheus-route.js';
 import { registerOpenApi } from './platform/openapi.js';
+import { registerConsole } from './platform/console-static.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
 import { createValidatorCompiler, registerValidation } from './platform/validation.js';
@@ -68,6 +69,8 @@ export interface AppDeps {
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
   now?: () => number;
+  /** The built web console served at /console (default console/dist); null or a folder without a build: /console answers 404. */
+  consoleDir?: string | null;
 }
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -241,6 +244,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const erasure = createErasureService({ db, access: apps, secret: config.secret, box: createSecretBox(config.secret, 'subject-erasure'), now: clock, aggregates: aggregation, journal });
   registerErasureJobs(jobs, erasure);
   await app.register(erasureRoutes, { erasure });
+  await registerConsole(app, deps.consoleDir);
 
   const background = setInterval(() => {
     keys.flushUsage().catch((err) => app.log.warn({ err }, 'could not record key usage'));

@@ -834,7 +834,7 @@ export type paths = {
             path?: never;
             cookie?: never;
         };
-        /** List the flags of an environment with its config version */
+        /** List the flags of an environment with its config version; search and page with q, limit and cursor */
         get: operations["listFlags"];
         put?: never;
         post?: never;
@@ -9854,7 +9854,13 @@ export interface operations {
         parameters: {
             query: {
                 appId: string;
+                /** @description nextCursor of the previous page, with the same q. */
+                cursor?: string;
                 env: string;
+                /** @description Page size (1 to 500); without it every matching flag is listed. */
+                limit?: number;
+                /** @description Search: flags whose key or description contains this text, ignoring case. */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -9955,6 +9961,10 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         })[];
+                        /** @description With q, limit or cursor: the next page, null on the last. */
+                        nextCursor?: string | null;
+                        /** @description With q, limit or cursor: how many flags match q (every page together). */
+                        total?: number;
                         /** @description The environment config version after the request. */
                         version: number;
                     };

@@ -102,6 +102,8 @@ export interface TestAppOptions {
   now?: () => number;
   /** Registers extra routes before the app is made ready (e.g. a route that throws). */
   routes?: (app: FastifyInstance, database: TestDatabase) => void;
+  /** The built console to serve at /console (default: console/dist, when built); null: none. */
+  consoleDir?: string | null;
 }
 
 export async function buildTestApp(t: TestContext, options: TestAppOptions): Promise<TestApp> {
@@ -110,7 +112,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
   let captured = '';
   stream.on('data', (chunk) => (captured += chunk.toString()));
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
-  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now });
+  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now, consoleDir: options.consoleDir });
   options.routes?.(app, database);
   try {
     await app.ready();

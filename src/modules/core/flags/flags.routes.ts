@@ -4,6 +4,7 @@ import type { Executor } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses } from '../../../platform/error-schemas.js';
 import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../../platform/idempotency.js';
+import { validationError } from '../../../platform/errors.js';
 import { nowIso } from '../../../platform/ids.js';
 import { principalScope, type Principal } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
@@ -16,6 +17,30 @@ import {
 export interface FlagsRouteDeps {
   flags: FlagsService;
   idempotency: IdempotencyService;
+}
+
+/** Flag cursors name the last key listed and the search they belong to (a cursor of another q is refused). */
+const FLAG_CURSOR_PREFIX = 'fl1_';
+
+function encodeFlagCursor(lastKey: string, q: string | undefined): string {
+  return FLAG_CURSOR_PREFIX + Buffer.from(JSON.stringify({ k: lastKey, q: q ?? null })).toString('base64url');
+}
+
+function decodeFlagCursor(cursor: string | undefined, q: string | undefined): string | undefined {
+  if (cursor === undefined) return undefined;
+  let parsed: { k?: unknown; q?: unknown } | undefined;
+  try {
+    if (cursor.startsWith(FLAG_CURSOR_PREFIX)) parsed = JSON.parse(Buffer.from(cursor.slice(FLAG_CURSOR_PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  if (typeof parsed?.k !== 'string' || (parsed.q !== null && typeof parsed.q !== 'string')) {
+    throw validationError('The cursor is not valid.', [{ path: 'querystring.cursor', message: 'is not a cursor this route issued' }], 'Pass the nextCursor of a previous page unchanged.');
+  }
+  if (parsed.q !== (q ?? null)) {
+    throw validationError('The cursor belongs to another search.', [{ path: 'querystring.cursor', message: 'was issued for another q' }], 'Start again without a cursor when the search changes.');
+  }
+  return parsed.k;
 }
 
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
@@ -38,11 +63,17 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
   app.get('/api/v1/flags', {
     config: management,
     schema: {
-      tags: ['flags'], operationId: 'listFlags', summary: 'List the flags of an environment with its config version', security: [{ bearer: [] }],
+      tags: ['flags'], operationId: 'listFlags', summary: 'List the flags of an environment with its config version; search and page with q, limit and cursor', security: [{ bearer: [] }],
       querystring: ListFlagsQuery,
       response: { 200: ListFlagsResponse, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request) => flags.list(principalOf(request), request.query.appId, request.query.env));
+  }, async (request) => {
+    const { appId, env, q, limit, cursor } = request.query;
+    if (q === undefined && limit === undefined && cursor === undefined) return flags.list(principalOf(request), appId, env);
+    const after = decodeFlagCursor(cursor, q);
+    const { lastKey, ...list } = await flags.list(principalOf(request), appId, env, { q, limit, after });
+    return { ...list, nextCursor: lastKey ? encodeFlagCursor(lastKey, q) : null };
+  });
 
   app.patch('/api/v1/flags', {
     config: management,

@@ -9,8 +9,20 @@ const ConfigVersion = Type.Integer({ minimum: 0, description: 'The environment c
 const ChangeId = Type.Union([Type.String(), Type.Null()], { description: 'Journal entry of the change; null when nothing changed.' });
 const FlagKey = Type.String({ description: FLAG_KEY_DESCRIPTION });
 
-export const ListFlagsQuery = Type.Object({ appId: IdString(), env: IdString() });
-export const ListFlagsResponse = Type.Object({ flags: Type.Array(FlagRecordSchema, { description: 'Sorted by key.' }), version: ConfigVersion });
+export const MAX_FLAG_PAGE = 500;
+export const ListFlagsQuery = Type.Object({
+  appId: IdString(),
+  env: IdString(),
+  q: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Search: flags whose key or description contains this text, ignoring case.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_FLAG_PAGE, description: `Page size (1 to ${MAX_FLAG_PAGE}); without it every matching flag is listed.` })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'nextCursor of the previous page, with the same q.' })),
+});
+export const ListFlagsResponse = Type.Object({
+  flags: Type.Array(FlagRecordSchema, { description: 'Sorted by key.' }),
+  version: ConfigVersion,
+  total: Type.Optional(Type.Integer({ minimum: 0, description: 'With q, limit or cursor: how many flags match q (every page together).' })),
+  nextCursor: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'With q, limit or cursor: the next page, null on the last.' })),
+});
 
 export const PatchFlagBody = Type.Object(
   {

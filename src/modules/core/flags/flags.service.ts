@@ -20,8 +20,24 @@ interface EnvInput {
 export type PatchFlagInput = EnvInput & FlagFields & { key: string; op?: FlagPatchOp };
 export type BulkApplyInput = EnvInput & BulkChanges;
 
+/** Search and paging of the list: absent, the whole environment in one answer (the older shape). */
+export interface FlagListPage {
+  q?: string;
+  limit?: number;
+  /** The last key of the previous page: this page starts after it. */
+  after?: string;
+}
+
+export interface FlagList {
+  flags: FlagRecord[];
+  version: number;
+  /** With a page: how many flags match, and the last key of this page when more follow. */
+  total?: number;
+  lastKey?: string | null;
+}
+
 export interface FlagsService {
-  list(principal: Principal, appId: string, env: string): Promise<{ flags: FlagRecord[]; version: number }>;
+  list(principal: Principal, appId: string, env: string, page?: FlagListPage): Promise<FlagList>;
   // Mutations run in the caller's transaction, so an idempotency record commits with the change.
   patch(trx: Executor, principal: Principal, input: PatchFlagInput, source: JournalSource): Promise<{ flag: FlagRecord; version: number; changeId: string | null }>;
   remove(trx: Executor, principal: Principal, input: EnvInput & { key: string }, source: JournalSource): Promise<{ version: number; changeId: string }>;
@@ -41,10 +57,20 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
     ({ target, expectedVersion, source, authority: authorityOf(principal) });
 
   return {
-    async list(principal, appId, env) {
+    async list(principal, appId, env, page) {
       const current = await store.current(await resolveTarget(access, principal, appId, env, 'read'));
-      const flags = Object.keys(current.state.flags).sort().map((key) => current.state.flags[key]!);
-      return { flags, version: current.version };
+      const all = current.state.flags;
+      const keys = Object.keys(all).sort();
+      if (page === undefined) return { flags: keys.map((key) => all[key]!), version: current.version };
+      const needle = page.q?.toLowerCase();
+      const matching = needle === undefined ? keys : keys.filter((key) => key.toLowerCase().includes(needle) || all[key]!.description.toLowerCase().includes(needle));
+      // Keys are unique and sorted in code-unit order, so "after the last key" is a stable position
+      // even when flags are added or removed between pages.
+      const after = page.after;
+      const start = after === undefined ? 0 : firstAfter(matching, after);
+      const end = page.limit === undefined ? matching.length : Math.min(matching.length, start + page.limit);
+      const flags = matching.slice(start, end).map((key) => all[key]!);
+      return { flags, version: current.version, total: matching.length, lastKey: end < matching.length ? matching[end - 1]! : null };
     },
 
     async patch(trx, principal, input, source) {
@@ -75,4 +101,16 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
       return { version: applied.version, changeId: applied.changeId, updated: applied.result.updated };
     },
   };
+}
+
+/** Index of the first key greater than `key` in sorted `keys` (binary search). */
+function firstAfter(keys: string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid]! <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

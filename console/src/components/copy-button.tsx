@@ -1,0 +1,23 @@
+import { useState } from 'react';
+
+/** Copies text to the clipboard and says so; a one-time secret stays selectable beside it. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
+  return (
+    <button
+      type="button"
+      className="button button-small"
+      onClick={async () => {
+        try {
+          await navigator.clipboard.writeText(text);
+          setState('copied');
+        } catch {
+          setState('failed');
+        }
+      }}
+    >
+      {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text' : label}
+      <span className="visually-hidden" aria-live="polite">{state === 'copied' ? ' to the clipboard' : ''}</span>
+    </button>
+  );
+}
