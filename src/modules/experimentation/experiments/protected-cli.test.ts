@@ -5,14 +5,14 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { cliUser } from '../../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../../test/helpers/e2e-server.js';
-import { call, signUp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, signUp } from '../../../../test/helpers/fixtures.js';
 import { experimentsClient } from './experiments.test-client.js';
 
 test('ensign propose experiment-transition, rollout-create, rollout-transition; approve and execute by two people; stops with a reason', async (t) => {
   const { app, address, dir } = await startTestServer(t, 'protected-cli');
   const c = await experimentsClient(app);
   const bobUser = await signUp(app);
-  assert.equal((await call(app, 'POST', `/api/v1/apps/${c.appId}/members`, { token: c.token, payload: { email: bobUser.email, role: 'editor' } })).statusCode, 201);
+  await addMember(app, c.token, c.appId, bobUser, 'editor');
   const exp = await c.create();
   assert.equal((await call(app, 'PATCH', '/api/v1/envs', { token: c.token, payload: { appId: c.appId, env: 'dev', requiredApprovals: 1 } })).statusCode, 200);
   const alice = cliUser(address, c.token, join(dir, 'alice'));
