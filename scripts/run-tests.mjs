@@ -4,6 +4,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 // With ENSIGN_TEST_POSTGRES_URL set (CI sets it), PostgreSQL is expected: an unreachable database
@@ -37,5 +38,10 @@ function collect(dir, out = []) {
 const filter = process.env.TEST_FILTER;
 const files = ['src', 'test', 'packages'].flatMap((d) => collect(d)).filter((f) => !filter || f.includes(filter)).sort();
 const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { stdio: 'inherit' });
+// The usual reporter (spec on a terminal, TAP otherwise), then the ten slowest files at the end.
+const reporters = [
+  '--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
+  '--test-reporter', fileURLToPath(new URL('./slowest-files-reporter.mjs', import.meta.url)), '--test-reporter-destination', 'stdout',
+];
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...process.argv.slice(2), ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
