@@ -13,7 +13,7 @@ export interface StreamHandlers {
 
 /** Reads the stream until it ends (resolves) or fails (rejects). */
 export async function readChangeStream(fetchImpl: typeof fetch, url: string, signal: AbortSignal, handlers: StreamHandlers): Promise<void> {
-  const response = await fetchImpl(url, { headers: { accept: 'text/event-stream' }, signal, cache: 'no-store' });
+  const response = await fetchImpl(url, { headers: { accept: 'text/event-stream' }, signal });
   if (response.status !== 200 || response.body === null) {
     await response.body?.cancel().catch(() => undefined);
     throw new Error(`the change stream answered ${response.status}`);

@@ -25,7 +25,7 @@ export async function fetchDocument(connection: Connection, etag: string | null,
   if (etag !== null) headers['if-none-match'] = etag;
   let response: Response;
   try {
-    response = await connection.fetch(connection.url + DOCUMENT_PATH, { headers, signal, cache: 'no-store' });
+    response = await connection.fetch(connection.url + DOCUMENT_PATH, { headers, signal });
   } catch (error) {
     return { kind: 'failed', error: new EnsignError('unavailable', `Could not reach ${connection.url}: ${error instanceof Error ? error.message : String(error)}`) };
   }

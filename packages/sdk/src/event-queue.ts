@@ -81,10 +81,13 @@ export class EventQueue {
   async close(deadline: number): Promise<void> {
     this.clearTimer();
     let timeout: Timer | undefined;
-    await Promise.race([this.flush(), new Promise<void>((resolve) => (timeout = later(Math.max(0, deadline - this.now()), resolve)))]);
+    // Not unref'd: the application awaits close(), which the deadline bounds.
+    await Promise.race([this.flush(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, Math.max(0, deadline - this.now()))))]);
     clearTimeout(timeout);
     this.stopped = true;
     this.abort.abort();
+    // The batch in flight at the deadline ends now (aborted) and is counted as dropped.
+    await this.inFlight;
     this.stats.dropped += this.queue.length;
     this.queue = [];
     this.stats.queued = 0;
@@ -140,7 +143,10 @@ export class EventQueue {
         signal: this.abort.signal,
       });
     } catch (error) {
-      if (this.stopped) return;
+      if (this.stopped) {
+        this.stats.dropped += batch.length;
+        return;
+      }
       this.retryLater(batch, undefined, new EnsignError('unavailable', `Events could not be sent: ${error instanceof Error ? error.message : String(error)}`));
       return;
     }

@@ -2,6 +2,12 @@
 // server one 304. A store holds text by name; the client names it after the service URL and key.
 // Browsers default to localStorage; Node uses fileStore from '@ensign/sdk/file-store'.
 
+/** The part of the Web Storage API the store uses (localStorage, sessionStorage, or a look-alike). */
+export interface TextStorage {
+  getItem(name: string): string | null;
+  setItem(name: string, value: string): void;
+}
+
 export interface DocumentStore {
   /** The text saved under `name`, or null. May be asynchronous. */
   load(name: string): string | null | Promise<string | null>;
@@ -10,10 +16,10 @@ export interface DocumentStore {
 
 /** A store in `storage` (default: the page's localStorage). Null when there is none, or when the
  * page may not use it (a sandboxed frame, some private modes throw on access). */
-export function localStorageStore(storage?: Pick<Storage, 'getItem' | 'setItem'>): DocumentStore | null {
+export function localStorageStore(storage?: TextStorage): DocumentStore | null {
   let target = storage;
   try {
-    target ??= (globalThis as { localStorage?: Storage }).localStorage;
+    target ??= (globalThis as { localStorage?: TextStorage }).localStorage;
   } catch {
     return null;
   }
