@@ -4,7 +4,7 @@
 // a refused key, tracking as outcome events, and an idempotent shutdown.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { OpenFeature, ProviderEvents, ProviderStatus } from '@openfeature/server-sdk';
+import { OpenFeature, ProviderEvents, ProviderStatus, type EvaluationContext } from '@openfeature/server-sdk';
 import { flattenMetadata, toOpenFeature } from '@ensign/engine';
 import { expectedResult } from '@ensign/engine/conformance';
 import { EnsignServerProvider } from '@ensign/openfeature-server';
@@ -25,10 +25,11 @@ describe('@ensign/openfeature-server', () => {
       for (const c of suite.cases) {
         const type = c.expectedType ?? flags.get(c.flag)?.type ?? 'bool';
         const fallback = DEFAULTS[type];
-        const details = type === 'bool' ? await client.getBooleanDetails(c.flag, fallback as boolean, c.context)
-          : type === 'string' ? await client.getStringDetails(c.flag, fallback as string, c.context)
-            : type === 'number' ? await client.getNumberDetails(c.flag, fallback as number, c.context)
-              : await client.getObjectDetails(c.flag, fallback as never, c.context);
+        const context = c.context as EvaluationContext | undefined;
+        const details = type === 'bool' ? await client.getBooleanDetails(c.flag, fallback as boolean, context)
+          : type === 'string' ? await client.getStringDetails(c.flag, fallback as string, context)
+            : type === 'number' ? await client.getNumberDetails(c.flag, fallback as number, context)
+              : await client.getObjectDetails(c.flag, fallback as never, context);
         const expected = toOpenFeature(expectedResult(c.flag, c.expect), flattenMetadata(flags.get(c.flag)?.metadata ?? {}));
         const label = `${suite.name} / ${c.name}`;
         assert.equal(details.reason, expected.reason, label);
@@ -52,7 +53,7 @@ describe('@ensign/openfeature-server', () => {
       OpenFeature.addHandler(event, (details) => {
         if (details?.domain !== 'status') return;
         seen.push(event);
-        if (event === ProviderEvents.ConfigurationChanged) changed.push(details?.flagsChanged ?? []);
+        if (event === ProviderEvents.ConfigurationChanged) changed.push((details?.flagsChanged as string[] | undefined) ?? []);
       });
     }
     await OpenFeature.setProviderAndWait('status', provider);
