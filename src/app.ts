@@ -32,7 +32,7 @@ import { createDeliveryService, deliveryRoutes } from './modules/delivery/config
 import { entityTagKeyOf } from './platform/entity-tag.js';
 import { PUBLIC_CORS_RESPONSE_HEADERS } from './platform/public-cors.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/delivery/evaluation/index.js';
-import { OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/delivery/ofrep/index.js';
+import { createStreamLinks, createStreamTokens, OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/delivery/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/delivery/sdk-document/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/experimentation/experiment-metrics/index.js';
@@ -189,7 +189,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(evaluationRoutes, { source: evaluation });
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
-  await app.register(advancedRoutes, { advanced });
+  await app.register(advancedRoutes, { advanced, streamLink: createStreamLinks(createStreamTokens(config.secret)) });
   const experimentMetrics = createExperimentMetricsService({ db, access: apps, journal });
   await app.register(experimentMetricsRoutes, { metrics: experimentMetrics, idempotency });
   const layers = createLayersService({ db, access: apps, journal });

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// Builds dist/esm (ES modules) and dist/cjs (CommonJS), each with its own declarations, so that
-// `import` and `require` both get code and types of their own format (checked by publint and
-// @arethetypeswrong/cli in the root `npm test`).
+// Builds the workspace package in the current directory (npm runs a workspace's scripts there):
+// dist/esm (ES modules) and dist/cjs (CommonJS), each with its own declarations, so that `import`
+// and `require` both get code and types of their own format (checked by publint and
+// @arethetypeswrong/cli in the root `npm test`). Every package under packages/ builds this way.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = process.cwd();
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
