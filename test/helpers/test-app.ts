@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { DEFAULT_HTTP_SETTINGS, DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
@@ -40,7 +41,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
     const url = await copyPostgresTemplate(POSTGRES_URL, pgSchema);
     const open = () => createDb(url, { pgSchema, poolSize: 5, applicationName: pgSchema });
     const drop = () => dropPostgresDatabase(POSTGRES_URL, pgSchema);
-    return { url, handle: open(), pgSchema, open, drop };
+    return { url, handle: await opened(open), pgSchema, open, drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'ensign-test-'));
   const path = join(dir, 'ensign.db');
@@ -53,7 +54,18 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   }
   const url = `sqlite://${path}`;
   const open = () => createDb(url);
-  return { url, handle: open(), open, drop };
+  return { url, handle: await opened(open), open, drop };
+}
+
+/**
+ * A handle that has been used once: Kysely connects on the first query, and closing a handle that
+ * never connected does nothing (a later query would connect again), so a test that closes it to
+ * take the database away needs it connected first, as the migration used to leave it.
+ */
+async function opened(open: () => DbHandle): Promise<DbHandle> {
+  const handle = open();
+  await sql`select 1`.execute(handle.db);
+  return handle;
 }
 
 export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig {
