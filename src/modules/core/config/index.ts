@@ -1,4 +1,4 @@
-export { createConfigStateStore, type ConfigStateStore, type ConfigCommit, type ConfigChange } from './config-state-store.js';
+export { createConfigStateStore, type ConfigStateStore, type ConfigCommit, type ConfigChange, type ListenerFailure } from './config-state-store.js';
 export { emptyState, DEFAULT_TTL_SECONDS, type ConfigState, type CurrentConfig, type EnvironmentTarget, type FlagRecord, type PrivacySettings, type VersionSnapshot, type VersionMeta } from './versions.model.js';
 export { createConfigMutator, resolveTarget, type AppliedEdit, type ConfigEdit, type ConfigMutationRequest, type ConfigMutator } from './config-mutation.js';
 export { definitionOf, dependencyChanges, diffStates, redactSubjects, visibilityChanges, type DependencyChange, type VisibilityChange } from './config-diff.js';

@@ -82,7 +82,7 @@ const quotaHeaders = {
   'x-sync-quota-remaining': { type: 'integer', description: 'sdk_ and pub_ keys only: syncs left this month, after this one.' },
 };
 const withHeaders = (schema: TSchema, headers: Record<string, unknown>) => ({ ...schema, headers }) as TSchema;
-const errors = errorResponses(400, 401, 403, 404, 429, 500, 503);
+const errors = errorResponses(400, 401, 403, 404, 'monthly_config_sync_quota_exceeded', 500, 'config_invalid', 'config_sync_metering_unavailable');
 
 export const advancedConfigResponses = {
   200: withHeaders(CoreDocumentSchema, {
