@@ -216,10 +216,10 @@ export function writableHeaders(headers: Record<string, string>): Record<string,
  * of the protocol served under the URL's prefix (`renderers`, by path prefix).
  */
 export function frameworkErrorHandler(renderers: Record<string, ErrorRenderer> = {}) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header('x-request-id', request.id);
-    for (const prefix in renderers) if (request.url.startsWith(prefix)) return sendError(request, reply, error, renderers[prefix]!);
-    return sendError(request, reply, error, contractErrors);
+    const prefix = Object.keys(renderers).find((p) => request.url.startsWith(p));
+    sendError(request, reply, error, prefix === undefined ? contractErrors : renderers[prefix]!);
   };
 }
 
