@@ -63,8 +63,6 @@ function defaultResolution(status: number): string {
 export const validationError = (message: string, details?: ErrorDetail[], resolution?: string) =>
   new AppError(400, 'validation_error', message, { details, resolution });
 
-export const unauthorized = (message = 'A valid credential is required.') => new AppError(401, 'unauthorized', message);
-
 export const forbidden = (message = 'This credential cannot access this resource.') =>
   new AppError(403, 'forbidden', message);
 

@@ -1,2 +1,2 @@
-export { OFREP_PREFIX, ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
-export { ofrepErrors, ofrepFrameworkErrors } from './ofrep-errors.js';
+export { OFREP_PREFIX, ofrepRoutes } from './ofrep.routes.js';
+export { ofrepFrameworkErrors } from './ofrep-errors.js';
