@@ -23,9 +23,6 @@ const body = created.json();
 const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: string }) => [e.slug, e.id]));
 const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
 process.send!({ type: 'listening', address, token, appId: body.app.id, envs, sdk });
-process.on('message', async (m: { type: string }) => {
-  if (m.type === 'stop') {
-    await app.close();
-    process.exit(0);
-  }
+process.on('message', (m: { type: string }) => {
+  if (m.type === 'stop') void app.close().then(() => process.exit(0));
 });

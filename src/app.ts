@@ -152,7 +152,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   lane.attach(app, { resolver, compile });
   app.decorate('fastLane', { stats: lane.stats, routes: lane.routes });
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
-  const configStore = createConfigStateStore(db, notifier);
+  const configStore = createConfigStateStore(db, notifier, (err, change) => app.log.error({ err, change }, 'a configuration-change listener failed'));
   const mutator = createConfigMutator({ store: configStore, journal, secret: config.secret, requiredApprovals: apps.requiredApprovals });
   const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: config.quotas });
   const versions = createVersionsService({ db, store: configStore, access: apps });

@@ -18,11 +18,6 @@ export function standardNormalQuantile(p: number): number {
   return normalQuantile(p, 0, 1);
 }
 
-/** Student's t distribution function with `dof` degrees of freedom. */
-export function studentTCdf(x: number, dof: number): number {
-  return tCdf(x, dof);
-}
-
 export function studentTQuantile(p: number, dof: number): number {
   return tQuantile(p, dof);
 }

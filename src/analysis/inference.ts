@@ -98,4 +98,3 @@ export function sequentialComparison(control: VariantStatistic, treatment: Varia
   return compare(control, treatment, (m) => sequentialEffect(m, alpha, tuning));
 }
 
-export type { EffectScale };

@@ -5,9 +5,9 @@
 //
 //   const { flag } = await ok(ctx.client.api.PATCH('/api/v1/flags', { body }));
 //   const { metrics } = await ok(ctx.client.api.GET('/api/v1/metrics', { params: { query: { appId, env } } }));
-import type { components, operations, paths } from './api-types.js';
+import type { operations } from './api-types.js';
 
-export type { components, operations, paths };
+export type { operations };
 export type OperationId = keyof operations;
 
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -22,9 +22,6 @@ type AsRead<T> = T extends (infer E)[] ? AsRead<E>[] : T extends object ? { [K i
 export type ResponseBody<O extends OperationId, Status extends number = 200 | 201 | 202> = AsRead<{
   [S in Status & keyof operations[O]['responses']]: JsonContent<operations[O]['responses'][S]>;
 }[Status & keyof operations[O]['responses']]>;
-
-/** The query parameters of an operation. */
-export type QueryOf<O extends OperationId> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
 
 /**
  * The answer of a typed call. The client throws ApiError for a status outside 2xx before the call

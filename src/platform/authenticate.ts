@@ -2,6 +2,7 @@
 // request.principal and enforces which credential types a route accepts — in one place.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import { ERROR_CATALOGUE, type LegacyCode } from './error-catalogue.js';
 import { AppError } from './errors.js';
 import { implementedByLane } from './lane-hooks.js';
 import type { CredentialResolution, CredentialResolver, Principal } from './principal.js';
@@ -15,7 +16,7 @@ export interface RouteAuth<T extends TokenType = TokenType> {
   /** Also read the key from `X-API-Key` (OFREP). */
   apiKeyHeader?: boolean;
   /** Status and codes for an accepted-format credential of a type the route refuses. */
-  wrongType?: { status: number; code: string; legacyCode: string; message: string };
+  wrongType?: { code: CredentialCode; legacyCode: LegacyCode; message: string };
 }
 
 declare module 'fastify' {
@@ -27,8 +28,12 @@ declare module 'fastify' {
   }
 }
 
-function credentialError(code: string, legacyCode: string, message: string, status = 401) {
-  return new AppError(status, code, message, {
+/** The codes of a credential the route refuses. */
+type CredentialCode = 'unauthorized' | 'forbidden' | 'server_key_required';
+
+function credentialError(code: CredentialCode, legacyCode: LegacyCode, message: string) {
+  const status = ERROR_CATALOGUE[code].status;
+  return new AppError<CredentialCode>(status, code, message, {
     legacyCode,
     resolution:
       status === 401
@@ -63,7 +68,7 @@ function credentialOf(headers: IncomingHttpHeaders, auth: RouteAuth): { token: s
 
 function wrongTypeError(auth: RouteAuth, type: TokenType) {
   const w = auth.wrongType;
-  if (w) return credentialError(w.code, w.legacyCode, w.message, w.status);
+  if (w) return credentialError(w.code, w.legacyCode, w.message);
   return credentialError('unauthorized', 'WRONG_KEY_TYPE', `This route does not accept ${type}_ credentials.`);
 }
 

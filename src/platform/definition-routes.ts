@@ -6,7 +6,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Executor } from '../db/transaction.js';
 import { principalOf } from './authenticate.js';
 import { EnvQuery, IdParams } from './definition-schemas.js';
-import { errorResponses } from './error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS, type ErrorEntry } from './error-schemas.js';
 import type { IdempotencyService } from './idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, previewOrRun } from './idempotent-route.js';
 import type { Principal } from './principal.js';
@@ -32,6 +32,8 @@ export interface DefinitionRoutesSpec<T, Source> {
   service: DefinitionService<T, Source>;
   idempotency: IdempotencyService;
   sourceOf: (request: import('fastify').FastifyRequest) => Source;
+  /** The codes of the module's own rules that create and update can answer (besides the platform's). */
+  errors: { create: ErrorEntry[]; update: ErrorEntry[] };
 }
 
 export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: DefinitionRoutesSpec<T, Source>): void {
@@ -53,7 +55,7 @@ export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: 
     config: MANAGEMENT_AUTH,
     schema: {
       tags, operationId: `create${Name}`, summary: summaries.create, security, headers: IDEMPOTENCY_HEADER, body: schemas.createBody,
-      response: { 200: schemas.preview, 201: schemas.record, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: schemas.preview, 201: schemas.record, ...errorResponses(400, 401, 403, 404, ...spec.errors.create, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const { dryRun, ...input } = request.body as Input;
@@ -76,7 +78,7 @@ export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: 
     config: MANAGEMENT_AUTH,
     schema: {
       tags, operationId: `patch${Name}`, summary: summaries.patch, security, headers: IDEMPOTENCY_HEADER, params: IdParams, body: schemas.patchBody,
-      response: { 200: schemas.patched, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: schemas.patched, ...errorResponses(400, 401, 403, 404, ...spec.errors.update, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const { dryRun, ...input } = request.body as Input;

@@ -3,6 +3,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
 import { isWritableHeader } from './header-values.js';
 import { newId } from './ids.js';
@@ -82,6 +83,17 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
   return details;
 }
 
+/** The catalogue's code for a framework (or plugin) error of these statuses. */
+const FRAMEWORK_CODES: Partial<Record<number, ErrorCode>> = {
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  414: 'uri_too_long',
+  415: 'unsupported_media_type',
+  431: 'headers_too_large',
+};
+
 /** Translates framework errors into domain errors so one renderer handles everything. */
 export function toAppError(error: FastifyError | AppError | Error): AppError {
   if (error instanceof AppError) return error;
@@ -108,12 +120,15 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
     return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
   }
   const status = fe.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
-    return new AppError(status, status === 404 ? 'not_found' : 'validation_error', fe.message);
-  }
+  const generic = FRAMEWORK_CODES[status];
+  if (generic) return new AppError<typeof generic>(ERROR_CATALOGUE[generic].status, generic, fe.message);
+  // Fastify's other client errors (a URL it cannot decode, say) are requests it could not read.
+  if (status >= 400 && status < 500) return new AppError(400, 'validation_error', fe.message);
+  // Anything else is a defect: it keeps its cause, which the error log shows with its stack.
   return new AppError(500, 'internal_error', 'An unexpected error occurred.', {
     legacyCode: 'INTERNAL_ERROR',
     resolution: 'Retry later; if the problem persists, contact the operator with the request id.',
+    cause: error,
   });
 }
 
@@ -201,10 +216,10 @@ export function writableHeaders(headers: Record<string, string>): Record<string,
  * of the protocol served under the URL's prefix (`renderers`, by path prefix).
  */
 export function frameworkErrorHandler(renderers: Record<string, ErrorRenderer> = {}) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     reply.header('x-request-id', request.id);
-    for (const prefix in renderers) if (request.url.startsWith(prefix)) return sendError(request, reply, error, renderers[prefix]!);
-    return sendError(request, reply, error, contractErrors);
+    const prefix = Object.keys(renderers).find((p) => request.url.startsWith(p));
+    sendError(request, reply, error, prefix === undefined ? contractErrors : renderers[prefix]!);
   };
 }
 

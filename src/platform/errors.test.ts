@@ -22,6 +22,7 @@ function faultyRoutes(app: FastifyInstance, database: TestDatabase) {
     throw Object.assign(new Error(`upstream said ${SECRET_DETAIL}`), { statusCode: 502, code: 'E_UPSTREAM' });
   });
   app.get('/__test/object', async () => {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a careless dependency may throw
     throw { message: SECRET_DETAIL, stack: 'at secret (/srv/ensign/src/secret.ts:1:1)' };
   });
 }

@@ -1,4 +1,5 @@
 // Domain errors carry everything the contract's error body needs; the error handler renders them.
+import type { CodeOfStatus, ErrorCode, LegacyCode, StatusOf } from './error-catalogue.js';
 
 export interface ErrorDetail {
   path: string;
@@ -11,20 +12,26 @@ export interface AppErrorOptions {
   metadata?: Record<string, unknown>;
   headers?: Record<string, string>;
   /** Code used on the legacy environment-key routes (UPPER_SNAKE). */
-  legacyCode?: string;
+  legacyCode?: LegacyCode;
+  /** The failure this error stands for: it reaches the error log (with its stack), never the answer. */
+  cause?: unknown;
 }
 
-export class AppError extends Error {
-  readonly statusCode: number;
-  readonly code: string;
+/**
+ * An error the service answers. The code is one of the catalogue (error-catalogue.ts) and the status
+ * the catalogue's for it: `new AppError(404, 'flag_exists', …)` does not compile.
+ */
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
+  readonly statusCode: StatusOf<C>;
+  readonly code: C;
   readonly resolution: string;
   readonly details?: ErrorDetail[];
   readonly metadata?: Record<string, unknown>;
   readonly headers?: Record<string, string>;
-  readonly legacyCode?: string;
+  readonly legacyCode?: LegacyCode;
 
-  constructor(statusCode: number, code: string, message: string, options: AppErrorOptions = {}) {
-    super(message);
+  constructor(statusCode: StatusOf<C>, code: C, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.statusCode = statusCode;
     this.code = code;
@@ -56,8 +63,6 @@ function defaultResolution(status: number): string {
 export const validationError = (message: string, details?: ErrorDetail[], resolution?: string) =>
   new AppError(400, 'validation_error', message, { details, resolution });
 
-export const unauthorized = (message = 'A valid credential is required.') => new AppError(401, 'unauthorized', message);
-
 export const forbidden = (message = 'This credential cannot access this resource.') =>
   new AppError(403, 'forbidden', message);
 
@@ -67,7 +72,7 @@ export const notFound = (what: string) =>
 export const payloadTooLarge = () =>
   new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', { legacyCode: 'PAYLOAD_TOO_LARGE' });
 
-export const conflict = (code: string, message: string, options?: AppErrorOptions) =>
+export const conflict = (code: CodeOfStatus<409>, message: string, options?: AppErrorOptions) =>
   new AppError(409, code, message, options);
 
 export const versionConflict = (current: number, field: 'currentVersion' | 'currentRevision' = 'currentVersion') =>

@@ -402,5 +402,3 @@ export function createFastLane(options: FastLaneOptions) {
     },
   };
 }
-
-export type FastLane = ReturnType<typeof createFastLane>;

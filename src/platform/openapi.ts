@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { ERROR_CODES_EXTENSION } from './error-schemas.js';
 
 export const API_TAGS = [
   { name: 'discovery', description: 'Discovery documents; no credential.' },
@@ -30,8 +31,47 @@ export const API_TAGS = [
   { name: 'operations', description: 'Health, readiness and Prometheus metrics.' },
 ];
 
+/** Fastify's `/a/:id` as OpenAPI's `/a/{id}`. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/**
+ * The codes each error response of each operation can carry, read from the route schemas
+ * (error-schemas.ts puts them there) and written on the document's response objects as
+ * `x-error-codes`: @fastify/swagger keeps no extension of a response schema by itself.
+ */
+function errorCodesPublisher() {
+  const codes = new Map<string, Record<string, unknown>>();
+  return {
+    collect(url: string, methods: string | string[], schema: { response?: Record<string, Record<string, unknown>> } | undefined) {
+      const byStatus: Record<string, unknown> = {};
+      for (const [status, response] of Object.entries(schema?.response ?? {})) {
+        if (response?.[ERROR_CODES_EXTENSION]) byStatus[status] = response[ERROR_CODES_EXTENSION];
+      }
+      for (const method of [methods].flat()) codes.set(`${method.toLowerCase()} ${openApiPath(url)}`, byStatus);
+    },
+    publish(document: { paths?: Record<string, Record<string, { responses?: Record<string, Record<string, unknown>> }>> }) {
+      for (const [path, operations] of Object.entries(document.paths ?? {})) {
+        for (const [method, operation] of Object.entries(operations)) {
+          const byStatus = codes.get(`${method} ${path}`) ?? {};
+          for (const [status, response] of Object.entries(operation.responses ?? {})) {
+            if (byStatus[status]) response[ERROR_CODES_EXTENSION] = byStatus[status];
+          }
+        }
+      }
+      return document;
+    },
+  };
+}
+
 export async function registerOpenApi(app: FastifyInstance, extraTags: { name: string; description: string }[] = []) {
+  const errorCodes = errorCodesPublisher();
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      errorCodes.collect(url, route.method, schema as Parameters<typeof errorCodes.collect>[2]);
+      return { schema, url };
+    },
+    transformObject: (document) =>
+      'openapiObject' in document ? (errorCodes.publish(document.openapiObject as Parameters<typeof errorCodes.publish>[0]) as typeof document.openapiObject) : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -46,10 +46,6 @@ export interface CredentialResolver {
   resolve(token: string, type: TokenType): CredentialResolution | Promise<CredentialResolution>;
 }
 
-export function isManagement(p: Principal): p is ManagementPrincipal {
-  return p.type === 'cli' || p.type === 'admin';
-}
-
 /** Stable scope for idempotency records and rate limits: the user, or the key. */
 export function principalScope(p: Principal): string {
   return p.type === 'cli' ? `user:${p.userId}` : `key:${p.keyId}`;

@@ -1387,7 +1387,7 @@ export interface components {
         /** Error */
         ErrorBody: {
             error: {
-                /** @description Machine-readable lower snake_case code. */
+                /** @description Machine-readable lower snake_case code: one of the catalogue (docs/errors.md); each error response lists the codes it can carry in x-error-codes. */
                 code: string;
                 details?: {
                     message: string;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { principalScope, type UserPrincipal } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
@@ -31,7 +31,7 @@ export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, 
       tags: ['apps'], operationId: 'createApp', summary: 'Create an app with its environments, keys and admin key', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: CreateAppBody,
-      response: { 201: CreateAppResponse, ...errorResponses(400, 401, 404, 409, 429) },
+      response: { 201: CreateAppResponse, ...errorResponses(400, 'idempotency_key_required', 401, 404, 'slug_conflict', ...IDEMPOTENCY_ERRORS, 'app_quota_exceeded') },
     },
   }, async (request, reply) => {
     const principal = principalOf(request) as UserPrincipal;

@@ -58,7 +58,7 @@ export const invitationsRoutes: FastifyPluginAsyncTypebox<InvitationsRouteDeps> 
     schema: {
       tags: ['apps'], operationId: 'acceptInvitation', summary: 'Accept an invitation addressed to you: you become a member with its role', security: [{ bearer: [] }],
       params: InvitationParams,
-      response: { 200: AcceptInvitationResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: AcceptInvitationResponse, ...errorResponses(400, 401, 403, 404, 'invitation_expired', 'member_exists') },
     },
   }, async (request) => inTransaction(db, (trx) => invitations.accept(trx, principalOf(request) as UserPrincipal, request.params.invitationId, sourceOf(request))));
 

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { principalScope } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
@@ -41,7 +41,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
       headers: IdempotencyKeyHeaders,
       params: AppParams,
       body: AddMemberBody,
-      response: { 202: InvitationResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 202: InvitationResponse, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'invitation_exists', 'member_exists', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
@@ -60,7 +60,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
       tags: ['apps'], operationId: 'setMemberRole', summary: 'Change the role of a member (owners only; the last owner stays)', security: [{ bearer: [] }],
       params: MemberParams,
       body: SetRoleBody,
-      response: { 200: MemberResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: MemberResponse, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'last_owner') },
     },
   }, async (request) => {
     const principal = principalOf(request);
@@ -73,7 +73,7 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
     schema: {
       tags: ['apps'], operationId: 'removeMember', summary: 'Remove a member from an app (owners only; the last owner stays)', security: [{ bearer: [] }],
       params: MemberParams,
-      response: { 204: { type: 'null', description: 'Removed' }, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 204: { type: 'null', description: 'Removed' }, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'last_owner') },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

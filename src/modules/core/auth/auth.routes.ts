@@ -20,7 +20,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService }> = asyn
     schema: {
       tags: ['auth'], operationId: 'login', summary: 'Sign up or sign in; returns a cli_ token',
       body: LoginBody,
-      response: { 200: LoginResponse, ...errorResponses(400, 401, 403, 429) },
+      response: { 200: LoginResponse, ...errorResponses(400, 'invalid_credentials', 'cross_origin_rejected', 'rate_limited') },
     },
   }, async (request) => auth.login(request.body, request.ip));
 

@@ -1,3 +1,3 @@
-export { createAuthService, type AuthService, type ScopedTokenScope } from './auth.service.js';
+export { createAuthService, type AuthService } from './auth.service.js';
 export { authRoutes } from './auth.routes.js';
 export { createCredentialResolver } from './credential-resolver.js';

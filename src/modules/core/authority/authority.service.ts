@@ -103,8 +103,10 @@ const readbackMismatch = (expectedVersion: number, observedVersion: number | nul
   });
 
 /** Thrown out of a preview's transaction to roll it back, carrying what it observed. */
-class PreviewTaken {
-  constructor(readonly preview: ProposalPreview) {}
+class PreviewTaken extends Error {
+  constructor(readonly preview: ProposalPreview) {
+    super('preview taken; the transaction is rolled back');
+  }
 }
 const digestMismatch = (digest: string) =>
   conflict('digest_mismatch', 'The digest does not match the proposal.', {

@@ -44,7 +44,20 @@ export interface ConfigStateStore {
   onChange(listener: (change: ConfigChange) => void): () => void;
 }
 
-export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNotifier): ConfigStateStore {
+/**
+ * Reports a listener that threw on a change. The other listeners still hear the change, and the
+ * failure reaches the error log instead of being swallowed. By default it is thrown again on its own
+ * (an uncaught exception: a defect in a listener is never silent).
+ */
+export type ListenerFailure = (error: unknown, change: ConfigChange) => void;
+
+const rethrow: ListenerFailure = (error) => {
+  queueMicrotask(() => {
+    throw error;
+  });
+};
+
+export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNotifier, onListenerFailure: ListenerFailure = rethrow): ConfigStateStore {
   return {
     lock: (trx, target) => repo.lockConfig(trx, target),
     async commit(trx, target, locked, change) {
@@ -77,10 +90,17 @@ export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNot
     changedSince: (since) => repo.changedSince(db, since),
     onChange(listener) {
       return notifier.subscribe((payload) => {
+        let change: ConfigChange;
         try {
-          listener(JSON.parse(payload) as ConfigChange);
+          change = JSON.parse(payload) as ConfigChange;
         } catch {
-          /* a malformed payload is ignored; polling catches up */
+          // Another process's payload that does not parse: the readers' polling catches up.
+          return;
+        }
+        try {
+          listener(change);
+        } catch (error) {
+          onListenerFailure(error, change);
         }
       });
     },

@@ -103,7 +103,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<DiscoveryOptions> = asyn
   app.get('/readyz', {
     schema: {
       tags: ['operations'], operationId: 'ready', summary: 'The database is reachable',
-      response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+      response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses('service_unavailable') },
     },
   }, async () => {
     if (await withinDeadline(ready(), READY_TIMEOUT_MS)) return { status: 'ready' as const };

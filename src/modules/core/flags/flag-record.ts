@@ -3,12 +3,6 @@
 // because this module depends on versions and not the other way round; this is where to find them
 // from the flags side (docs/decisions/0008-flag-record-location.md).
 export {
-  DependencySchema,
-  FLAG_KEY_DESCRIPTION,
   FlagRecordSchema,
   flagFieldSchemas,
-  RolloutSchema,
-  RuleSchema,
-  VariantSchema,
-  type FlagRecord,
 } from '../config/index.js';

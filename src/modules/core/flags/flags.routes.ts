@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { Executor } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../../platform/idempotency.js';
 import { validationError } from '../../../platform/errors.js';
 import { nowIso } from '../../../platform/ids.js';
@@ -81,7 +81,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       tags: ['flags'], operationId: 'patchFlag', summary: 'Create, update, upsert or toggle one flag', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: PatchFlagBody,
-      response: { 200: PatchFlagResponse, ...errorResponses(400, 401, 403, 404, 409, 429) },
+      response: { 200: PatchFlagResponse, ...errorResponses(400, 'rollout_variants_exclusive', 401, 403, 'approval_required', 404, 'version_conflict', 'flag_exists', ...IDEMPOTENCY_ERRORS, 'flag_quota_exceeded') },
     },
   }, async (request, reply) => {
     const result = await mutation(request, 'PATCH /api/v1/flags', request.body, {}, (trx, principal) => flags.patch(trx, principal, request.body, sourceOf(request)));
@@ -94,7 +94,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       tags: ['flags'], operationId: 'deleteFlag', summary: 'Delete one flag', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       querystring: DeleteFlagQuery,
-      response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const result = await mutation(request, 'DELETE /api/v1/flags', request.query, {}, (trx, principal) => flags.remove(trx, principal, request.query, sourceOf(request)));
@@ -107,7 +107,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       tags: ['flags'], operationId: 'bulkApplyFlags', summary: 'Apply flag values, advanced flag fields and privacy settings in one version, all or nothing', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: BulkApplyBody,
-      response: { 200: BulkApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: BulkApplyResponse, ...errorResponses(400, 'rollout_variants_exclusive', 401, 403, 'approval_required', 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     // The key is where the request is stored, not part of what it asks: header and body forms match.
@@ -128,7 +128,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       tags: ['flags'], operationId: 'bulkSetFlagValuesLegacy', summary: 'Set the values of existing flags in one version (older form of PATCH /api/v1/flags/bulk)', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: LegacyBulkBody,
-      response: { 200: LegacyBulkResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: LegacyBulkResponse, ...errorResponses(400, 'rollout_variants_exclusive', 401, 403, 'approval_required', 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const result = await mutation(request, 'POST /api/v1/flags/bulk', request.body, {}, async (trx, principal) => {

@@ -54,7 +54,7 @@ for (const dialect of dialects) {
       // Resolution needs neither the journal nor app access.
       const keys = createKeysService(counting, createJournalService(counting), {} as AppAccess, { now: () => now });
       const token = `sdk_${'x'.repeat(43)}`;
-      const first = await Promise.all(Array.from({ length: 20 }, () => keys.resolve(token, 'sdk')));
+      const first = await Promise.all(Array.from({ length: 20 }, async () => keys.resolve(token, 'sdk')));
       assert.equal(reads, 1, 'twenty concurrent asks, one read');
       assert.ok(first.every((r) => !r.ok && r.reason === 'invalid'));
       for (let i = 0; i < 1000; i++) {

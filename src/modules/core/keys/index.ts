@@ -1,4 +1,4 @@
-export { createKeysService, type KeysService, type KeysServiceOptions } from './keys.service.js';
+export { createKeysService, type KeysService } from './keys.service.js';
 export { keysRoutes } from './keys.routes.js';
-export { IssuedKeySchema, KeyRecordSchema } from './keys.schemas.js';
-export type { IssuedKey, KeyRecord, KeyType } from './keys.model.js';
+export { IssuedKeySchema } from './keys.schemas.js';
+export type { IssuedKey } from './keys.model.js';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { principalScope } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
@@ -30,7 +30,7 @@ export const keysRoutes: FastifyPluginAsyncTypebox<KeysRouteDeps> = async (app, 
       tags: ['keys'], operationId: 'createKey', summary: 'Create a key; its token is shown once', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: CreateKeyBody,
-      response: { 201: CreateKeyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 201: CreateKeyResponse, ...errorResponses(400, 'idempotency_key_required', 401, 403, 404, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

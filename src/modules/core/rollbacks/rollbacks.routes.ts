@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdempotencyKeyHeaders } from '../../../platform/idempotency-http.js';
 import { principalOf } from '../../../platform/authenticate.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { nowIso } from '../../../platform/ids.js';
 import { principalScope } from '../../../platform/principal.js';
@@ -21,7 +21,7 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
     schema: {
       tags: ['rollbacks'], operationId: 'planRollback', summary: 'Deterministic plan restoring a retained version (within a scope); changes nothing', security: [{ bearer: [] }],
       body: RollbackPlanBody,
-      response: { 200: RollbackPlanResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: RollbackPlanResponse, ...errorResponses(400, 'rollback_invalid', 401, 403, 404, 'plan_conflict') },
     },
   }, async (request) => ({ plan: await rollbacks.plan(principalOf(request), request.body) }));
 
@@ -31,7 +31,7 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
       tags: ['rollbacks'], operationId: 'applyRollback', summary: 'Apply a reviewed rollback plan as one new version (history is never rewritten)', security: [{ bearer: [] }],
       headers: IdempotencyKeyHeaders,
       body: RollbackApplyBody,
-      response: { 200: RollbackApplyResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: RollbackApplyResponse, ...errorResponses(400, 'rollback_invalid', 'idempotency_key_required', 401, 403, 'approval_required', 404, 'plan_conflict', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

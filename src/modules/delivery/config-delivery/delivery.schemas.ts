@@ -54,7 +54,7 @@ function withHeaders(schema: TSchema, headers: Record<string, unknown>): TSchema
   return { ...schema, headers } as TSchema;
 }
 
-const legacy = legacyErrorResponses(401, 429, 503);
+const legacy = legacyErrorResponses(401, 'monthly_config_sync_quota_exceeded', 'config_sync_metering_unavailable');
 
 /** 200 envelope, 304, and the legacy errors, each with the headers it carries. */
 export const deliveryResponses = {

@@ -16,11 +16,10 @@ export interface EvaluationRouteDeps {
 const PATH = '/api/v1/evaluate';
 
 const serverKeyRequired = {
-  status: 403,
   code: 'server_key_required',
   legacyCode: 'SERVER_KEY_REQUIRED',
   message: 'Remote evaluation needs a server (sdk_) key. Browsers and other clients with pub_ keys use the OFREP routes.',
-};
+} as const;
 
 function methodNotAllowed(method: string): AppError {
   return new AppError(405, 'method_not_allowed', `${method} is not allowed on ${PATH}.`, {

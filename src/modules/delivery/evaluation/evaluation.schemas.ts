@@ -85,6 +85,6 @@ export const evaluateResponses: Record<number, TSchema> = {
   200: Type.Union([EvaluationDetailSchema, EvaluationBatchSchema], {
     description: 'One detail with flagKey; otherwise the batch. Failed evaluations are details with reason ERROR, not errors.',
   }),
-  ...legacyErrorResponses(400, 401, 403, 413, 500),
-  405: { ...legacyErrorResponses(405)[405]!, headers: allowHeader } as TSchema,
+  ...legacyErrorResponses(400, 401, 'server_key_required', 413, 500, 'config_invalid'),
+  405: { ...legacyErrorResponses('method_not_allowed')[405]!, headers: allowHeader } as TSchema,
 };

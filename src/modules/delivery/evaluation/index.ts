@@ -1,5 +1,4 @@
-export { evaluationRoutes, type EvaluationRouteDeps } from './evaluation.routes.js';
-export { createEvaluationSource, type EvaluationSource, type SnapshotProvider } from './evaluation-source.js';
-export type { EvaluationAudience, EvaluationSet, FlatMetadata } from './evaluation-set.js';
-export { EVALUATE_BODY_LIMIT } from './evaluation.schemas.js';
+export { evaluationRoutes } from './evaluation.routes.js';
+export { createEvaluationSource, type EvaluationSource } from './evaluation-source.js';
+export type { EvaluationAudience, EvaluationSet } from './evaluation-set.js';
 export { useContextJsonParser } from './context-json-parser.js';

@@ -1,1 +1,1 @@
-export { createSyncMeter, meteringUnavailable, monthKeyOf, nextMonthStartOf, type MeterSubject, type SyncAdmission, type SyncMeter, type SyncMeterOptions } from './sync-meter.js';
+export { createSyncMeter, monthKeyOf, nextMonthStartOf, type SyncAdmission } from './sync-meter.js';

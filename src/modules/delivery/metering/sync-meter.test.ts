@@ -35,7 +35,7 @@ for (const dialect of dialects) {
       const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 3, flushIntervalMs: 60_000 });
       t.after(() => meter.close());
       await meter.admit(subject);
-      meter.admit(subject);
+      void meter.admit(subject);
       const writing = meter.flush();
       assert.deepEqual(meter.admit(subject), { limit: 3, remaining: 0 }, 'the batch in flight is part of the total');
       assert.equal(rejection(() => meter.admit(subject)).statusCode, 429);
@@ -81,7 +81,7 @@ for (const dialect of dialects) {
       t.after(() => meter.close());
       await meter.admit(subject);
       await database.handle.db.schema.alterTable('config_sync_counts').renameTo('config_sync_counts_away').execute();
-      meter.admit(subject);
+      void meter.admit(subject);
       await meter.flush();
       assert.equal(errors.length, 1);
       const refused = rejection(() => meter.admit(subject));

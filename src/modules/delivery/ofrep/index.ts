@@ -1,4 +1,4 @@
-export { OFREP_PREFIX, ofrepRoutes, type OfrepRouteDeps } from './ofrep.routes.js';
-export { ofrepErrors, ofrepFrameworkErrors } from './ofrep-errors.js';
-export { createStreamLinks, type StreamLinks } from './stream-links.js';
+export { OFREP_PREFIX, ofrepRoutes } from './ofrep.routes.js';
+export { ofrepFrameworkErrors } from './ofrep-errors.js';
+export { createStreamLinks } from './stream-links.js';
 export { createStreamTokens } from './stream-token.js';

@@ -40,7 +40,7 @@ const environmentKeys = fastLaneRoute({
   allow: ['sdk', 'pub'],
   apiKeyHeader: true,
   // A valid management credential is a credential this protocol does not take: forbidden.
-  wrongType: { status: 403, code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
+  wrongType: { code: 'forbidden', legacyCode: 'WRONG_KEY_TYPE', message: 'OFREP routes take an environment key (sdk_ or pub_).' },
 });
 export const OFREP_PREFIX = '/api/ofrep/v1';
 const security: Record<string, string[]>[] = [{ bearer: [] }, { apiKey: [] }];

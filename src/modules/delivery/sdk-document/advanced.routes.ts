@@ -95,7 +95,7 @@ export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = asyn
       description: 'Answers the document\'s errors and warnings, its normalised form and that form\'s digest. baseVersion must be the current config version (409 version_conflict with metadata.currentVersion otherwise). Bodies over 64 KiB are 413.',
       security: [{ bearer: [] }],
       body: InspectBody,
-      response: { 200: InspectResponse, ...errorResponses(400, 401, 403, 404, 409, 413) },
+      response: { 200: InspectResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 413) },
     },
   }, async (request) => advanced.inspect(principalOf(request), request.body));
 };

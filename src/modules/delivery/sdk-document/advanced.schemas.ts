@@ -85,7 +85,7 @@ const streamHeader = {
   'x-ensign-event-stream': { type: 'string', description: 'sdk_ and pub_ keys only: the path (with a stream token) of the environment\'s change stream, GET /api/ofrep/v1/events. The Ensign SDK opens it and fetches the document again (If-None-Match) on each refetchEvaluation. The token is issued per UTC day and expires at the end of the next.' },
 };
 const withHeaders = (schema: TSchema, headers: Record<string, unknown>) => ({ ...schema, headers }) as TSchema;
-const errors = errorResponses(400, 401, 403, 404, 429, 500, 503);
+const errors = errorResponses(400, 401, 403, 404, 'monthly_config_sync_quota_exceeded', 500, 'config_invalid', 'config_sync_metering_unavailable');
 
 export const advancedConfigResponses = {
   200: withHeaders(CoreDocumentSchema, {

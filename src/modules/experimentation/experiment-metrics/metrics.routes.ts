@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import type { IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
 import { sourceOf } from '../../core/journal/index.js';
@@ -31,7 +31,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRouteDeps> = async 
       tags: ['metrics'], operationId: 'createMetric', summary: 'Create a metric at revision 1', security,
       headers: IDEMPOTENCY_HEADER,
       body: CreateMetricBody,
-      response: { 201: MetricResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 201: MetricResponse, ...errorResponses(400, 401, 403, 404, 'key_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/metrics', fingerprint: request.body, statusCode: 201,
@@ -65,7 +65,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRouteDeps> = async 
       headers: IDEMPOTENCY_HEADER,
       params: IdParams,
       body: ReviseMetricBody,
-      response: { 200: MetricResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: MetricResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/metrics/{id}/revisions', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,

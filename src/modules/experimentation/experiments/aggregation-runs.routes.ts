@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { MANAGEMENT_AUTH } from '../../../platform/idempotent-route.js';
 import type { AggregationService } from './aggregation-runs.service.js';
 import { RecomputeBody, RecomputeResponse, ResultsQuery, ResultsResponse, RunParams, RunResponse } from './aggregation-runs.schemas.js';
@@ -30,7 +30,7 @@ export const aggregationRoutes: FastifyPluginAsyncTypebox<AggregationRouteDeps> 
       tags, operationId: 'recomputeExperimentResults', summary: 'Queue an aggregation run of an iteration (idempotent by idempotencyKey)', security,
       params: IdParams,
       body: RecomputeBody,
-      response: { 200: RecomputeResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: RecomputeResponse, ...errorResponses(400, 401, 403, 404, 'watermark_mismatch', 'raw_input_gap', 'unsafe_recovery', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request) => aggregation.recompute(principalOf(request), request.params.id, request.body));
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import type { IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
 import type { AnalysisInputsService } from './analysis-inputs.service.js';
@@ -32,7 +32,7 @@ export const analysisInputsRoutes: FastifyPluginAsyncTypebox<AnalysisInputsRoute
       headers: IDEMPOTENCY_HEADER,
       params: IdParams,
       body: CaptureBaselineBody,
-      response: { 201: BaselineResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 201: BaselineResponse, ...errorResponses(400, 'baseline_mismatch', 401, 403, 404, 'key_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/experiments/{id}/baselines', fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import type { IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
 import { sourceOf } from '../../core/journal/index.js';
@@ -34,7 +34,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       tags, operationId: 'createExperiment', summary: 'Create an experiment in state draft at revision 1', security,
       headers: IDEMPOTENCY_HEADER,
       body: CreateExperimentBody,
-      response: { 201: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 201: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'key_conflict', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/experiments', fingerprint: request.body, statusCode: 201,
@@ -58,7 +58,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       headers: IDEMPOTENCY_HEADER,
       params: IdParams,
       body: PatchExperimentBody,
-      response: { 200: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 'experiment_not_draft', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'PATCH /api/v1/experiments/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
@@ -78,7 +78,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
         headers: IDEMPOTENCY_HEADER,
         params: IdParams,
         body: route.body,
-        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...IDEMPOTENCY_ERRORS) },
       },
     }, async (request, reply) => runIdempotent(idempotency, request, reply, {
       route: `POST /api/v1/experiments/{id}/${route.path}`, fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,

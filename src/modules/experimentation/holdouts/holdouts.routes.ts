@@ -24,5 +24,6 @@ export const holdoutsRoutes: FastifyPluginAsync<HoldoutsRouteDeps> = async (app,
     service: holdouts,
     idempotency,
     sourceOf,
+    errors: { create: ['key_conflict'], update: ['version_conflict', 'holdout_in_use'] },
   });
 };

@@ -1,4 +1,3 @@
-export { createHoldoutsService, type HoldoutsService, type HoldoutsDeps } from './holdouts.service.js';
-export { holdoutsRoutes, type HoldoutsRouteDeps } from './holdouts.routes.js';
-export { MIN_HOLDOUT_PERCENTAGE, MAX_HOLDOUT_PERCENTAGE, type Holdout } from './holdouts.model.js';
+export { createHoldoutsService, type HoldoutsService } from './holdouts.service.js';
+export { holdoutsRoutes } from './holdouts.routes.js';
 export { holdoutChangeKinds } from './holdout-change-kinds.js';

@@ -1,4 +1,3 @@
-export { createLayersService, type LayersService, type LayerPlacement } from './layers.service.js';
-export { layersRoutes, type LayersRouteDeps } from './layers.routes.js';
-export { LAYER_BUCKETS, type Layer, type LayerAllocation } from './layers.model.js';
+export { createLayersService, type LayersService } from './layers.service.js';
+export { layersRoutes } from './layers.routes.js';
 export { layerChangeKinds } from './layer-change-kinds.js';

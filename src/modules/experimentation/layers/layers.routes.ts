@@ -24,5 +24,6 @@ export const layersRoutes: FastifyPluginAsync<LayersRouteDeps> = async (app, { l
     service: layers,
     idempotency,
     sourceOf,
+    errors: { create: ['key_conflict'], update: ['version_conflict'] },
   });
 };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import type { IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
 import { sourceOf } from '../../core/journal/index.js';
@@ -25,7 +25,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'createRolloutPlan', summary: 'Create a guarded rollout plan in draft (201), or preview it with dryRun (200, nothing stored)', security,
       headers: IDEMPOTENCY_HEADER, params: IdParams, body: CreatePlanBody,
-      response: { 200: PreviewResponse, 201: PlanResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: PreviewResponse, 201: PlanResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'plan_id_conflict', 'flag_missing', 'experiment_not_started', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     if (request.body.dryRun) return reply.code(200).send({ plan: await rollouts.preview(principalOf(request), request.params.id, request.body), dryRun: true as const });
@@ -58,7 +58,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'transitionRolloutPlan', summary: 'Activate, move to a step, pause, complete or cancel a plan (a step is a new config version)', security,
       headers: IDEMPOTENCY_HEADER, params: PlanParams, body: TransitionBody,
-      response: { 200: PlanResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: PlanResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'invalid_transition', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/experiments/{id}/rollouts/{planId}/transition', fingerprint: { ...request.params, body: request.body }, statusCode: 200,
@@ -70,7 +70,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'recommendRolloutStep', summary: 'Evaluate the guardrails and health on the newest aggregate; confirm stores the recommendation', security,
       params: PlanParams, body: RecommendBody,
-      response: { 200: RecommendResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: RecommendResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request) => rollouts.recommend(principalOf(request), request.params.id, request.params.planId, request.body, sourceOf(request)));
 
@@ -79,7 +79,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'approveRolloutRecommendation', summary: 'Act on the stored recommendation: proceed to the next step, pause, or roll the flag back', security,
       headers: IDEMPOTENCY_HEADER, params: PlanParams, body: ApproveBody,
-      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'recommendation_mismatch', 'recommendation_not_actionable', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/experiments/{id}/rollouts/{planId}/approve', fingerprint: { ...request.params, body: request.body }, statusCode: 200,

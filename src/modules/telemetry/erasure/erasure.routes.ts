@@ -14,7 +14,7 @@ export const erasureRoutes: FastifyPluginAsyncTypebox<{ erasure: ErasureService 
     schema: {
       tags: ['erasure'], operationId: 'requestSubjectErasure', summary: "Erase a subject's telemetry; answers an opaque receipt", security,
       body: ErasureBody,
-      response: { 202: ReceiptResponse, ...errorResponses(400, 401, 403, 404, 503) },
+      response: { 202: ReceiptResponse, ...errorResponses(400, 401, 403, 404, 'service_unavailable') },
     },
   }, async (request, reply) => reply.code(202).send({ receipt: await erasure.request(principalOf(request), request.body, sourceOf(request)) }));
 

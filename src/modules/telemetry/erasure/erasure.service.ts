@@ -5,6 +5,7 @@
 // ingestion accepts events that old: 30 days after the cutoff.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
+import { isStorageUnavailable } from '../../../db/constraint-errors.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { enqueue, type JobRunner } from '../../../jobs/index.js';
 import type { AppAccess } from '../../../platform/app-access.js';
@@ -72,9 +73,12 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
             authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff: [], context: { namespace: input.namespace, cutoff: at },
           });
         });
-      } catch {
+      } catch (error) {
+        // Storage that cannot take the request now is a 503 the caller retries; anything else is a
+        // defect and answers 500 (both keep the cause for the error log).
+        if (!isStorageUnavailable(error)) throw error;
         throw new AppError(503, 'service_unavailable', 'The erasure could not be recorded; nothing was changed.', {
-          resolution: 'Retry the request after Retry-After seconds.', headers: { 'retry-after': '1' },
+          resolution: 'Retry the request after Retry-After seconds.', headers: { 'retry-after': '1' }, cause: error,
         });
       }
       return receiptOf(row);

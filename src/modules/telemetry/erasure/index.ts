@@ -1,2 +1,2 @@
-export { createErasureService, registerErasureJobs, ERASE_JOB, type ErasureReceipt, type ErasureService } from './erasure.service.js';
+export { createErasureService, registerErasureJobs } from './erasure.service.js';
 export { erasureRoutes } from './erasure.routes.js';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
-import { errorResponses } from '../../../platform/error-schemas.js';
+import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
 import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
 import { principalScope } from '../../../platform/principal.js';
@@ -29,7 +29,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       tags: ['exports'], operationId: 'createExportDestination', summary: 'Create a raw telemetry export destination; the signing secret is shown once', security,
       headers: CREATE_IDEMPOTENCY_HEADER,
       body: CreateDestinationBody,
-      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 'export_target_not_allowed', 401, 403, 404, 'name_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
@@ -66,7 +66,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     schema: {
       tags: ['exports'], operationId: 'updateExportDestination', summary: 'Update an export destination (compare-and-swap on version)', security,
       headers: IDEMPOTENCY_HEADER, params: IdParams, body: UpdateDestinationBody,
-      response: { 200: DestinationResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: DestinationResponse, ...errorResponses(400, 'export_target_not_allowed', 401, 403, 404, 'name_conflict', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'PATCH /api/v1/telemetry/exports/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
@@ -78,7 +78,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     schema: {
       tags: ['exports'], operationId: 'rotateExportSecret', summary: 'Replace the signing secret; for 24 hours deliveries are signed with both', security,
       headers: IDEMPOTENCY_HEADER, params: IdParams, body: RotateSecretBody,
-      response: { 200: DestinationWithSecretResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 200: DestinationWithSecretResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);
@@ -103,7 +103,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     schema: {
       tags: ['exports'], operationId: 'retryExportDelivery', summary: 'Schedule a failed or delivered delivery (still retained) again', security,
       headers: IDEMPOTENCY_HEADER, params: DeliveryParams, body: RetryBody,
-      response: { 202: RetryResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 202: RetryResponse, ...errorResponses(400, 401, 403, 404, 'delivery_not_retryable', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     route: 'POST /api/v1/telemetry/exports/{id}/deliveries/{deliveryId}/retry', fingerprint: { ...request.params, body: request.body }, statusCode: 202,
@@ -115,7 +115,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
     schema: {
       tags: ['exports'], operationId: 'backfillExport', summary: 'Queue a backfill: re-send the retained events of a window (at most the last 30 days)', security,
       params: IdParams, body: BackfillBody,
-      response: { 202: BackfillResponse, ...errorResponses(400, 401, 403, 404, 409) },
+      response: { 202: BackfillResponse, ...errorResponses(400, 'idempotency_key_required', 401, 403, 404, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     const principal = principalOf(request);

@@ -32,7 +32,7 @@ export const telemetryRoutes: FastifyPluginAsyncTypebox<TelemetryRouteDeps> = as
       response: {
         200: BatchResponse,
         429: { ...BatchResponse, description: 'Part of the batch was over the environment\'s telemetry rate: admitted items accepted, the others retryable-error rate_limited.' },
-        ...errorResponses(400, 401, 413, 415, 503),
+        ...errorResponses(400, 401, 413, 415, 'service_unavailable'),
       },
     },
   }, async (request, reply) => {

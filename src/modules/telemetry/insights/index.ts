@@ -1,2 +1,2 @@
-export { createInsightsService, type InsightsService, type InsightsServiceDeps } from './insights.service.js';
+export { createInsightsService } from './insights.service.js';
 export { insightsRoutes } from './insights.routes.js';

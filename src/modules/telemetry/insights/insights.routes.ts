@@ -24,7 +24,7 @@ export const insightsRoutes: FastifyPluginAsyncTypebox<InsightsRouteDeps> = asyn
       security: [{ bearer: [] }],
       headers: DeadlineHeaders,
       body: AggregateQueryBody,
-      response: { 200: formatResponses(AggregateQueryResponse), ...errorResponses(400, 401, 403, 404, 408, 409, 429) },
+      response: { 200: formatResponses(AggregateQueryResponse), ...errorResponses(400, 401, 403, 404, 'query_deadline_exceeded', 'insight_cursor_expired', 'rate_limited', 'query_too_costly') },
     },
   }, async (request, reply) => {
     const { body, rateLimit } = await insights.aggregate(principalOf(request) as ManagementPrincipal, request.body, request.headers['x-service-deadline']);
@@ -46,7 +46,7 @@ export const insightsRoutes: FastifyPluginAsyncTypebox<InsightsRouteDeps> = asyn
       security: [{ bearer: [] }],
       headers: DeadlineHeaders,
       body: EventQueryBody,
-      response: { 200: formatResponses(EventQueryResponse), ...errorResponses(400, 401, 403, 404, 408, 409, 429) },
+      response: { 200: formatResponses(EventQueryResponse), ...errorResponses(400, 401, 403, 404, 'query_deadline_exceeded', 'insight_cursor_expired', 'rate_limited', 'query_too_costly') },
     },
   }, async (request, reply) => {
     const { body, rateLimit } = await insights.events(principalOf(request) as ManagementPrincipal, request.body, request.headers['x-service-deadline']);
