@@ -163,7 +163,7 @@ async function main() {
   const response = await fetch(`${server.address}/api/v1/advanced-config`, { headers: { authorization: `Bearer ${server.sdk}` } });
   const documentText = await response.text();
   const document = JSON.parse(documentText) as CoreDocument;
-  const running = document.experiments.filter((e) => e.state === 'running').length;
+  const running = (document.experiments ?? []).filter((e) => e.state === 'running').length;
   if (running !== 5) throw new Error(`expected 5 running experiments, the document has ${running}`);
   const ready = await readiness(server, documentText);
 
