@@ -4,12 +4,11 @@
 // without a request, sees a server write arrive through the change stream, reports STALE when the
 // server stops, and after a reload is served from its localStorage copy while the server is down.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
 import { eventually, startEnsign } from '../e2e/openfeature.fixtures.js';
+import { serveStaticSite } from '../helpers/static-site.js';
 import { launchChromium } from './chromium.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -23,16 +22,6 @@ async function pageScript(): Promise<string> {
   return result.outputFiles[0]!.text;
 }
 
-/** A static server for the page: `/` and `/app.js`, on its own port (its own origin). */
-async function servePage(script: string) {
-  const server = createServer((req, res) => {
-    if (req.url === '/app.js') return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><html lang="en"><title>Ensign web provider</title><script src="/app.js"></script></html>');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
-}
-
 interface Evaluation {
   darkMode: boolean;
   checkout: { value: string; reason: string; variant?: string };
@@ -42,8 +31,10 @@ interface Evaluation {
 
 test('the web provider in Chromium: local evaluation, a context change without a request, a change through the stream, STALE when the server stops', async (t) => {
   const [ensign, script] = await Promise.all([startEnsign(t), pageScript()]);
-  const site = await servePage(script);
-  t.after(() => new Promise((resolve) => site.server.close(resolve)));
+  const site = { url: await serveStaticSite(t, {
+    '/': { type: 'text/html', body: '<!doctype html><html lang="en"><title>Ensign web provider</title><script src="/app.js"></script></html>' },
+    '/app.js': { type: 'text/javascript', body: script },
+  }) };
   const browser = await launchChromium();
   t.after(() => browser.close());
   const context = await browser.newContext();
