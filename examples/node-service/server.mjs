@@ -57,12 +57,13 @@ server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   console.log(`listening on ${typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : address}, flags from ${source}`);
 });
 
-// On SIGTERM or SIGINT: stop taking requests, flush the events, release the SDK; the process then
-// exits on its own (close() leaves no timer or socket behind).
+// On SIGTERM or SIGINT: stop taking requests, flush the events (for up to 10 s: well inside the
+// usual 30 s a deploy waits), release the SDK; the process then exits on its own (close() leaves no
+// timer or socket behind).
 for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
   process.once(signal, () => {
     server.close();
     server.closeAllConnections();
-    void flags.close().then(() => console.log(`closed: ${flags.eventStats().delivered} events delivered`));
+    void flags.close({ timeoutMs: 10_000 }).then(() => console.log(`closed: ${flags.eventStats().delivered} events delivered`));
   });
 }

@@ -17,9 +17,11 @@ import { ExposureWindow } from './exposure-window.js';
 import { localStorageStore, storeName, type DocumentStore } from './stores.js';
 import { eventId, type TelemetryEvent } from './telemetry-event.js';
 import { backoff, jittered, later, type Timer } from './timers.js';
+import { VERSION } from './version.js';
 
 export const SDK_NAME = 'ensign-js';
-export const SDK_VERSION = '0.1.0';
+/** The package's version (src/version.ts is written from package.json by every build). */
+export const SDK_VERSION = VERSION;
 
 /** Where the configuration being served came from. */
 export type ConfigSource = 'network' | 'persisted' | 'bootstrap';
