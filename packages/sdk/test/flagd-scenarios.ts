@@ -6,7 +6,7 @@
 // out here: each row names its feature and scenario, the flag is Ensign's statement of the
 // testbed's flag, and the expectation is the scenario's. What Ensign cannot state is listed in
 // NOT_TRANSLATED with the reason, so a reader sees what is covered and what is not.
-import type { CoreFlag } from '@ensign/engine';
+import type { CoreFlag, Operator, Rule } from '@ensign/engine';
 import { document, flag } from './fixtures.js';
 
 export type ScenarioType = 'Boolean' | 'String' | 'Integer' | 'Float';
@@ -21,7 +21,7 @@ export interface FlagdScenario {
   expect: { value: unknown; reason?: string; errorCode?: string; metadata?: Record<string, unknown> };
 }
 
-const rule = (id: string, conditions: [string, string, unknown[]][], value: unknown) => ({
+const rule = (id: string, conditions: [string, Operator, unknown[]][], value: unknown): Rule => ({
   id, conditions: conditions.map(([attribute, operator, values]) => ({ attribute, operator, values })), serve: { value },
 });
 
