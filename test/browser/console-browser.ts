@@ -10,7 +10,6 @@ import { DEFAULT_CONSOLE_DIR } from '../../src/platform/console-static.js';
 import type { EnsignConfig } from '../../src/config.js';
 import { startTestServer, type StartedServer } from '../helpers/e2e-server.js';
 import type { TestContext } from '../helpers/test-app.js';
-
 import { launchChromium } from './chromium.js';
 
 export { CHROMIUM } from './chromium.js';
