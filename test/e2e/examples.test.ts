@@ -50,9 +50,11 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out), 15_000);
+  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null, 30_000);
   assert.match(out, /flags from network/);
-  const service = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/)![1]!;
+  const listening = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  assert.ok(listening, `the service did not start:\n${out}`);
+  const service = listening[1]!;
 
   const checkout = async (query: string) => (await (await fetch(`${service}/checkout?${query}`)).json()) as Record<string, unknown>;
   const beta = await checkout('user=user-1&plan=beta&country=NO');
