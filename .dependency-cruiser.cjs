@@ -109,10 +109,10 @@ module.exports = {
     },
     {
       name: 'sdk-through-its-entries',
-      comment: 'The providers, tests and benches import @ensign/sdk by name (its entries index and file-store), never a file inside it; the providers\' tests share the SDK\'s test fixtures (the scripted server).',
+      comment: 'The providers, tests and benches import @ensign/sdk by name (its entries index and file-store), never a file inside it; the providers\' tests share the SDK\'s test fixtures (the scripted server, the translated flagd scenarios).',
       severity: 'error',
       from: { pathNot: '^packages/sdk/' },
-      to: { path: '^packages/sdk/', pathNot: ['^packages/sdk/src/(index|file-store)\\.ts$', '^packages/sdk/test/fixtures\\.ts$'] },
+      to: { path: '^packages/sdk/', pathNot: ['^packages/sdk/src/(index|file-store)\\.ts$', '^packages/sdk/test/(fixtures|flagd-scenarios)\\.ts$'] },
     },
     {
       name: 'packages-use-no-server',

@@ -45,8 +45,11 @@ class Version implements SemVerInstance {
   constructor(readonly major: number, readonly minor: number, readonly patch: number, readonly prerelease: readonly (string | number)[]) {}
 
   compare(other: SemVerInstance): number {
-    const main = compareIdentifiers(this.major, other.major) || compareIdentifiers(this.minor, other.minor) || compareIdentifiers(this.patch, other.patch);
-    if (main !== 0) return main;
+    // Major, minor and patch are numbers (bounded by the parser): compared as numbers, which is what
+    // compareIdentifiers would conclude, without its text tests on the hot path of a semver condition.
+    if (this.major !== other.major) return this.major < other.major ? -1 : 1;
+    if (this.minor !== other.minor) return this.minor < other.minor ? -1 : 1;
+    if (this.patch !== other.patch) return this.patch < other.patch ? -1 : 1;
     const a = this.prerelease;
     const b = other.prerelease;
     // A version without a prerelease ranks above the same version with one.

@@ -4,7 +4,7 @@
 // last good document through failures, reports experiment exposures and outcomes, and releases
 // every timer, socket and listener on close().
 import {
-  compileDocument, installedRegexEngine, installRegexEngine, needsRegexEngine,
+  compileServedDocument, installedRegexEngine, installRegexEngine, needsRegexEngine,
   type CompiledFlagSet, type CoreDocument, type EvaluationContext, type EvaluationResult, type FlagType, type RegexEngine,
 } from '@ensign/engine/core';
 import { readChangeStream } from './change-stream.js';
@@ -17,9 +17,11 @@ import { ExposureWindow } from './exposure-window.js';
 import { localStorageStore, storeName, type DocumentStore } from './stores.js';
 import { eventId, type TelemetryEvent } from './telemetry-event.js';
 import { backoff, jittered, later, type Timer } from './timers.js';
+import { VERSION } from './version.js';
 
 export const SDK_NAME = 'ensign-js';
-export const SDK_VERSION = '0.1.0';
+/** The package's version (src/version.ts is written from package.json by every build). */
+export const SDK_VERSION = VERSION;
 
 /** Where the configuration being served came from. */
 export type ConfigSource = 'network' | 'persisted' | 'bootstrap';
@@ -52,6 +54,11 @@ export interface ClientOptions {
   /** The regex engine for flags that use `matches`: loaded on first need (default re2js, a lazy
    * import of @ensign/engine/re2, its own chunk in a bundle). */
   regexEngine?: () => Promise<RegexEngine>;
+  /** How documents are compiled. Default compileServedDocument: the envelope and each flag's shape
+   * are checked, the values not (the server validated them when they were written; decision 0056).
+   * Pass compileDocument from @ensign/engine/core to validate every document in full, e.g. a
+   * hand-written bootstrap (about 4 KB more, gzipped, in a browser bundle). */
+  compile?: (document: CoreDocument) => CompiledFlagSet;
   /** For tests and unusual runtimes. */
   fetch?: typeof fetch;
   now?: () => number;
@@ -315,7 +322,7 @@ export class EnsignClient {
       if (installedRegexEngine() === null && document?.flags && needsRegexEngine(Object.values(document.flags) as never, document.experiments ?? [])) {
         installRegexEngine(await (this.options.regexEngine ?? loadRe2)());
       }
-      flags = compileDocument(document);
+      flags = (this.options.compile ?? compileServedDocument)(document);
     } catch (error) {
       throw new EnsignError('invalid_document', `The ${source} document was refused: ${error instanceof Error ? error.message : String(error)}`);
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compileDocument } from '@ensign/engine/core';
 import { conformanceMismatches } from '@ensign/engine/conformance';
 import { createClient, EnsignError, type ClientOptions, type DocumentStore } from '@ensign/sdk';
 import { fileStore } from '@ensign/sdk/file-store';
@@ -182,6 +183,34 @@ describe('@ensign/sdk client', () => {
     await until(() => errors.includes('invalid_document'), 'the refusal');
     assert.equal(client.version, 1);
     assert.equal(client.boolean('a', {}, false), true);
+  });
+
+  test('documents are compiled as served (shape checked, values trusted) unless full validation is asked for', async (t) => {
+    // Weights summing to 90: the server never serves this (it validates every write).
+    const unvalidated = document({ flags: { split: flag('string', 'a', { variants: [{ key: 'x', value: 'x', weight: 40 }, { key: 'y', value: 'y', weight: 50 }] }) } });
+    const server = new FakeServer(document({ flags: { a: flag('bool', true) } }));
+    server.documentAnswers.push({ status: 503 });
+    const trusting = clientOf(server, { bootstrap: unvalidated, stream: false });
+    t.after(() => trusting.close());
+    assert.equal(await trusting.ready(), 'bootstrap');
+    assert.equal(trusting.detail('split', { targetingKey: 'u' }, '').reason, 'SPLIT');
+
+    const errors: EnsignError[] = [];
+    const validating = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), { bootstrap: unvalidated, compile: compileDocument, stream: false });
+    validating.on('error', ({ error }) => errors.push(error));
+    t.after(() => validating.close());
+    assert.equal(await validating.ready(), 'network', 'the refused bootstrap was not served');
+    await until(() => errors.length > 0, 'the refusal');
+    assert.equal(errors[0]!.code, 'invalid_document');
+    assert.match(errors[0]!.message, /bootstrap document was refused.*weight/);
+
+    const malformed = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), { bootstrap: document({ flags: { bad: { type: 'bool' } as never } }), stream: false });
+    const shapeErrors: string[] = [];
+    malformed.on('error', ({ error }) => shapeErrors.push(error.message));
+    t.after(() => malformed.close());
+    assert.equal(await malformed.ready(), 'network');
+    await until(() => shapeErrors.length > 0, 'the shape refusal');
+    assert.match(shapeErrors[0]!, /flag "bad" is not a served flag/);
   });
 
   test('close() is idempotent, aborts the stream and leaves no timer or socket', async () => {

@@ -4,8 +4,11 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { createClient, type ClientOptions } from '@ensign/sdk';
+import { readFileSync } from 'node:fs';
+import { createClient, SDK_VERSION, type ClientOptions } from '@ensign/sdk';
 import { accepted, FakeServer, until, vectorsDocument } from './fixtures.js';
+
+const SDK_PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
 
 // From the conformance vectors: user-2 in NO is assigned to control of exp_cv_main.
 const ASSIGNED = { targetingKey: 'user-2', country: 'NO' };
@@ -15,6 +18,10 @@ function clientOf(server: FakeServer, events: ClientOptions['events'] = {}, now?
 }
 
 describe('@ensign/sdk events', () => {
+  test('SDK_VERSION is the package version', () => {
+    assert.equal(SDK_VERSION, SDK_PACKAGE_VERSION);
+  });
+
   test('an assigned evaluation queues one exposure per subject, flag, iteration and variant within the window', async (t) => {
     const server = new FakeServer(vectorsDocument());
     let clock = Date.parse('2026-03-01T10:00:00.000Z');
@@ -30,7 +37,8 @@ describe('@ensign/sdk events', () => {
     }]);
     assert.match(server.events[0].id, /^[0-9a-f]{32}$/);
     const envelope = server.exchanges.find((e) => e.path === '/api/v1/events/batch')!.body;
-    assert.deepEqual([envelope.schemaVersion, envelope.sdk.name], [1, 'ensign-js']);
+    // The version is the package's (src/version.ts is written from package.json by the build).
+    assert.deepEqual([envelope.schemaVersion, envelope.sdk], [1, { name: 'ensign-js', version: SDK_PACKAGE_VERSION }]);
     clock += 61_000;
     client.string('cv-exp-flag', ASSIGNED, 'x');
     await client.flush();
