@@ -24,6 +24,7 @@ const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: st
 const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
 process.send!({ type: 'listening', address, token, appId: body.app.id, envs, sdk });
 process.on('message', async (m: { type: string }) => {
+  if (m.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
   if (m.type === 'stop') {
     await app.close();
     process.exit(0);

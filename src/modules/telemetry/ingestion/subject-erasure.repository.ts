@@ -5,7 +5,7 @@
 import type { Executor } from '../../../db/transaction.js';
 import { keyedHash } from '../../../platform/secret-box.js';
 import { HOUR_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
-import { mergeRollups, rollupDeltas } from './telemetry.repository.js';
+import { keysApart, mergeRollups, rollupDeltas } from './telemetry.repository.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
 const REBUILD_PAGE = 5000;
@@ -81,7 +81,8 @@ export async function eraseSubjectEvents(trx: Executor, envId: string, subject: 
   const hours = [...new Set(doomed.map((r) => Math.floor(Number(r.ts) / HOUR_MS) * HOUR_MS))].sort((a, b) => a - b);
   await trx.deleteFrom('telemetry_events').where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
   const ids = doomed.map((r) => r.id);
-  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
+  // SQLite's dedup keys are the event rows themselves (decision 0047).
+  if (keysApart(trx)) for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
   for (const hour of hours) await rebuildHour(trx, envId, hour, now);
   return doomed.length;
 }

@@ -1,4 +1,5 @@
-// Telemetry storage: one transaction per batch stores the new events, their dedup keys, the merged
+// Telemetry storage: one transaction per batch stores the new events (deduplicated by the event
+// table's own primary key on SQLite, by telemetry_event_keys on PostgreSQL: decision 0047), the merged
 // hourly rollups (one upsert per bucket of the batch, not per event) and the watermark. Reads for
 // insights: rollup scans, redacted raw events, the watermark. Retention purges.
 import type { Kysely } from 'kysely';
@@ -30,7 +31,7 @@ export interface RollupDelta {
 const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
 const EVENT_COLUMNS = [
   'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
-  'iteration_revision', 'metric_key', 'metric_value', 'attributes',
+  'iteration_revision', 'metric_key', 'metric_value', 'attributes', 'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
 const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
 /** Rollup rows per statement: 15 parameters each stays far below SQLite's 32,766 per statement. */
@@ -41,6 +42,19 @@ const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; co
   trx.insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
 );
 const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => trx.insertInto('telemetry_events').values(rows));
+/** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
+const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(EVENT_COLUMNS, (trx, rows) =>
+  trx.insertInto('telemetry_events').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']) as never,
+);
+
+/**
+ * Whether dedup keys live in telemetry_event_keys (PostgreSQL, where raw events are partitioned by
+ * day and a unique key must include the event time) rather than in the event table's own primary
+ * key (SQLite). Decision 0047.
+ */
+export function keysApart(db: Executor): boolean {
+  return partitionsByDay(db);
+}
 const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
   trx.insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
 );
@@ -84,6 +98,7 @@ function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEven
     metric_key: e.metricKey ?? null,
     metric_value: e.metricValue ?? null,
     attributes: e.attributes === undefined ? null : JSON.stringify(e.attributes),
+    content_hash: v.contentHash,
   };
 }
 
@@ -204,8 +219,14 @@ interface StoredBatch {
 /** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
 async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredBatch> {
   if (input.events.length === 0) return { outcomes: [], accepted: [] };
-  const { rows: inserted } = await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })));
-  // In one batch the same id can appear twice: the first occurrence is the new one.
+  const apart = keysApart(trx);
+  // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
+  // the keys first, then the rows of the ids that came back.
+  const { rows: inserted } = apart
+    ? await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
+    : await insertNewEvents(trx, input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+  // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
+  // statement inserts rows in order, so the first one is the row stored).
   const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
   const taken = new Set<string>();
   const accepted: ValidEvent[] = [];
@@ -219,10 +240,13 @@ async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredB
   const stored = new Map(fresh);
   const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
   if (unknown.length > 0) {
-    const rows = await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', [...new Set(unknown)]).execute();
-    for (const r of rows) stored.set(r.id, r.content_hash);
+    const ids = [...new Set(unknown)];
+    const rows = apart
+      ? await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute()
+      : await trx.selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
+    for (const r of rows) stored.set(r.id, r.content_hash ?? '');
   }
-  if (accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+  if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
   const acceptedSet = new Set(accepted);
   return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
 }
@@ -395,7 +419,9 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
 
 /** The event time of a stored event (legacy cursors name an event by id). */
 export async function eventTimeOf(db: Executor, envId: string, eventId: string): Promise<number | null> {
-  const row = await db.selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
+  const row = keysApart(db)
+    ? await db.selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst()
+    : await db.selectFrom('telemetry_events').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
   return row ? Number(row.ts) : null;
 }
 
@@ -416,7 +442,8 @@ export async function purgeBefore(db: Kysely<Database>, rawBefore: number, rollu
   const droppedPartitions = await dropDayPartitionsBefore(db, 'telemetry_events', rawBefore);
   // On SQLite, and for rows in PostgreSQL's default partition, rows are deleted.
   const events = await db.deleteFrom('telemetry_events').where('ts', '<', rawBefore).executeTakeFirst();
-  const keys = await db.deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst();
+  // SQLite's keys are the event rows just deleted.
+  const keys = keysApart(db) ? await db.deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst() : events;
   const rollups = await db.deleteFrom('telemetry_rollups').where('bucket_start', '<', rollupsBefore).executeTakeFirst();
   await db.deleteFrom('insight_legacy_cursors').where('used_at', '<', rawBefore).execute();
   return {
