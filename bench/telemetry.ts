@@ -10,7 +10,9 @@
 //    30-day day-grain query with 3 dimensions and 5 measures and of a 24-hour hour-grain query.
 // BENCH_DURATION sets the ingestion seconds (default 10); BENCH_CPU_PROF=<dir> writes the server's CPU
 // profile there; BENCH_ONLY=ingest|queries runs one half; BENCH_POSTGRES_URL=postgres://…/db makes
-// the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop);
+// the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop):
+// one process, then two processes on another fresh database ingesting into one environment, each
+// with the share of active queries found waiting for a lock;
 // BENCH_QUERY_RUNS sets the timed runs of each query (default 200).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -89,9 +91,9 @@ async function bareLoop(total: number) {
 
 interface ServerInfo { address: string; token: string; appId: string; envs: Record<string, string>; sdk: Record<string, string> }
 
-async function startEnsign(file: string) {
+async function startEnsign(file: string, joining = false) {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], {
+  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, joining ? 'data-joined' : 'data'), ...(joining ? ['join'] : [])], {
     execArgv: ['--import', 'tsx', ...profile],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -127,9 +129,38 @@ async function storedEvents(target: string): Promise<number> {
   return n;
 }
 
+/**
+ * Samples, every 20 ms until stopped, how many of the database's backends are running a query and
+ * how many of those wait for a lock held by another transaction (row or tuple locks: batches taking
+ * turns on shared rows). The share of lock waits shows contention whatever the machine's load,
+ * which on a shared 2-core machine caps throughput long before contention does.
+ */
+function lockWaits(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  let active = 0;
+  let waiting = 0;
+  let running = true;
+  const done = (async () => {
+    await client.connect();
+    const name = new URL(url).pathname.slice(1);
+    while (running) {
+      const { rows } = await client.query("SELECT count(*) FILTER (WHERE state = 'active')::int AS active, count(*) FILTER (WHERE state = 'active' AND wait_event_type = 'Lock')::int AS waiting FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      active += rows[0].active;
+      waiting += rows[0].waiting;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await client.end();
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return active === 0 ? 0 : waiting / active;
+  };
+}
+
 /** A new, empty PostgreSQL database on the server of `url`, dropped by the returned function. */
-async function freshPostgres(url: string) {
-  const name = `ensign_bench_${process.pid}`;
+async function freshPostgres(url: string, suffix = '') {
+  const name = `ensign_bench_${process.pid}${suffix}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -147,24 +178,36 @@ async function freshPostgres(url: string) {
   };
 }
 
-async function ingest(server: ServerInfo, file: string, cpu: () => Promise<number>) {
+/** Ingestion into the seeded server's prod environment through each address given (one load
+ * generator of CONNECTIONS connections per process), all at once. */
+async function ingest(server: ServerInfo, file: string, cpus: Array<() => Promise<number>>, addresses = [server.address]) {
   // Bodies prepared beforehand, each with new ids, so the load generator only sends.
-  const bodies = Array.from({ length: Math.ceil((DURATION * 80_000) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
+  const bodies = Array.from({ length: Math.ceil((DURATION * 80_000 * addresses.length) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
   let next = 0;
-  const warm = await fetch(`${server.address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' }, body: bodies[next++] });
-  if (warm.status !== 200) throw new Error(`ingestion answered ${warm.status}: ${await warm.text()}`);
-  const cpuBefore = await cpu();
-  const result = await autocannon({
-    url: `${server.address}/api/v1/events/batch`,
+  for (const address of addresses) {
+    const warm = await fetch(`${address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' }, body: bodies[next++] });
+    if (warm.status !== 200) throw new Error(`ingestion answered ${warm.status}: ${await warm.text()}`);
+  }
+  const cpuTotal = async () => (await Promise.all(cpus.map((cpu) => cpu()))).reduce((a, b) => a + b, 0);
+  const cpuBefore = await cpuTotal();
+  const results = await Promise.all(addresses.map((address) => autocannon({
+    url: `${address}/api/v1/events/batch`,
     connections: CONNECTIONS,
     duration: DURATION,
     headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' },
     requests: [{ method: 'POST', setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
-  } as unknown as Options);
-  const cpuUsed = (await cpu()) - cpuBefore;
-  const stored = (await storedEvents(file)) - BATCH;
+  } as unknown as Options)));
+  const cpuUsed = (await cpuTotal()) - cpuBefore;
+  const stored = (await storedEvents(file)) - BATCH * addresses.length;
   if (next > bodies.length) console.warn('warning: bodies were reused (duplicates counted as requests, not as accepted events)');
-  return { eventsPerSecond: stored / DURATION, requests: result.requests.total, non2xx: result.non2xx, p99: result.latency.p99, stored, cpuPerEvent: cpuUsed / stored };
+  return {
+    eventsPerSecond: stored / DURATION,
+    requests: results.reduce((n, r) => n + r.requests.total, 0),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    stored,
+    cpuPerEvent: cpuUsed / stored,
+  };
 }
 
 /** Rollups of 10 million events: 720 hours × 50 flags × 4 variants × {exposure, outcome}. */
@@ -222,9 +265,24 @@ try {
     const database = await freshPostgres(POSTGRES);
     try {
       const { info, cpu, stop } = await startEnsign(database.url);
-      const http = await ingest(info, database.url, cpu);
+      const oneWaits = lockWaits(database.url);
+      const http = await ingest(info, database.url, [cpu]);
+      const oneWaiting = await oneWaits();
       await stop();
-      console.log(`Ensign on PostgreSQL over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event); load average now ${loadavg()[0]!.toFixed(1)}`);
+      console.log(`Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`);
+      // Two processes on one (new) database, both ingesting into the same environment.
+      const second = await freshPostgres(POSTGRES, '_2');
+      try {
+        const first = await startEnsign(second.url);
+        const joined = await startEnsign(second.url, true);
+        const bothWaits = lockWaits(second.url);
+        const both = await ingest(first.info, second.url, [first.cpu, joined.cpu], [first.info.address, joined.info.address]);
+        const bothWaiting = await bothWaits();
+        await Promise.all([first.stop(), joined.stop()]);
+        console.log(`Ensign on PostgreSQL over HTTP, two processes into one environment (${CONNECTIONS} connections each): ${Math.round(both.eventsPerSecond).toLocaleString('en')} accepted events/s (${both.stored.toLocaleString('en')} stored, ${both.non2xx} non-2xx, p99 ${both.p99} ms, ${both.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(bothWaiting * 100).toFixed(0)} % of active queries waiting for a lock); ${(both.eventsPerSecond / http.eventsPerSecond).toFixed(2)}× one process (bar ≥ 1.6); load average now ${loadavg()[0]!.toFixed(1)}`);
+      } finally {
+        await second.drop();
+      }
     } finally {
       await database.drop();
     }
@@ -235,7 +293,7 @@ try {
     const bare = await bareLoop(200_000);
     console.log(`bare better-sqlite3 loop over Ensign's tables: ${Math.round(bare.perSecond).toLocaleString('en')} events/s, ${bare.cpuPerEvent.toFixed(1)} µs of CPU per event (transactions of ${BATCH})`);
     const { info, cpu, stop } = await startEnsign(file);
-    const http = await ingest(info, file, cpu);
+    const http = await ingest(info, file, [cpu]);
     await stop();
     console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, all threads)`);
     console.log(`ratio to the canonical-row loop ${(http.eventsPerSecond / canonical.perSecond).toFixed(2)} (bar ≥ 0.3; by CPU per event ${(canonical.cpuPerEvent / http.cpuPerEvent).toFixed(2)}); ratio to the bare loop over Ensign's tables ${(http.eventsPerSecond / bare.perSecond).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);

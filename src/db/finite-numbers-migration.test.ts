@@ -14,7 +14,7 @@ const event = (id: string, metricValue: number | null, fields: Record<string, un
 
 const rollup = (fields: Record<string, unknown>) => ({
   env_id: 'env_m', bucket_start: BUCKET, kind: 'outcome', flag_key: '', variant: 'on', reason: '', experiment_id: '', iteration_id: '', metric_key: 'revenue',
-  events: 4, metric_count: 4, metric_sum: Infinity, metric_sum_sq: Infinity, subjects: Buffer.from([1]), updated_at: BUCKET, ...fields,
+  slot: 0, events: 4, metric_count: 4, metric_sum: Infinity, metric_sum_sq: Infinity, subjects: Buffer.from([1]), updated_at: BUCKET, ...fields,
 });
 
 const baseline = (id: string, mean: number, variance: number) => ({

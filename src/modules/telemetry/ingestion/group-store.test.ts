@@ -77,7 +77,7 @@ test('a failing group is answered with its error and the thread carries on', asy
   t.after(() => store.close());
   await sql`DROP TABLE telemetry_watermarks`.execute(database.handle.db);
   await assert.rejects(store.store([batch(['x'])]), /telemetry_watermarks/);
-  await sql`CREATE TABLE telemetry_watermarks (env_id text PRIMARY KEY, received_at bigint NOT NULL, event_id text NOT NULL)`.execute(database.handle.db);
+  await sql`CREATE TABLE telemetry_watermarks (env_id text NOT NULL, slot integer NOT NULL, received_at bigint NOT NULL, event_id text NOT NULL, PRIMARY KEY (env_id, slot))`.execute(database.handle.db);
   assert.deepEqual(await store.store([batch(['x'])]), [['accepted']]);
 });
 

@@ -2,11 +2,12 @@
 // table's own primary key on SQLite, by telemetry_event_keys on PostgreSQL: decision 0047), the merged
 // hourly rollups (one upsert per bucket of the batch, not per event) and the watermark. Reads for
 // insights: rollup scans, redacted raw events, the watermark. Retention purges.
+import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
 import { repeatedInsert } from '../../../db/repeated-inserts.js';
-import { forUpdate, lockNeedsRows } from '../../../db/row-locks.js';
+import { forUpdate, lockNeedsRows, writersRunConcurrently } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
 import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
@@ -17,7 +18,7 @@ import {
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
 
-type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key'>;
+type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key' | 'slot'>;
 
 export interface RollupDelta {
   key: RollupKey;
@@ -28,12 +29,26 @@ export interface RollupDelta {
   sketch: SubjectSketch;
 }
 
-const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
+const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'slot'] as const;
 const EVENT_COLUMNS = [
   'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
   'iteration_revision', 'metric_key', 'metric_value', 'attributes', 'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
 const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
+/**
+ * The writer slot of this process (decision 0048): the watermark row and rollup rows its batches
+ * write. On PostgreSQL one of 64, drawn once per process, so processes ingesting into one environment
+ * lock rows of their own instead of taking turns on shared ones (two processes share a slot with
+ * probability 1/64: they take turns then, as every process did before); a restart may draw another
+ * slot, so an environment holds at most 64 watermark rows and a bucket at most 64 rows. On SQLite,
+ * where one writer holds the database's write lock at a time anyway, always 0.
+ */
+export const WRITER_SLOTS = 64;
+const PROCESS_SLOT = randomInt(WRITER_SLOTS);
+export function writerSlot(db: Executor): number {
+  return writersRunConcurrently(db) ? PROCESS_SLOT : 0;
+}
+
 /** Rollup rows per statement: 15 parameters each stays far below SQLite's 32,766 per statement. */
 const ROLLUP_ROWS_PER_STATEMENT = 100;
 
@@ -102,8 +117,8 @@ function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEven
   };
 }
 
-/** The batch's events folded into one delta per hourly bucket. */
-export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
+/** The batch's events folded into one delta per hourly bucket (of the writer's slot). */
+export function rollupDeltas(envId: string, events: ValidEvent[], slot: number): RollupDelta[] {
   const deltas = new Map<string, RollupDelta>();
   for (const { event: e } of events) {
     const key: RollupKey = {
@@ -116,6 +131,7 @@ export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[]
       experiment_id: e.experimentId ?? '',
       iteration_id: e.iterationId ?? '',
       metric_key: e.metricKey ?? '',
+      slot,
     };
     const id = keyOf(key);
     let delta = deltas.get(id);
@@ -139,7 +155,7 @@ export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[]
  * cheaper per event than JSON. */
 const field = (v: string) => `${v.length}:${v}`;
 const keyOf = (k: RollupKey) =>
-  `${field(k.env_id)}${Number(k.bucket_start)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
+  `${field(k.env_id)}${Number(k.bucket_start)}|${Number(k.slot)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
 const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
 
 export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
@@ -157,6 +173,7 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
       .selectFrom('telemetry_rollups')
       .selectAll()
       .where('env_id', '=', deltas[0]!.key.env_id)
+      .where('slot', '=', deltas[0]!.key.slot)
       // Leading key columns as IN lists (index seeks); the exact keys are matched below.
       .where('bucket_start', 'in', distinct(deltas, 'bucket_start'))
       .where('kind', 'in', distinct(deltas, 'kind'))
@@ -280,12 +297,13 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
     for (const envId of [...byEnv.keys()].sort()) {
       const env = byEnv.get(envId)!;
       if (env.newest === null) continue;
-      await mergeRollups(trx, rollupDeltas(envId, env.accepted), env.receivedAt);
+      const slot = writerSlot(trx);
+      await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
       await trx
         .insertInto('telemetry_watermarks')
-        .values({ env_id: envId, received_at: env.receivedAt, event_id: env.newest })
+        .values({ env_id: envId, slot, received_at: env.receivedAt, event_id: env.newest })
         .onConflict((oc) =>
-          oc.column('env_id').doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
+          oc.columns(['env_id', 'slot']).doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
             .where('telemetry_watermarks.received_at', '<=', env.receivedAt),
         )
         .execute();
@@ -300,7 +318,9 @@ export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): 
 }
 
 export async function watermarkOf(db: Executor, envId: string): Promise<Watermark | null> {
-  const row = await db.selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId).executeTakeFirst();
+  // The newest of the environment's slots (decision 0048).
+  const row = await db.selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId)
+    .orderBy('received_at', 'desc').orderBy('event_id', 'desc').limit(1).executeTakeFirst();
   return row ? { receivedAt: row.received_at, eventId: row.event_id } : null;
 }
 

@@ -49,6 +49,9 @@ export interface TelemetryRollupsTable {
   experiment_id: string;
   iteration_id: string;
   metric_key: string;
+  /** The writer slot whose batches merged into this row (migration 0151, decision 0048): a bucket is
+   * the sum of its slots' rows. */
+  slot: number;
   events: number;
   metric_count: number;
   metric_sum: number;
@@ -58,8 +61,10 @@ export interface TelemetryRollupsTable {
   updated_at: number;
 }
 
+/** One row per (environment, writer slot); the environment's watermark is the newest of them. */
 export interface TelemetryWatermarksTable {
   env_id: string;
+  slot: number;
   received_at: number;
   event_id: string;
 }

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { createDb } from './create-db.js';
-import { migrateToLatest, migrateUpTo } from './migrate.js';
-import { validateItem } from '../modules/telemetry/ingestion/event-validation.js';
-import { storeBatch } from '../modules/telemetry/ingestion/telemetry.repository.js';
-import type { ValidEvent } from '../modules/telemetry/ingestion/telemetry.model.js';
+import { createDb } from '../../../db/create-db.js';
+import { migrateToLatest, migrateUpTo } from '../../../db/migrate.js';
+import { validateItem } from './event-validation.js';
+import { storeBatch } from './telemetry.repository.js';
+import type { ValidEvent } from './telemetry.model.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);
 
