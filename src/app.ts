@@ -16,6 +16,7 @@ import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/prometheus-metrics.js';
 import { metricsRoutes as prometheusRoutes } from './platform/prometheus-route.js';
 import { registerOpenApi } from './platform/openapi.js';
+import { buildSerializersOnFirstUse } from './platform/response-serializers.js';
 import { registerConsole } from './platform/console-static.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
@@ -111,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: buildSerializersOnFirstUse } },
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
