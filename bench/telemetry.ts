@@ -252,7 +252,7 @@ async function latencies(server: ServerInfo, body: object, runs: number) {
   }
   times.sort((a, b) => a - b);
   if (process.env.BENCH_VERBOSE) console.log(times.map((t) => t.toFixed(0)).join(' '));
-  return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, scanned };
+  return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, p99: times[Math.ceil(runs * 0.99) - 1]!, scanned };
 }
 
 const ONLY = process.env.BENCH_ONLY;
@@ -308,7 +308,7 @@ try {
     await stop();
     console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
     console.log(`30-day day-grain, 3 dimensions, 5 measures, one flag: p50 ${day.p50.toFixed(1)} ms, p95 ${day.p95.toFixed(1)} ms (bar < 100 ms), ${day.scanned} buckets scanned`);
-    console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), ${hour.scanned} buckets scanned`);
+    console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), p99 ${hour.p99.toFixed(1)} ms over ${QUERY_RUNS} runs (issue 24: < 50 ms), ${hour.scanned} buckets scanned`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -23,7 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('telemetry_watermarks_slotted')
     .addColumn('env_id', 'text', (c) => c.notNull())
-    .addColumn('slot', 'integer', (c) => c.notNull())
+    .addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .addColumn('event_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('telemetry_watermarks_pk', ['env_id', 'slot'])
@@ -43,7 +43,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('experiment_id', 'text', (c) => c.notNull())
     .addColumn('iteration_id', 'text', (c) => c.notNull())
     .addColumn('metric_key', 'text', (c) => c.notNull())
-    .addColumn('slot', 'integer', (c) => c.notNull())
+    .addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('events', 'bigint', (c) => c.notNull())
     .addColumn('metric_count', 'bigint', (c) => c.notNull())
     .addColumn('metric_sum', 'double precision', (c) => c.notNull())
