@@ -1,7 +1,9 @@
 // Raw events carry their own dedup key (issue 24, decision 0047).
 // - SQLite: the event table is rebuilt WITHOUT ROWID with the primary key (env_id, id) and the
 //   content digest, and telemetry_event_keys is dropped: an event is one row and two indexes instead
-//   of two rows and four b-trees. Keys whose event is gone (migration 0130 deleted events with a
+//   of two rows and six b-trees. An event without a key row (none is written so; kept rather than
+//   lost) gets an empty digest: the same event sent again is then answered event_id_conflict, never
+//   stored twice. Keys whose event is gone (migration 0130 deleted events with a
 //   non-finite metric value, which ingestion now refuses before dedup) are not carried over.
 // - PostgreSQL: the event table is partitioned by day, so a unique key there must include the event
 //   time and cannot say "this id once per environment": the keys table stays the dedup key. The
@@ -39,8 +41,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await sql`INSERT INTO telemetry_events_keyed
     SELECT e.env_id, e.id, e.app_id, e.kind, e.ts, e.received_at, e.targeting_key, e.flag_key, e.variant, e.value, e.reason,
-      e.experiment_id, e.iteration_id, e.iteration_revision, e.metric_key, e.metric_value, e.attributes, k.content_hash
-    FROM telemetry_events e JOIN telemetry_event_keys k ON k.env_id = e.env_id AND k.id = e.id`.execute(db);
+      e.experiment_id, e.iteration_id, e.iteration_revision, e.metric_key, e.metric_value, e.attributes, COALESCE(k.content_hash, '')
+    FROM telemetry_events e LEFT JOIN telemetry_event_keys k ON k.env_id = e.env_id AND k.id = e.id`.execute(db);
   await db.schema.dropTable('telemetry_events').execute();
   await db.schema.dropTable('telemetry_event_keys').execute();
   await db.schema.alterTable('telemetry_events_keyed').renameTo('telemetry_events').execute();
