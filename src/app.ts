@@ -16,11 +16,11 @@ import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/prometheus-metrics.js';
 import { metricsRoutes as prometheusRoutes } from './platform/prometheus-route.js';
 import { registerOpenApi } from './platform/openapi.js';
+import { buildSerializersOnFirstUse } from './platform/response-serializers.js';
 import { registerConsole } from './platform/console-static.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
 import { createValidatorCompiler, registerValidation } from './platform/validation.js';
-import { buildSerializerOnce } from './platform/serializers.js';
 import { appsRoutes, createAppsService, createInvitationsService, createMembersService, invitationsRoutes, membersRoutes } from './modules/core/apps/index.js';
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/core/auth/index.js';
 import { discoveryRoutes } from './modules/core/discovery/index.js';
@@ -114,7 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
-    schemaController: { compilersFactory: { buildSerializer: buildSerializerOnce } },
+    schemaController: { compilersFactory: { buildSerializer: buildSerializersOnFirstUse } },
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();

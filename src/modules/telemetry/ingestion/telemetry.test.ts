@@ -268,8 +268,11 @@ for (const dialect of dialects) {
       assert.match(logs(), /telemetry_watermarks/);
       const n = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(n.n), 0);
-      const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      assert.equal(Number(keys.n), 0);
+      // PostgreSQL keeps dedup keys apart from the events (decision 0047): none of them either.
+      if (dialect === 'postgres') {
+        const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        assert.equal(Number(keys.n), 0);
+      }
     });
 
     test('a batch the database refuses fails alone: batches of other apps and environments sent with it are accepted and stored', async (t) => {
@@ -293,7 +296,7 @@ for (const dialect of dialects) {
       }
       const stored = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(stored.n), 3 * 5 * 2);
-      const refused = await db.selectFrom('telemetry_event_keys').select('id').where('env_id', '=', poisoned.id).execute();
+      const refused = await db.selectFrom(dialect === 'postgres' ? 'telemetry_event_keys' : 'telemetry_events').select('id').where('env_id', '=', poisoned.id).execute();
       assert.deepEqual(refused, []);
     });
 
@@ -357,7 +360,7 @@ for (const dialect of dialects) {
       assert.equal(await count('telemetry_events'), 3);
       const first = await purgeExpiredTelemetry(db, T0 + 2 * DAY);
       assert.equal(await count('telemetry_events'), 2);
-      assert.equal(await count('telemetry_event_keys'), 2);
+      if (dialect === 'postgres') assert.equal(await count('telemetry_event_keys'), 2);
       assert.equal(await count('telemetry_rollups'), 3);
       if (dialect === 'postgres') assert.equal(first.droppedPartitions, 1);
       else assert.equal(first.deletedEvents, 1);
