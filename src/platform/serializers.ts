@@ -8,6 +8,8 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
 const compiled = new Map<string, Serializer>();
+/** The same schema object seen again (most are module constants): found without writing its text. */
+const seen = new Map<string, WeakMap<object, Serializer>>();
 const defaultFactory = SerializerSelector();
 
 /**
@@ -19,13 +21,19 @@ const defaultFactory = SerializerSelector();
 export const buildSerializerOnce: SerializerFactory = (externalSchemas, serializerOpts) => {
   const compile = defaultFactory(externalSchemas, serializerOpts);
   const context = JSON.stringify([externalSchemas ?? null, serializerOpts ?? null]);
+  let known = seen.get(context);
+  if (!known) seen.set(context, (known = new WeakMap()));
   return (route) => {
-    const key = `${context}:${JSON.stringify(route.schema)}`;
-    let serializer = compiled.get(key);
+    const schema = route.schema as object;
+    let serializer = known.get(schema);
+    if (serializer) return serializer;
+    const key = `${context}:${JSON.stringify(schema)}`;
+    serializer = compiled.get(key);
     if (!serializer) {
       serializer = compile(route);
       compiled.set(key, serializer);
     }
+    known.set(schema, serializer);
     return serializer;
   };
 };
