@@ -89,6 +89,8 @@ const reporters = [
   '--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
   '--test-reporter', fileURLToPath(new URL('./slowest-files-reporter.mjs', import.meta.url)), '--test-reporter-destination', 'stdout',
 ];
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...process.argv.slice(2), ...alone, ...entries];
+// The longest first (a file's size stands for its time here too), so none is left running alone at the end.
+const longestFirst = [...alone].sort((a, b) => sizeOf(b) - sizeOf(a));
+const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...process.argv.slice(2), ...longestFirst, ...entries];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

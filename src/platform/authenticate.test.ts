@@ -3,7 +3,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../test/helpers/test-app.js';
 import { call, createKey, expectError, insertCliToken, userWithApp } from '../../test/helpers/fixtures.js';
 
 type Route = { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: unknown; idem?: true };
@@ -46,15 +46,17 @@ async function keyCount(app: FastifyInstance, token: string, appId: string) {
 
 for (const dialect of dialects) {
   describe(`credential rules on ${dialect}`, () => {
-    test('sdk_, pub_ and admin_ cannot list or create apps (401)', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own users and apps, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('sdk_, pub_ and admin_ cannot list or create apps (401)', async () => {
+      const { app } = shared();
       const s = await setup(app);
       for (const token of [s.sdk.dev!, s.pub, s.admin]) await expectEach(app, appRoutes, token, 401, 'unauthorized');
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: s.user.token })).json().apps.length, 1);
     });
 
-    test('a scoped cli_ token may list apps but not create them (401)', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('a scoped cli_ token may list apps but not create them (401)', async () => {
+      const { app, database } = shared();
       const s = await setup(app);
       const scoped = await insertCliToken(database.handle.db, s.user.userId, { scope: ['propose'] });
       await expectEach(app, [appRoutes[1]!], scoped, 401, 'unauthorized');
@@ -63,15 +65,15 @@ for (const dialect of dialects) {
       assert.equal(list.json().apps.length, 1);
     });
 
-    test('sdk_ and pub_ cannot reach keys, environments or the journal (401)', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('sdk_ and pub_ cannot reach keys, environments or the journal (401)', async () => {
+      const { app } = shared();
       const s = await setup(app);
       for (const token of [s.sdk.dev!, s.pub]) await expectEach(app, managementRoutes(s.appId, s.victimKeyId), token, 401, 'unauthorized');
       assert.equal(await keyCount(app, s.user.token, s.appId), 6);
     });
 
-    test("another app's admin_ key and another user's cli_ token are 403 on the app, 404 on its key ids", async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test("another app's admin_ key and another user's cli_ token are 403 on the app, 404 on its key ids", async () => {
+      const { app } = shared();
       const s = await setup(app);
       const stranger = await userWithApp(app);
       // A key id names no app in the request: that it exists is not told (modules/keys).
@@ -86,14 +88,14 @@ for (const dialect of dialects) {
       assert.ok(keys.every((k: any) => k.status === 'active'), 'nothing was revoked');
     });
 
-    test('an unknown app or key is 404 for any management credential', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('an unknown app or key is 404 for any management credential', async () => {
+      const { app } = shared();
       const s = await setup(app);
       for (const token of [s.user.token, s.admin]) await expectEach(app, managementRoutes('app_unknown', 'key_unknown'), token, 404, 'not_found');
     });
 
-    test('a revoked key is refused on every route from the next request on', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a revoked key is refused on every route from the next request on', async () => {
+      const { app } = shared();
       const s = await setup(app);
       const extraAdmin = await createKey(app, s.user.token, { appId: s.appId, type: 'admin' });
       const routes = managementRoutes(s.appId, s.victimKeyId);
@@ -107,15 +109,15 @@ for (const dialect of dialects) {
       assert.equal(await keyCount(app, s.user.token, s.appId), 7);
     });
 
-    test('a logged-out cli_ token is refused on every route', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a logged-out cli_ token is refused on every route', async () => {
+      const { app } = shared();
       const s = await setup(app);
       assert.equal((await call(app, 'DELETE', '/api/v1/cli-token', { token: s.user.token })).statusCode, 204);
       await expectEach(app, [...managementRoutes(s.appId, s.victimKeyId), ...appRoutes], s.user.token, 401, 'unauthorized');
     });
 
-    test('missing and malformed Authorization headers are 401', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('missing and malformed Authorization headers are 401', async () => {
+      const { app } = shared();
       const s = await setup(app);
       const routes = [...appRoutes, ...managementRoutes(s.appId, s.victimKeyId)];
       await expectEach(app, routes, undefined, 401, 'unauthorized');

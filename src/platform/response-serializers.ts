@@ -11,6 +11,8 @@ type SerializerFactory = ReturnType<typeof SerializerSelector>;
 type Serializer = ReturnType<ReturnType<SerializerFactory>>;
 
 const compiled = new Map<string, Serializer>();
+/** The same schema object seen again (most are module constants): found without writing its text. */
+const seen = new Map<string, WeakMap<object, Serializer>>();
 const defaultFactory = SerializerSelector();
 
 /**
@@ -24,12 +26,18 @@ export const buildSerializersOnFirstUse: SerializerFactory = (externalSchemas, o
   let context: string | undefined;
   const compileOnce = (route: Parameters<typeof compile>[0]): Serializer => {
     context ??= JSON.stringify([externalSchemas ?? null, options ?? null]);
-    const key = `${context}:${JSON.stringify(route.schema)}`;
-    let serializer = compiled.get(key);
+    let known = seen.get(context);
+    if (!known) seen.set(context, (known = new WeakMap()));
+    const schema = route.schema as object;
+    let serializer = known.get(schema);
+    if (serializer) return serializer;
+    const key = `${context}:${JSON.stringify(schema)}`;
+    serializer = compiled.get(key);
     if (!serializer) {
       serializer = compile(route);
       compiled.set(key, serializer);
     }
+    known.set(schema, serializer);
     return serializer;
   };
   return (route) => {

@@ -89,17 +89,22 @@ export function validationFailure(validator: CompiledValidator, part: RequestPar
  * as it was once per app.
  */
 const compiled = new Map<string, CompiledValidator>();
+/** The same schema object seen again (most are module constants): found without writing its text. */
+const seen = { body: new WeakMap<object, CompiledValidator>(), param: new WeakMap<object, CompiledValidator>() };
 let ajvs: { body: ReturnType<typeof makeAjv>; param: ReturnType<typeof makeAjv> } | undefined;
 
 function compileOnce(schema: object, httpPart: RequestPart): CompiledValidator {
   const rules = httpPart === 'body' ? 'body' : 'param';
+  let validator = seen[rules].get(schema);
+  if (validator) return validator;
   const key = `${rules}:${JSON.stringify(schema)}`;
-  let validator = compiled.get(key);
+  validator = compiled.get(key);
   if (!validator) {
     ajvs ??= { body: makeAjv(false), param: makeAjv(true) };
     validator = ajvs[rules].compile(schema);
     compiled.set(key, validator);
   }
+  seen[rules].set(schema, validator);
   return validator;
 }
 

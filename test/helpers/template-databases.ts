@@ -77,10 +77,14 @@ function postgresTemplate(url: string): Promise<string> {
   }));
 }
 
-/** A new PostgreSQL database, migrated (a copy of the template), whose schema is named `name`. */
+/**
+ * A new PostgreSQL database, migrated (a copy of the template), whose schema is named `name`. From
+ * PostgreSQL 15 the copy is WAL-logged block by block (tens of ms for this small template); older
+ * servers copy files after a checkpoint, slower but still cheaper than migrating.
+ */
 export async function copyPostgresTemplate(url: string, name: string): Promise<string> {
   const source = await postgresTemplate(url);
-  await withAdmin(url, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${source} STRATEGY WAL_LOG`));
+  await withAdmin(url, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
   const copyUrl = withDatabase(url, name);
   await withAdmin(copyUrl, (c) => c.query(`ALTER SCHEMA ${TEMPLATE_SCHEMA} RENAME TO ${name}`));
   return copyUrl;

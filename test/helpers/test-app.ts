@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
@@ -129,4 +130,25 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
     await database.drop();
   });
   return { app, database, logs: () => captured };
+}
+
+/**
+ * One app and database for a whole suite (the `describe` this is called in), built before its first
+ * test and closed after its last: for suites whose tests each make their own user and app (signUp,
+ * userWithApp, the fixtures), so no test reads what another wrote. A test that needs other options,
+ * closes its app or reads a whole table still builds its own with buildTestApp.
+ */
+export function suiteTestApp(options: TestAppOptions): () => TestApp {
+  let built: TestApp | undefined;
+  const cleanups: (() => unknown)[] = [];
+  before(async () => {
+    built = await buildTestApp({ after: (fn) => cleanups.push(fn) }, options);
+  });
+  after(async () => {
+    for (const fn of cleanups.reverse()) await fn();
+  });
+  return () => {
+    if (!built) throw new Error("the suite's app is built before its first test");
+    return built;
+  };
 }

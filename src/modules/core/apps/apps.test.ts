@@ -1,12 +1,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { assertContainsNone, bearer, call, createApp, expectError, expectValidation, keysDeep, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 for (const dialect of dialects) {
   describe(`apps on ${dialect}`, () => {
-    test('create returns environments, one sdk key per environment and an admin key', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own users and apps, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('create returns environments, one sdk key per environment and an admin key', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const created = await createApp(app, user.token, 'shop');
       assert.deepEqual(created.body.environments.map((e: any) => e.slug), ['dev', 'staging', 'prod']);
@@ -21,8 +23,8 @@ for (const dialect of dialects) {
       assert.equal(created.body.adminKey.env, null);
     });
 
-    test('an identical retry replays the first response, secrets included; another body is 409', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('an identical retry replays the first response, secrets included; another body is 409', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const key = uniqueKey();
       const send = (payload: object) => app.inject({ method: 'POST', url: '/api/v1/apps', headers: { ...bearer(user.token), 'idempotency-key': key }, payload });
@@ -39,8 +41,8 @@ for (const dialect of dialects) {
       assert.equal(list.json().apps.length, 1);
     });
 
-    test('concurrent duplicates with one key produce one app', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('concurrent duplicates with one key produce one app', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const key = uniqueKey();
       const responses = await Promise.all(
@@ -78,15 +80,15 @@ for (const dialect of dialects) {
       }
     });
 
-    test('a missing idempotency key is 400 idempotency_key_required and creates nothing', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a missing idempotency key is 400 idempotency_key_required and creates nothing', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       expectError(await call(app, 'POST', '/api/v1/apps', { token: user.token, payload: { name: 'Shop', slug: 'shop' } }), 400, 'idempotency_key_required');
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: user.token })).json().apps.length, 0);
     });
 
-    test('a slug used twice by one user is 409 slug_conflict; another user may use it', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a slug used twice by one user is 409 slug_conflict; another user may use it', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       await createApp(app, user.token, 'shop');
       expectError(await call(app, 'POST', '/api/v1/apps', { token: user.token, idem: true, payload: { name: 'Shop again', slug: 'shop' } }), 409, 'slug_conflict');
@@ -119,8 +121,8 @@ for (const dialect of dialects) {
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: user.token })).json().apps.length, 2);
     });
 
-    test('the list holds strict app and environment records and no secret', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('the list holds strict app and environment records and no secret', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const first = await createApp(app, user.token, 'first');
       const second = await createApp(app, user.token, 'second');
@@ -140,8 +142,8 @@ for (const dialect of dialects) {
       assertContainsNone(res.body, [...first.tokens, ...second.tokens], 'the app list');
     });
 
-    test('GET /api/v1/envs lists the environments for the owner and the app admin key', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('GET /api/v1/envs lists the environments for the owner and the app admin key', async () => {
+      const { app } = shared();
       const { user, appId, admin, body } = await userWithApp(app);
       for (const token of [user.token, admin]) {
         const res = await call(app, 'GET', `/api/v1/envs?appId=${appId}`, { token });

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { addMember, call, expectError, expectValidation, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 
@@ -24,8 +24,10 @@ const setPolicy = (app: FastifyInstance, token: string, payload: Record<string, 
 
 for (const dialect of dialects) {
   describe(`members and roles on ${dialect}`, () => {
-    test('the creator is the first owner; invited users who accept are members; members see the app with their role', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own users and apps, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('the creator is the first owner; invited users who accept are members; members see the app with their role', async () => {
+      const { app } = shared();
       const s = await team(app);
       const list = await members(app, s.appId, s.viewer.token);
       assert.equal(list.statusCode, 200, list.body);
@@ -46,8 +48,8 @@ for (const dialect of dialects) {
       assert.ok(!JSON.stringify(journal).includes(s.editor.email), 'the journal names people by id');
     });
 
-    test('inviting: an existing member 409, bad bodies 400; only owners (editors, viewers, admin keys 403)', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('inviting: an existing member 409, bad bodies 400; only owners (editors, viewers, admin keys 403)', async () => {
+      const { app } = shared();
       const s = await team(app);
       const add = (token: string, payload: unknown) => call(app, 'POST', `/api/v1/apps/${s.appId}/members`, { token, payload });
       expectError(await add(s.owner.token, { email: s.editor.email, role: 'viewer' }), 409, 'member_exists');
@@ -63,8 +65,8 @@ for (const dialect of dialects) {
       assert.equal((await members(app, s.appId, s.owner.token)).json().members.length, 3);
     });
 
-    test('viewers read but every write is 403 forbidden; editors change configuration but not members, policy or keys', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('viewers read but every write is 403 forbidden; editors change configuration but not members, policy or keys', async () => {
+      const { app } = shared();
       const s = await team(app);
       const asViewer = flagsClient(app, s.viewer.token, s.appId);
       const asEditor = flagsClient(app, s.editor.token, s.appId);
@@ -93,8 +95,8 @@ for (const dialect of dialects) {
       expectError(await setRole(app, s.appId, s.editor.token, s.viewer.userId, 'editor'), 403, 'forbidden');
     });
 
-    test('roles change and members leave; the last owner can be neither demoted nor removed (409 last_owner)', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('roles change and members leave; the last owner can be neither demoted nor removed (409 last_owner)', async () => {
+      const { app } = shared();
       const s = await team(app);
       expectError(await setRole(app, s.appId, s.owner.token, s.owner.userId, 'editor'), 409, 'last_owner');
       expectError(await removeMember(app, s.appId, s.owner.token, s.owner.userId), 409, 'last_owner');
@@ -115,8 +117,8 @@ for (const dialect of dialects) {
       assert.deepEqual(ops.slice(0, 3), ['member.remove', 'member.update', 'member.update']);
     });
 
-    test('concurrent demotions of the two owners leave one owner', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('concurrent demotions of the two owners leave one owner', async () => {
+      const { app } = shared();
       const s = await team(app);
       await setRole(app, s.appId, s.owner.token, s.editor.userId, 'owner');
       const results = await Promise.all([
@@ -131,8 +133,10 @@ for (const dialect of dialects) {
   });
 
   describe(`protected environments on ${dialect}`, () => {
-    test('owners set requiredApprovals (0..5); the record carries the policy; journaled', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own users and apps, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('owners set requiredApprovals (0..5); the record carries the policy; journaled', async () => {
+      const { app } = shared();
       const s = await team(app);
       const res = await setPolicy(app, s.owner.token, { appId: s.appId, env: 'production', requiredApprovals: 2 });
       assert.equal(res.statusCode, 200, res.body);
@@ -154,8 +158,8 @@ for (const dialect of dialects) {
       expectError(await call(app, 'PATCH', '/api/v1/envs', { token: s.sdk.dev!, payload: { appId: s.appId, env: 'prod', requiredApprovals: 0 } }), 401, 'unauthorized');
     });
 
-    test('a protected environment refuses every direct write with 403 approval_required; reads and other environments work', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a protected environment refuses every direct write with 403 approval_required; reads and other environments work', async () => {
+      const { app } = shared();
       const s = await team(app);
       const prod = flagsClient(app, s.owner.token, s.appId, 'prod');
       assert.equal((await prod.patch({ key: 'a', type: 'bool', value: false })).statusCode, 200);

@@ -5,7 +5,7 @@ import { buildApp } from '../../../app.js';
 import { createDb } from '../../../db/create-db.js';
 import type { DialectName } from '../../../db/dialect.js';
 import { servedLimits } from './capability-contract.js';
-import { buildTestApp, dialects, testConfig, type TestContext } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp, testConfig, type TestContext } from '../../../../test/helpers/test-app.js';
 import { expectError } from '../../../../test/helpers/fixtures.js';
 
 const DOCUMENTS = ['/api', '/api/v1', '/api/v1/contract', '/api/v1/openapi', '/openapi.json'];
@@ -52,8 +52,10 @@ async function appWithoutDatabase(t: TestContext, dialect: DialectName) {
 
 for (const dialect of dialects) {
   describe(`discovery on ${dialect}`, () => {
-    test('every discovery document answers 200 JSON without a credential', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // The discovery documents are read only: the tests share one app.
+    const shared = suiteTestApp({ dialect });
+    test('every discovery document answers 200 JSON without a credential', async () => {
+      const { app } = shared();
       for (const url of DOCUMENTS) {
         const res = await app.inject({ method: 'GET', url });
         assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
@@ -63,8 +65,8 @@ for (const dialect of dialects) {
       }
     });
 
-    test('every link of /api and /api/v1 resolves', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('every link of /api and /api/v1 resolves', async () => {
+      const { app } = shared();
       for (const url of ['/api', '/api/v1']) {
         const body = (await app.inject({ method: 'GET', url })).json();
         assert.equal(body.apiVersion, 1);
@@ -130,8 +132,8 @@ for (const dialect of dialects) {
       assert.equal(some.limits.telemetryBatchEvents, undefined);
     });
 
-    test('both OpenAPI documents are one valid OpenAPI 3.1.0 document, version 1.0.0', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('both OpenAPI documents are one valid OpenAPI 3.1.0 document, version 1.0.0', async () => {
+      const { app } = shared();
       const canonical = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
       const v1 = (await app.inject({ method: 'GET', url: '/api/v1/openapi' })).json();
       assert.deepEqual(v1, canonical);
@@ -143,8 +145,8 @@ for (const dialect of dialects) {
       assert.equal(canonical.components.securitySchemes.bearer.scheme, 'bearer');
     });
 
-    test('every foundation route is documented with its request, success and error responses', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('every foundation route is documented with its request, success and error responses', async () => {
+      const { app } = shared();
       const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
       const operationIds = new Set<string>();
       for (const [route, spec] of Object.entries(FOUNDATION_ROUTES)) {
@@ -176,8 +178,8 @@ for (const dialect of dialects) {
       }
     });
 
-    test('/docs serves Swagger UI; /healthz and /readyz answer 200', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('/docs serves Swagger UI; /healthz and /readyz answer 200', async () => {
+      const { app } = shared();
       const docs = await app.inject({ method: 'GET', url: '/docs' });
       assert.equal(docs.statusCode, 200);
       assert.match(String(docs.headers['content-type']), /^text\/html/);

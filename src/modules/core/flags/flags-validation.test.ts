@@ -2,7 +2,7 @@
 // details point at the offending field, and nothing is written.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { createApp, signUp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient } from './flags.test-client.js';
 
@@ -65,8 +65,10 @@ const BAD_BODIES: { name: string; body: Record<string, unknown>; path: string; c
 
 for (const dialect of dialects) {
   describe(`flag validation on ${dialect}`, () => {
-    test('every invalid body is a 400 pointing at the field, and nothing is written', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own user and app, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('every invalid body is a 400 pointing at the field, and nothing is written', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const flags = flagsClient(app, user.token, (await createApp(app, user.token)).appId);
       for (const c of BAD_BODIES) {
@@ -80,8 +82,8 @@ for (const dialect of dialects) {
       assert.deepEqual((await flags.list()).json(), { flags: [], version: 0 });
     });
 
-    test('a value outside a fixed list is one detail naming the allowed values, not one per value', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a value outside a fixed list is one detail naming the allowed values, not one per value', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const created = await createApp(app, user.token);
       const flags = flagsClient(app, user.token, created.appId);
@@ -101,8 +103,8 @@ for (const dialect of dialects) {
       assert.deepEqual(action.details, [{ path: '/action', message: 'must be "revoke"' }]);
     });
 
-    test('each operator accepts well-typed values and refuses others', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('each operator accepts well-typed values and refuses others', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const flags = flagsClient(app, user.token, (await createApp(app, user.token)).appId);
       for (const c of OPERATOR_CASES) {
@@ -115,8 +117,8 @@ for (const dialect of dialects) {
       }
     });
 
-    test('a dependency cycle is refused; deleting a prerequisite is refused while it is named', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('a dependency cycle is refused; deleting a prerequisite is refused while it is named', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const flags = flagsClient(app, user.token, (await createApp(app, user.token)).appId);
       await flags.patch({ key: 'a', type: 'bool', value: true });
@@ -133,8 +135,8 @@ for (const dialect of dialects) {
       assert.equal((await flags.list()).json().version, 2);
     });
 
-    test('valid models of every type are stored as given', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('valid models of every type are stored as given', async () => {
+      const { app } = shared();
       const user = await signUp(app);
       const flags = flagsClient(app, user.token, (await createApp(app, user.token)).appId);
       const full = {

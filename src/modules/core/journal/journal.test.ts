@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { assertContainsNone, call, createKey, expectError, expectValidation, fingerprintOf, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 const ENTRY_FIELDS = ['afterVersion', 'appId', 'authority', 'beforeVersion', 'createdAt', 'diff', 'env', 'id', 'operation', 'resourceId', 'resourceType', 'source'];
@@ -29,8 +29,10 @@ const ids = (page: { changes: any[] }) => page.changes.map((c) => c.id);
 
 for (const dialect of dialects) {
   describe(`journal on ${dialect}`, () => {
-    test('app.create, key.create and key.revoke are recorded newest first with authority and source', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own user and app, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('app.create, key.create and key.revoke are recorded newest first with authority and source', async () => {
+      const { app } = shared();
       const h = await history(app);
       const { changes: entries, nextCursor } = await changes(app, h.user.token, `appId=${h.appId}`);
       assert.equal(nextCursor, null);
@@ -60,8 +62,8 @@ for (const dialect of dialects) {
       assert.deepEqual(ids(await changes(app, h.admin, `appId=${h.appId}`)), ids({ changes: entries }));
     });
 
-    test('every filter narrows the list', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('every filter narrows the list', async () => {
+      const { app } = shared();
       const h = await history(app);
       const all = (await changes(app, h.user.token, `appId=${h.appId}`)).changes;
       const expect = async (query: string, keep: (e: any) => boolean) => {
@@ -93,8 +95,8 @@ for (const dialect of dialects) {
       await expect(`to=2000-01-01T00:00:00Z`, () => false);
     });
 
-    test('bad queries are 400: limit outside 1..200, unknown enumerations, bad dates and cursors', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('bad queries are 400: limit outside 1..200, unknown enumerations, bad dates and cursors', async () => {
+      const { app } = shared();
       const h = await history(app);
       const bad = async (query: string, path?: string) => expectValidation(await call(app, 'GET', `/api/v1/changes?${query}`, { token: h.user.token }), path);
       await bad('', 'querystring.appId');
@@ -114,8 +116,8 @@ for (const dialect of dialects) {
       for (const limit of [1, 200]) assert.equal((await changes(app, h.user.token, `appId=${h.appId}&limit=${limit}`)).changes.length, Math.min(limit, 5));
     });
 
-    test('cursor pagination walks every entry once, filters included', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('cursor pagination walks every entry once, filters included', async () => {
+      const { app } = shared();
       const h = await history(app);
       for (let i = 0; i < 4; i++) await createKey(app, h.user.token, { appId: h.appId, env: 'staging', type: 'pub' });
       const all = ids(await changes(app, h.user.token, `appId=${h.appId}`));
@@ -138,8 +140,8 @@ for (const dialect of dialects) {
       assert.equal(exact.nextCursor, null);
     });
 
-    test('the database refuses UPDATE and DELETE on the journal', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('the database refuses UPDATE and DELETE on the journal', async () => {
+      const { app, database } = shared();
       const h = await history(app);
       const db = database.handle.db;
       const before = await db.selectFrom('changes').selectAll().orderBy('id').execute();
@@ -157,8 +159,8 @@ for (const dialect of dialects) {
       assert.deepEqual(await db.selectFrom('changes').selectAll().orderBy('id').execute(), before);
     });
 
-    test('no token, token hash or password ever enters the journal', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('no token, token hash or password ever enters the journal', async () => {
+      const { app, database } = shared();
       const h = await history(app);
       const db = database.handle.db;
       const secrets = [h.user.token, h.user.password, ...h.tokens, h.pub.token, h.sdk.token];

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { assertContainsNone, call, createKey, expectError, expectValidation, keysDeep, sha256, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 
 const RECORD_FIELDS = ['appId', 'createdAt', 'env', 'id', 'lastUsedAt', 'prefix', 'revokedAt', 'status', 'type'];
@@ -14,8 +14,10 @@ const listKeys = async (app: FastifyInstance, token: string, query: string) => {
 
 for (const dialect of dialects) {
   describe(`keys on ${dialect}`, () => {
-    test('the list is newest first and never holds a token or its hash', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    // Each test makes its own user and app, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('the list is newest first and never holds a token or its hash', async () => {
+      const { app, database } = shared();
       const s = await userWithApp(app);
       const pub = await createKey(app, s.user.token, { appId: s.appId, env: 'prod', type: 'pub', name: 'web' });
       const sdk = await createKey(app, s.admin, { appId: s.appId, env: 'staging', type: 'sdk' });
@@ -36,8 +38,8 @@ for (const dialect of dialects) {
       assert.deepEqual((await listKeys(app, s.admin, `appId=${s.appId}&env=prod`)).map((k) => k.id), [pub.id, s.body.keys[2].id]);
     });
 
-    test('sdk, pub and admin keys are created by the owner or the admin key', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('sdk, pub and admin keys are created by the owner or the admin key', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       for (const token of [s.user.token, s.admin]) {
         for (const payload of [{ appId: s.appId, env: 'dev', type: 'sdk' }, { appId: s.appId, env: 'staging', type: 'pub', name: 'mobile' }, { appId: s.appId, type: 'admin' }]) {
@@ -59,8 +61,8 @@ for (const dialect of dialects) {
       assert.equal((await listKeys(app, s.user.token, `appId=${s.appId}`)).length, 4 + 6);
     });
 
-    test('the older env slugs are accepted on every env input and come back canonical', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('the older env slugs are accepted on every env input and come back canonical', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const dev = await createKey(app, s.user.token, { appId: s.appId, env: 'development', type: 'pub' });
       const prod = await createKey(app, s.user.token, { appId: s.appId, env: 'production', type: 'sdk' });
@@ -73,8 +75,8 @@ for (const dialect of dialects) {
       expectError(await call(app, 'GET', `/api/v1/keys?appId=${s.appId}&env=qa`, { token: s.user.token }), 404, 'not_found');
     });
 
-    test('invalid create requests are 400 (env rules included) or 404, and create nothing', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('invalid create requests are 400 (env rules included) or 404, and create nothing', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const post = (payload: unknown) => call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem: true, payload });
       expectValidation(await post({ appId: s.appId, type: 'sdk' }), '/env');
@@ -97,8 +99,8 @@ for (const dialect of dialects) {
       assert.equal((await listKeys(app, s.user.token, `appId=${s.appId}`)).length, 4);
     });
 
-    test('an identical retry replays the key with its token; another body with the key is 409', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('an identical retry replays the key with its token; another body with the key is 409', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const idem = uniqueKey();
       const send = (payload: unknown, token = s.user.token) => call(app, 'POST', '/api/v1/keys', { token, idem, payload });
@@ -115,8 +117,8 @@ for (const dialect of dialects) {
       assert.equal((await listKeys(app, s.user.token, `appId=${s.appId}`)).length, 6);
     });
 
-    test('concurrent duplicates with one idempotency key create one key', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('concurrent duplicates with one idempotency key create one key', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const idem = uniqueKey();
       const responses = await Promise.all(Array.from({ length: 5 }, () => call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem, payload: { appId: s.appId, env: 'dev', type: 'sdk' } })));
@@ -127,8 +129,10 @@ for (const dialect of dialects) {
   });
 
   describe(`key revocation on ${dialect}`, () => {
-    test('PATCH revokes; revoking again answers the first revokedAt; the key is refused at once', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own user and app, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('PATCH revokes; revoking again answers the first revokedAt; the key is refused at once', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const admin2 = await createKey(app, s.user.token, { appId: s.appId, type: 'admin' });
       const revoke = () => call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId: admin2.id, action: 'revoke' } });
@@ -148,8 +152,8 @@ for (const dialect of dialects) {
       assert.deepEqual(listed, key);
     });
 
-    test('concurrent revocations answer one revokedAt and journal one key.revoke', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('concurrent revocations answer one revokedAt and journal one key.revoke', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const keyId = s.body.keys[1].id;
       const responses = await Promise.all(Array.from({ length: 5 }, (_, i) =>
@@ -160,8 +164,8 @@ for (const dialect of dialects) {
       assert.deepEqual(journal.json().changes.map((c: any) => c.resourceId), [keyId]);
     });
 
-    test('the older DELETE ?keyId= form revokes the same way', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('the older DELETE ?keyId= form revokes the same way', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const pub = await createKey(app, s.admin, { appId: s.appId, env: 'dev', type: 'pub' });
       const first = await call(app, 'DELETE', `/api/v1/keys?keyId=${pub.id}`, { token: s.admin });
@@ -173,8 +177,8 @@ for (const dialect of dialects) {
       assert.equal(again.json().key.revokedAt, first.json().key.revokedAt);
     });
 
-    test('invalid revocations are 400 or 404 and revoke nothing', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('invalid revocations are 400 or 404 and revoke nothing', async () => {
+      const { app } = shared();
       const s = await userWithApp(app);
       const keyId = s.body.keys[0].id;
       const patch = (payload: unknown) => call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload });
@@ -190,8 +194,8 @@ for (const dialect of dialects) {
       assert.ok((await listKeys(app, s.user.token, `appId=${s.appId}`)).every((k) => k.status === 'active'));
     });
 
-    test("another tenant's key ids are 404 like unknown ones: the answer neither confirms them nor names their app", async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test("another tenant's key ids are 404 like unknown ones: the answer neither confirms them nor names their app", async () => {
+      const { app } = shared();
       const owner = await userWithApp(app);
       const other = await userWithApp(app);
       const keyId = owner.body.keys[0].id;

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer, createKey } from '../../../../test/helpers/fixtures.js';
 import { environmentFixture, getConfig, putFlags, waitForVersionAbove, type FlagInput } from '../../../../test/helpers/delivery-fixtures.js';
 
@@ -17,8 +17,10 @@ const FLAGS: FlagInput[] = [
 
 for (const dialect of dialects) {
   describe(`legacy delivery on ${dialect}`, () => {
-    test('sdk_ gets the whole envelope; pub_ only clientEnabled flags, no overrides or rules; never metadata', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    // Each test makes its own user, app and flags, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('sdk_ gets the whole envelope; pub_ only clientEnabled flags, no overrides or rules; never metadata', async () => {
+      const { app, database } = shared();
       const fx = await environmentFixture(app);
       await putFlags(app, database.handle, database.pgSchema, fx, FLAGS);
 
@@ -59,8 +61,8 @@ for (const dialect of dialects) {
       assert.notEqual(client.headers.etag, server.headers.etag);
     });
 
-    test('If-None-Match with the current tag answers 304 without a body; lists and W/ match, other keys and routes never do', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('If-None-Match with the current tag answers 304 without a body; lists and W/ match, other keys and routes never do', async () => {
+      const { app, database } = shared();
       const fx = await environmentFixture(app);
       await putFlags(app, database.handle, database.pgSchema, fx, FLAGS.slice(0, 2));
       const first = await getConfig(app, fx.sdk);
@@ -90,8 +92,8 @@ for (const dialect of dialects) {
       assert.equal((await getConfig(app, fx.pub, { 'if-none-match': pubTag }, '/api/v1/public-config')).statusCode, 304);
     });
 
-    test('a new version changes the tag and the old tag gets the new document', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('a new version changes the tag and the old tag gets the new document', async () => {
+      const { app, database } = shared();
       const fx = await environmentFixture(app);
       await putFlags(app, database.handle, database.pgSchema, fx, [FLAGS[1]!]);
       const before = await getConfig(app, fx.sdk);
@@ -105,16 +107,16 @@ for (const dialect of dialects) {
       assert.equal(stale.json().version, after.json().version);
     });
 
-    test('an environment without flags serves version 0 with empty maps', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('an environment without flags serves version 0 with empty maps', async () => {
+      const { app } = shared();
       const fx = await environmentFixture(app);
       const res = await getConfig(app, fx.sdk);
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { appId: fx.target.appId, env: 'prod', version: 0, doc: { flags: {}, overrides: {}, rules: {} }, ttlSeconds: 60 });
     });
 
-    test('missing, invalid, wrong-type and revoked credentials get 401 in the legacy shape', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('missing, invalid, wrong-type and revoked credentials get 401 in the legacy shape', async () => {
+      const { app } = shared();
       const fx = await environmentFixture(app);
       const cases: [string, Record<string, string>, string][] = [
         ['/api/v1/config', {}, 'MISSING_CREDENTIAL'],
@@ -146,8 +148,8 @@ for (const dialect of dialects) {
       assert.equal(refused.json().code, 'KEY_REVOKED');
     });
 
-    test('CORS: the public route answers preflights for any origin; the server route has none', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('CORS: the public route answers preflights for any origin; the server route has none', async () => {
+      const { app } = shared();
       const fx = await environmentFixture(app);
       const preflight = await app.inject({
         method: 'OPTIONS', url: '/api/v1/public-config',

@@ -2,7 +2,7 @@
 // every status the seed lists (200, 400, 401, 403, 405, 413, 500) in the legacy error shape.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
 import {
   changeFlags, evaluate, eventually, expectLegacyError, FLAG_KEYS, flagsFixture, revokeKey, storeInvalidConfig,
@@ -12,8 +12,10 @@ const DETAIL_FIELDS = ['key', 'value', 'variant', 'reason', 'ruleId', 'errorCode
 
 for (const dialect of dialects) {
   describe(`POST /api/v1/evaluate on ${dialect}`, () => {
-    test('one flag: a detail with origin remote, the version and all of the flag\'s metadata', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    // Each test makes its own user, app and flags (flagsFixture), so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('one flag: a detail with origin remote, the version and all of the flag\'s metadata', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const res = await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: { targetingKey: 'user-1' } });
       assert.equal(res.statusCode, 200, res.body);
@@ -27,8 +29,8 @@ for (const dialect of dialects) {
       for (const field of Object.keys(res.json())) assert.ok(DETAIL_FIELDS.includes(field), field);
     });
 
-    test('targeting: rules with ruleId, overrides, rollouts and variant splits; DEFAULT when nothing applies', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('targeting: rules with ruleId, overrides, rollouts and variant splits; DEFAULT when nothing applies', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const one = async (flagKey: string, context: object) => (await evaluate(test.app, fx.sdk, { flagKey, context })).json();
       assert.deepEqual(pick(await one('checkout', { targetingKey: 'u', plan: 'beta', country: 'NO' })), { value: 'new', reason: 'TARGETING_MATCH', ruleId: 'beta', fallbackClass: 'none' });
@@ -51,8 +53,8 @@ for (const dialect of dialects) {
       assert.deepEqual(pick(await one('beta-tools', { targetingKey: 'u' })), { value: true, reason: 'DISABLED', fallbackClass: 'dependency_unmet' });
     });
 
-    test('flagKeys answer in request order; no keys means every flag sorted by key; pub-hidden flags included', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('flagKeys answer in request order; no keys means every flag sorted by key; pub-hidden flags included', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const listed = (await evaluate(test.app, fx.sdk, { flagKeys: ['limit', 'missing', 'internal'], context: { targetingKey: 'u' } })).json();
       assert.deepEqual(listed.results.map((r: { key: string }) => r.key), ['limit', 'missing', 'internal']);
@@ -64,8 +66,8 @@ for (const dialect of dialects) {
       assert.deepEqual(Object.keys(all), ['version', 'results']);
     });
 
-    test('fallbacks serve defaultValue; a defaultValue of another type than the flag is TYPE_MISMATCH', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('fallbacks serve defaultValue; a defaultValue of another type than the flag is TYPE_MISMATCH', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const missing = (await evaluate(test.app, fx.sdk, { flagKey: 'nope', context: {}, defaultValue: 'fallback' })).json();
       assert.deepEqual(pick(missing), { value: 'fallback', reason: 'ERROR', errorCode: 'FLAG_NOT_FOUND', fallbackClass: 'flag_not_found' });
@@ -80,8 +82,8 @@ for (const dialect of dialects) {
       assert.deepEqual(pick(invalid), { value: 1, reason: 'ERROR', errorCode: 'INVALID_CONTEXT', fallbackClass: 'invalid_context' });
     });
 
-    test('a __proto__ key in a context is an ordinary attribute: nothing is inherited from it', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('a __proto__ key in a context is an ordinary attribute: nothing is inherited from it', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const payload = '{"flagKey":"checkout","context":{"targetingKey":"u","country":"NO","__proto__":{"plan":"beta"}}}';
       const res = await test.app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(fx.sdk), 'content-type': 'application/json' }, payload });
@@ -90,8 +92,8 @@ for (const dialect of dialects) {
       assert.equal(({} as Record<string, unknown>).plan, undefined);
     });
 
-    test('a change is answered from the next version on', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('a change is answered from the next version on', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const before = (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).json();
       await changeFlags(test, fx, [{ key: 'dark-mode', type: 'bool', value: true }]);
@@ -100,8 +102,8 @@ for (const dialect of dialects) {
       assert.equal(after.version, before.version + 1);
     });
 
-    test('400 VALIDATION_ERROR for bodies that are not evaluation requests', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('400 VALIDATION_ERROR for bodies that are not evaluation requests', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const bad: unknown[] = [
         { flagKey: 'a', flagKeys: ['b'], context: {} },
@@ -122,8 +124,8 @@ for (const dialect of dialects) {
       assert.equal(ok.json().results.length, 100);
     });
 
-    test('401 for missing, invalid and revoked keys; 403 SERVER_KEY_REQUIRED for pub_ and management credentials', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('401 for missing, invalid and revoked keys; 403 SERVER_KEY_REQUIRED for pub_ and management credentials', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const body = { flagKey: 'a', context: {} };
       const inject = (headers: Record<string, string>) => test.app.inject({ method: 'POST', url: '/api/v1/evaluate', headers, payload: body });
@@ -141,8 +143,8 @@ for (const dialect of dialects) {
       expectLegacyError(await inject(bearer('pub_unknownunknownunknownunknownunknown00000')), 401, 'INVALID_CREDENTIAL');
     });
 
-    test('405 METHOD_NOT_ALLOWED with Allow: POST for every other method', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('405 METHOD_NOT_ALLOWED with Allow: POST for every other method', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       for (const method of ['GET', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'] as const) {
         const res = await test.app.inject({ method, url: '/api/v1/evaluate', headers: bearer(fx.sdk) });
@@ -152,8 +154,8 @@ for (const dialect of dialects) {
       }
     });
 
-    test('413 PAYLOAD_TOO_LARGE past 64 KiB; a body just under it is evaluated', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('413 PAYLOAD_TOO_LARGE past 64 KiB; a body just under it is evaluated', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const sized = (bytes: number) => {
         const skeleton = JSON.stringify({ flagKey: 'a', context: { pad: '' } });

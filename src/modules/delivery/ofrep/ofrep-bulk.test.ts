@@ -3,15 +3,17 @@
 // CORS for browsers, and the error statuses.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { createKey } from '../../../../test/helpers/fixtures.js';
 import { changeFlags, CLIENT_KEYS, eventually, FLAG_KEYS, flagsFixture, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
 import { bulk, byKey, expectOfrepError, OFREP } from './ofrep.fixtures.js';
 
 for (const dialect of dialects) {
   describe(`OFREP bulk evaluation on ${dialect}`, () => {
-    test('every flag the key may see, sorted, with per-flag failures inside a 200, and an sse event stream', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    // Each test makes its own user, app and flags (flagsFixture), so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('every flag the key may see, sorted, with per-flag failures inside a 200, and an sse event stream', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const server = await bulk(test.app, { context: {} }, { token: fx.sdk });
       assert.equal(server.statusCode, 200, server.body);
@@ -33,8 +35,8 @@ for (const dialect of dialects) {
       assert.equal(byKey(client).limit!.reason, 'SPLIT');
     });
 
-    test('a strong ETag per key and evaluated answer: 304 without a body, 200 when the answer changes', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('a strong ETag per key and evaluated answer: 304 without a body, 200 when the answer changes', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const context = { targetingKey: 'user-1', plan: 'free' };
       const first = await bulk(test.app, { context }, { token: fx.pub });
@@ -65,8 +67,8 @@ for (const dialect of dialects) {
       assert.equal(byKey(changed)['dark-mode']!.value, true);
     });
 
-    test('a change no flag of this answer shows keeps the tag (304)', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('a change no flag of this answer shows keeps the tag (304)', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const first = await bulk(test.app, { context: {} }, { token: fx.pub });
       await changeFlags(test, fx, [{ key: 'internal', type: 'string', value: 'changed' }]);
@@ -75,8 +77,8 @@ for (const dialect of dialects) {
       assert.equal(after.statusCode, 304);
     });
 
-    test('400 INVALID_CONTEXT and PARSE_ERROR without a key; {} accepted; unknown fields ignored', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('400 INVALID_CONTEXT and PARSE_ERROR without a key; {} accepted; unknown fields ignored', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       assert.deepEqual((await bulk(test.app, { context: {} }, { token: fx.sdk })).json().flags, []);
       for (const payload of [{ context: { targetingKey: true } }, {}, { context: 1 }]) {
@@ -111,8 +113,8 @@ for (const dialect of dialects) {
       assert.equal((await test.app.inject({ method: 'POST', url: `${OFREP}/evaluate/flags/x`, headers: { 'x-api-key': fx.sdk }, payload: { context: {} } })).statusCode, 404, 'single-flag evaluations are not syncs');
     });
 
-    test('CORS: preflights allow the OFREP headers from any origin; answers expose ETag and Retry-After', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('CORS: preflights allow the OFREP headers from any origin; answers expose ETag and Retry-After', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const preflight = await test.app.inject({
         method: 'OPTIONS', url: `${OFREP}/evaluate/flags`,

@@ -2,15 +2,17 @@
 // flag type, what pub_ keys see, and every error status with OFREP's error body.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
 import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
 import { expectOfrepError, OFREP, single } from './ofrep.fixtures.js';
 
 for (const dialect of dialects) {
   describe(`OFREP single-flag evaluation on ${dialect}`, () => {
-    test('success bodies for bool, string, number and json flags, by Bearer or X-API-Key', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    // Each test makes its own user, app and flags (flagsFixture), so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('success bodies for bool, string, number and json flags, by Bearer or X-API-Key', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       const ok = async (key: string, context: object, apiKey = false) => {
         const res = await single(test.app, key, { context }, { token: fx.sdk, apiKey });
@@ -30,8 +32,8 @@ for (const dialect of dialects) {
       assert.deepEqual(await ok('beta-tools', {}), { key: 'beta-tools', value: true, reason: 'DISABLED' });
     });
 
-    test('pub_ keys evaluate client-visible flags only, with the metadata keys privacy allows', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('pub_ keys evaluate client-visible flags only, with the metadata keys privacy allows', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       assert.deepEqual((await single(test.app, 'dark-mode', { context: {} }, { token: fx.pub })).json(), { key: 'dark-mode', value: false, reason: 'STATIC' });
       const hidden = expectOfrepError(await single(test.app, 'internal', { context: {} }, { token: fx.pub }), 404, 'FLAG_NOT_FOUND', 'internal');
@@ -48,8 +50,8 @@ for (const dialect of dialects) {
       assert.deepEqual((await single(test.app, 'dark-mode', { context: {} }, { token: fx.pub })).json().metadata, { team: 'web' });
     });
 
-    test('404 FLAG_NOT_FOUND; 400 TARGETING_KEY_MISSING for splits without a key; {} is a valid context', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('404 FLAG_NOT_FOUND; 400 TARGETING_KEY_MISSING for splits without a key; {} is a valid context', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       expectOfrepError(await single(test.app, 'nope', { context: { targetingKey: 'u' } }, { token: fx.sdk }), 404, 'FLAG_NOT_FOUND', 'nope');
       expectOfrepError(await single(test.app, 'limit', { context: {} }, { token: fx.sdk }), 400, 'TARGETING_KEY_MISSING', 'limit');
@@ -62,8 +64,8 @@ for (const dialect of dialects) {
       expectOfrepError(await single(test.app, longest, { context: {} }, { token: fx.sdk }), 404, 'FLAG_NOT_FOUND', longest);
     });
 
-    test('400 INVALID_CONTEXT and PARSE_ERROR bodies carry the key', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('400 INVALID_CONTEXT and PARSE_ERROR bodies carry the key', async () => {
+      const test = shared();
       const fx = await flagsFixture(test);
       for (const payload of [{ context: { targetingKey: 42 } }, { context: 'user' }, { context: [] }, {}, { context: null }]) {
         expectOfrepError(await single(test.app, 'dark-mode', payload, { token: fx.sdk }), 400, 'INVALID_CONTEXT', 'dark-mode');
@@ -75,8 +77,8 @@ for (const dialect of dialects) {
       assert.equal((await single(test.app, 'dark-mode', { context: {}, futureField: 1 }, { token: fx.sdk })).statusCode, 200, 'unknown top-level fields are ignored');
     });
 
-    test('a pathological targeting expression cannot stall the server: pub_ contexts run in linear time', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('a pathological targeting expression cannot stall the server: pub_ contexts run in linear time', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, [{
         key: 'redos', type: 'bool', value: false, clientEnabled: true,
         rules: [{ id: 'r', conditions: [{ attribute: 'name', operator: 'matches', values: ['(a+)+$'] }], serve: { value: true } }],
@@ -87,8 +89,8 @@ for (const dialect of dialects) {
       assert.equal((await single(test.app, 'redos', { context: { name: 'aaa' } }, { token: fx.pub })).json().value, true);
     });
 
-    test('401 and 403 bodies: missing, invalid, revoked keys and management credentials', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('401 and 403 bodies: missing, invalid, revoked keys and management credentials', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const call = (headers: Record<string, string>) => single(test.app, 'f', { context: {} }, { headers });
       expectOfrepError(await call({}), 401, 'MISSING_CREDENTIAL', 'f');
@@ -111,8 +113,8 @@ for (const dialect of dialects) {
       expectOfrepError(await single(test.app, 'dark-mode', { context: {} }, { token: fx.sdk }), 500, 'PARSE_ERROR', 'dark-mode');
     });
 
-    test('unknown OFREP paths and methods answer in the OFREP error shape', async (t) => {
-      const test = await buildTestApp(t, { dialect });
+    test('unknown OFREP paths and methods answer in the OFREP error shape', async () => {
+      const test = shared();
       const fx = await flagsFixture(test, []);
       const res = await test.app.inject({ method: 'GET', url: `${OFREP}/evaluate/flags/x`, headers: bearer(fx.sdk) });
       expectOfrepError(res, 404, 'NOT_FOUND');

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inTransaction } from '../../../db/transaction.js';
 import { createChangeNotifier } from '../../../db/notifications.js';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer, createApp, createKey, expectError, signUp } from '../../../../test/helpers/fixtures.js';
 import { createConfigStateStore } from '../../core/config/index.js';
 import { advancedClient } from './advanced.test-client.js';
@@ -18,8 +18,10 @@ const checkout = {
 
 for (const dialect of dialects) {
   describe(`GET /api/v1/advanced-config on ${dialect}`, () => {
-    test('sdk_ keys get the whole server document of their environment, with ETag and quota headers', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own user, app and flags, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('sdk_ keys get the whole server document of their environment, with ETag and quota headers', async () => {
+      const { app } = shared();
       const c = await advancedClient(app);
       await c.put(checkout, { key: 'kill', type: 'bool', value: false }, { key: 'banner', type: 'string', value: 'hi', dependencies: [{ flag: 'kill', value: false }] });
 
@@ -53,8 +55,8 @@ for (const dialect of dialects) {
       assert.equal(doc.flags.kill.clientVisible, false);
     });
 
-    test('cli_ and admin_ name the environment (aliases too), get the server document, and are never counted', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('cli_ and admin_ name the environment (aliases too), get the server document, and are never counted', async () => {
+      const { app } = shared();
       const c = await advancedClient(app);
       await c.put(checkout);
       const first = await c.get(c.fx.sdk, { query: null });
@@ -78,8 +80,8 @@ for (const dialect of dialects) {
       assert.equal((await c.get(c.fx.sdk)).headers['x-sync-quota-remaining'], '998');
     });
 
-    test('ETag and 304: bound to the credential and the version; 304 has no body and counts a sync', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('ETag and 304: bound to the credential and the version; 304 has no body and counts a sync', async () => {
+      const { app } = shared();
       const c = await advancedClient(app);
       await c.put(checkout);
       const sdk2 = await createKey(app, c.fx.user.token, { appId: c.fx.target.appId, env: 'prod', type: 'sdk' });
@@ -109,8 +111,8 @@ for (const dialect of dialects) {
       assert.equal(changed.json().flags.checkout.value, true);
     });
 
-    test('credentials and scope: 400 without appId/env for management, 401, 403 and 404', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('credentials and scope: 400 without appId/env for management, 401, 403 and 404', async () => {
+      const { app } = shared();
       const c = await advancedClient(app);
       const { appId } = c.fx.target;
 
@@ -140,8 +142,8 @@ for (const dialect of dialects) {
       expectError(await c.get(c.fx.user.token, { query: { appId, env: 'qa' } }), 404, 'not_found');
     });
 
-    test('a stored configuration that cannot be compiled is 500 config_invalid, details only for management, and no sync', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect });
+    test('a stored configuration that cannot be compiled is 500 config_invalid, details only for management, and no sync', async () => {
+      const { app, database } = shared();
       const c = await advancedClient(app);
       await c.put({ key: 'base', type: 'bool', value: true }, { key: 'child', type: 'bool', value: true, dependencies: [{ flag: 'base', value: true }] });
       // Written around the validating write paths, as a corrupt or foreign write would be.

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { expectError, expectValidation, uniqueKey } from '../../../../test/helpers/fixtures.js';
 import { journalOf } from '../../core/flags/flags.test-client.js';
 import { bulk, single } from '../../delivery/ofrep/ofrep.fixtures.js';
@@ -21,8 +21,10 @@ async function assignments(client: ExperimentsClient, version: number): Promise<
 
 for (const dialect of dialects) {
   describe(`experiments on ${dialect}`, () => {
-    test('start, ramp 10 → 50 %, pause, resume, iterate: through evaluation and OFREP', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    // Each test makes its own user and app, so they share one app.
+    const shared = suiteTestApp({ dialect });
+    test('start, ramp 10 → 50 %, pause, resume, iterate: through evaluation and OFREP', async () => {
+      const { app } = shared();
       const client = await experimentsClient(app);
       const draft = await client.create({ allocation: 10, hypothesis: 'One page converts better' });
       assert.match(draft.id, /^exp_/);
@@ -99,8 +101,8 @@ for (const dialect of dialects) {
       assert.equal(versions.json().current.state.experiments[draft.id].iterationId, second.id, 'the served state is part of the config version');
     });
 
-    test('the advanced document (server audience) carries running experiments: a local evaluator assigns as remote evaluation does', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('the advanced document (server audience) carries running experiments: a local evaluator assigns as remote evaluation does', async () => {
+      const { app } = shared();
       const client = await experimentsClient(app);
       const layer = (await client.post('/api/v1/layers', { key: 'l', name: 'L' })).json().layer;
       const holdout = (await client.post('/api/v1/holdouts', { key: 'h', name: 'H', percentage: 10 })).json().holdout;
@@ -132,8 +134,8 @@ for (const dialect of dialects) {
       assert.equal(pub.json().experiments, undefined, 'client documents carry no experiments');
     });
 
-    test('complete with a winner stops assignment; archive; other moves are invalid_transition', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('complete with a winner stops assignment; archive; other moves are invalid_transition', async () => {
+      const { app } = shared();
       const client = await experimentsClient(app);
       const exp = await client.create();
       expectError(await client.post(`/api/v1/experiments/${exp.id}/transition`, { revision: 1, to: 'paused' }), 409, 'invalid_transition');
@@ -163,8 +165,8 @@ for (const dialect of dialects) {
       assert.equal((await client.served(other.id, 'transition', { to: 'running' })).experiment.state, 'running');
     });
 
-    test('patch: revision CAS; served fields only while draft', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('patch: revision CAS; served fields only while draft', async () => {
+      const { app } = shared();
       const client = await experimentsClient(app);
       const exp = await client.create();
       const patched = await client.patch(`/api/v1/experiments/${exp.id}`, { revision: 1, allocation: 40, variants: [{ key: 'a', value: 'x', weight: 30 }, { key: 'b', value: 'y', weight: 70 }], analysis: { alpha: 0.01 } });
@@ -181,8 +183,8 @@ for (const dialect of dialects) {
       assert.equal(renamed.json().experiment.name, 'Renamed');
     });
 
-    test('creation: unknown flag, metric or revision is 400; key and idempotency conflicts are 409', async (t) => {
-      const { app } = await buildTestApp(t, { dialect });
+    test('creation: unknown flag, metric or revision is 400; key and idempotency conflicts are 409', async () => {
+      const { app } = shared();
       const client = await experimentsClient(app);
       const base = { key: 'exp-a', name: 'A', flagKey: 'checkout', variants: CHECKOUT_VARIANTS, allocation: 50, primaryMetric: { metricId: client.metricId, revision: 1 } };
       expectValidation(await client.post('/api/v1/experiments', { ...base, flagKey: 'missing' }), '/flagKey');
