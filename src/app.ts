@@ -39,7 +39,7 @@ import { createLayersService, layerChangeKinds, layersRoutes } from './modules/e
 import { createHoldoutsService, holdoutChangeKinds, holdoutsRoutes } from './modules/experimentation/holdouts/index.js';
 import {
   aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentChangeKinds, experimentsRoutes,
-  registerAggregationJobs, type ExperimentsService,
+  experimentsReadModel, registerAggregationJobs, type ExperimentsService,
 } from './modules/experimentation/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, inlineGroupStore, threadGroupStore, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/ingestion/index.js';
 import { createInsightsService, insightsRoutes } from './modules/telemetry/insights/index.js';
@@ -203,7 +203,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });
   registerAggregationJobs(jobs, aggregation);
   await app.register(aggregationRoutes, { aggregation });
-  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, journal, now: deps.now });
+  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, experiments: experimentsReadModel, journal, now: deps.now });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
   // Experiments, layers, holdouts and rollout plans in protected environments go through the
   // authority workflow as change kinds of their own (decision 0029); its routes name them all.

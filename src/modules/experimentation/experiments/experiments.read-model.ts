@@ -1,0 +1,40 @@
+// What other modules may read of experiments (rollouts read the experiment a plan rolls out): the
+// experiment's definition in the domain's types, never its row or its JSON. A change to how
+// experiments store their definition changes this file and nothing outside the module.
+import type { Variant } from '@ensign/engine';
+import type { Executor } from '../../../db/transaction.js';
+import type { ExperimentState } from './experiments.model.js';
+import { currentIteration, findExperiment } from './experiments.repository.js';
+
+/** An experiment as another module reads it. */
+export interface ExperimentView {
+  id: string;
+  state: ExperimentState;
+  flagKey: string;
+  /** The first is the control. */
+  variants: Variant[];
+}
+
+/** The newest revision of an experiment's newest iteration. */
+export interface IterationRef {
+  id: string;
+  revision: number;
+}
+
+export interface ExperimentsReadModel {
+  /** The experiment of an environment, read in `executor`; null when there is none. */
+  experiment(executor: Executor, envId: string, experimentId: string): Promise<ExperimentView | null>;
+  /** Its current iteration; null before it first started. */
+  currentIteration(executor: Executor, experimentId: string): Promise<IterationRef | null>;
+}
+
+export const experimentsReadModel: ExperimentsReadModel = {
+  async experiment(executor, envId, experimentId) {
+    const found = await findExperiment(executor, envId, experimentId);
+    return found ? { id: found.id, state: found.state, flagKey: found.definition.flagKey, variants: found.definition.variants } : null;
+  },
+  async currentIteration(executor, experimentId) {
+    const iteration = await currentIteration(executor, experimentId);
+    return iteration ? { id: iteration.id, revision: iteration.revision } : null;
+  },
+};
