@@ -6,4 +6,4 @@ export { createAggregationService, registerAggregationJobs } from './aggregation
 export { aggregationRoutes } from './aggregation-runs.routes.js';
 export type { ExperimentResults, ExperimentResultsSource } from './results.model.js';
 export { experimentChangeKinds } from './experiment-change-kinds.js';
-export { experimentsReadModel, type ExperimentsReadModel, type ExperimentView, type IterationRef } from './experiments.read-model.js';
+export { experimentsReadModel, type ExperimentsReadModel } from './experiments.read-model.js';
