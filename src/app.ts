@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
-import { DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
+import { DEFAULT_FAST_LANE, DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
@@ -64,7 +64,7 @@ export interface AppDeps {
    * processes: a test proves LISTEN/NOTIFY with it.
    */
   configPollIntervalMs?: number | null;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http' | 'fastLane'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -92,7 +92,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH });
+  const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH, enabled: deps.config.fastLane ?? DEFAULT_FAST_LANE });
   const timeouts = deps.config.http ?? DEFAULT_HTTP_SETTINGS;
   const app = Fastify({
     // Slow clients are cut off: a request (headers and body) must arrive within requestTimeout.
@@ -114,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  lane.watch(app);
 
   registerRequestIds(app);
   const metrics = createMetrics(deps.dbHandle);
