@@ -24,7 +24,7 @@ import { appsRoutes, createAppsService, createInvitationsService, createMembersS
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/core/auth/index.js';
 import { discoveryRoutes } from './modules/core/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/core/journal/index.js';
-import { createKeysService, keysRoutes, type KeysService } from './modules/core/keys/index.js';
+import { createKeysService, keysRoutes } from './modules/core/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/core/config/index.js';
 import { createFlagsService, flagsRoutes } from './modules/core/flags/index.js';
 import { createDeliveryService, deliveryRoutes } from './modules/delivery/config-delivery/index.js';
@@ -39,7 +39,7 @@ import { createLayersService, layerChangeKinds, layersRoutes } from './modules/e
 import { createHoldoutsService, holdoutChangeKinds, holdoutsRoutes } from './modules/experimentation/holdouts/index.js';
 import {
   aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentChangeKinds, experimentsRoutes,
-  experimentsReadModel, registerAggregationJobs, type ExperimentsService,
+  experimentsReadModel, registerAggregationJobs,
 } from './modules/experimentation/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, inlineGroupStore, threadGroupStore, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/ingestion/index.js';
 import { createInsightsService, insightsRoutes } from './modules/telemetry/insights/index.js';
@@ -138,11 +138,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
   const journal = createJournalService(db);
   const auth = createAuthService(db, config.defaultPlan, deps.now);
-  let keys: KeysService;
-  const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
+  // Apps issue an app's first keys with the keys module's issueKey; the keys service then checks
+  // access through apps: no cycle.
+  const apps = createAppsService({ db, journal, planOf: auth.planOf, quotas: config.quotas });
   // Revocations travel on a channel of their own, so config-change listeners never see them.
   const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
-  keys = createKeysService(db, journal, apps, { revocations: keyEvents });
+  const keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
   const resolver = createCredentialResolver(db, keys, deps.now);
   registerAuthentication(app, resolver);
@@ -193,12 +194,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(experimentMetricsRoutes, { metrics: experimentMetrics, idempotency });
   const layers = createLayersService({ db, access: apps, journal });
   await app.register(layersRoutes, { layers, idempotency });
-  // Holdouts ask experiments which of them name a holdout; experiments read holdouts: one of the
-  // two is reached lazily.
-  let experiments: ExperimentsService;
-  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experiments.usingHoldout(executor, target, id) });
+  // Holdouts ask which running experiments name a holdout through the experiments read model (no
+  // service of experiments needed), and experiments then read holdouts: no cycle.
+  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experimentsReadModel.usingHoldout(executor, target.envId, id) });
   await app.register(holdoutsRoutes, { holdouts, idempotency });
-  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts, now: deps.now });
+  const experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts, now: deps.now });
   await app.register(experimentsRoutes, { experiments, idempotency });
   await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access: apps, metrics: experimentMetrics, now: deps.now }), idempotency });
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });

@@ -4,7 +4,7 @@
 import type { Variant } from '@ensign/engine';
 import type { Executor } from '../../../db/transaction.js';
 import type { ExperimentState } from './experiments.model.js';
-import { currentIteration, findExperiment } from './experiments.repository.js';
+import { currentIteration, findExperiment, listExperiments } from './experiments.repository.js';
 
 /** An experiment as another module reads it. */
 export interface ExperimentView {
@@ -26,6 +26,8 @@ export interface ExperimentsReadModel {
   experiment(executor: Executor, envId: string, experimentId: string): Promise<ExperimentView | null>;
   /** Its current iteration; null before it first started. */
   currentIteration(executor: Executor, experimentId: string): Promise<IterationRef | null>;
+  /** Ids of the running or paused experiments of an environment that name a holdout (holdouts ask). */
+  usingHoldout(executor: Executor, envId: string, holdoutId: string): Promise<string[]>;
 }
 
 export const experimentsReadModel: ExperimentsReadModel = {
@@ -36,5 +38,9 @@ export const experimentsReadModel: ExperimentsReadModel = {
   async currentIteration(executor, experimentId) {
     const iteration = await currentIteration(executor, experimentId);
     return iteration ? { id: iteration.id, revision: iteration.revision } : null;
+  },
+  async usingHoldout(executor, envId, holdoutId) {
+    const active = await listExperiments(executor, envId, ['running', 'paused']);
+    return active.filter((e) => e.definition.holdoutId === holdoutId).map((e) => e.id);
   },
 };

@@ -1,4 +1,4 @@
-export { createExperimentsService, type ExperimentsService } from './experiments.service.js';
+export { createExperimentsService } from './experiments.service.js';
 export { experimentsRoutes } from './experiments.routes.js';
 export { createAnalysisInputsService } from './analysis-inputs.service.js';
 export { analysisInputsRoutes } from './analysis-inputs.routes.js';
