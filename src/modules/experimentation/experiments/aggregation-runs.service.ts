@@ -14,6 +14,7 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, conflict, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
+import { environmentSlugOf } from '../../core/apps/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../../telemetry/ingestion/index.js';
 import type { ExperimentAggregationRunsTable } from './aggregation-runs.table.js';
@@ -156,11 +157,12 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
   }
 
   async function metricsOf(envId: string, appId: string, refs: { metricId: string; revision: number }[]) {
-    const env = await db.selectFrom('environments').select('slug').where('id', '=', envId).executeTakeFirstOrThrow();
+    const slug = await environmentSlugOf(db, envId);
+    if (slug === null) throw new Error(`environment ${envId} of an aggregation run no longer exists`);
     const found = new Map<string, Awaited<ReturnType<AggregationDeps['metrics']['findRevision']>>>();
     for (const ref of refs) {
       if (found.has(ref.metricId)) continue;
-      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: env.slug }, ref.metricId, ref.revision));
+      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: slug }, ref.metricId, ref.revision));
     }
     return found;
   }
