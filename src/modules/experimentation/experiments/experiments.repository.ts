@@ -90,6 +90,28 @@ export async function insertIteration(db: Executor, experimentId: string, iterat
   }).execute();
 }
 
+export async function findExperimentById(db: Executor, id: string): Promise<ExperimentRow | undefined> {
+  const row = await own(db).selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Running and paused experiments of every environment, least recently changed first. */
+export async function activeExperiments(db: Executor, limit: number): Promise<{ id: string; envId: string }[]> {
+  const rows = await own(db).selectFrom('experiments').select(['id', 'env_id']).where('state', 'in', ['running', 'paused']).orderBy('updated_at').limit(limit).execute();
+  return rows.map((r) => ({ id: r.id, envId: r.env_id }));
+}
+
+export async function findIterationRevision(db: Executor, experimentId: string, iterationId: string, revision: number): Promise<Iteration | undefined> {
+  const row = await own(db).selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId).where('id', '=', iterationId).where('revision', '=', revision).executeTakeFirst();
+  return row ? toIteration(row) : undefined;
+}
+
+/** When the iteration after `number` started (the end of that one), if there is one. */
+export async function nextIterationStart(db: Executor, experimentId: string, number: number): Promise<string | undefined> {
+  const row = await own(db).selectFrom('experiment_iterations').select('started_at').where('experiment_id', '=', experimentId).where('number', '>', number).orderBy('number').limit(1).executeTakeFirst();
+  return row?.started_at;
+}
+
 /** The newest revision of the newest iteration. */
 export async function currentIteration(db: Executor, experimentId: string): Promise<Iteration | null> {
   const row = await own(db).selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId)
