@@ -16,13 +16,21 @@ const config = loadConfig({
   ENSIGN_INSIGHTS_QUERIES_PER_MINUTE: '1000000',
 });
 const { app, address } = await startServer(config);
-const login = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' } });
-const token = login.json().token as string;
-const created = await app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-app-0001' }, payload: { name: 'Bench', slug: 'bench' } });
-const body = created.json();
-const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: string }) => [e.slug, e.id]));
-const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
-process.send!({ type: 'listening', address, token, appId: body.app.id, envs, sdk });
+
+/** An account, an app with keys, and their ids: what the parent's load needs. */
+async function seed() {
+  const login = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' } });
+  const token = login.json().token as string;
+  const created = await app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-app-0001' }, payload: { name: 'Bench', slug: 'bench' } });
+  const body = created.json();
+  const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: string }) => [e.slug, e.id]));
+  const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
+  return { token, appId: body.app.id, envs, sdk };
+}
+
+// argv[4] 'join': a further process on a database the first one seeded; it serves the same keys.
+process.send!({ type: 'listening', address, ...(process.argv[4] === 'join' ? {} : await seed()) });
 process.on('message', (m: { type: string }) => {
+  if (m.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
   if (m.type === 'stop') void app.close().then(() => process.exit(0));
 });

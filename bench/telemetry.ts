@@ -1,6 +1,8 @@
 // npm run bench:telemetry — telemetry ingestion and insight queries on SQLite, in one run:
-// 1. a bare better-sqlite3 loop inserting event rows (the event and its dedup key, exactly the rows
-//    Ensign stores per event, without rollups) in transactions of 100;
+// 1. two bare better-sqlite3 loops in transactions of 100: the canonical-row loop (one row per event,
+//    primary key and timestamp index: SQLite's own ceiling) and a loop inserting exactly the row
+//    Ensign stores per event (since decision 0047 the event row, which is its own dedup key), without
+//    rollups, into Ensign's table;
 // 2. Ensign (its own process) ingesting 100-event batches over HTTP from 16 connections (autocannon);
 //    accepted events per second are counted in the database afterwards;
 // 3. hourly rollups equivalent to 10 million events (30 days, 50 flags, 4 variants, exposure and
@@ -8,7 +10,9 @@
 //    30-day day-grain query with 3 dimensions and 5 measures and of a 24-hour hour-grain query.
 // BENCH_DURATION sets the ingestion seconds (default 10); BENCH_CPU_PROF=<dir> writes the server's CPU
 // profile there; BENCH_ONLY=ingest|queries runs one half; BENCH_POSTGRES_URL=postgres://…/db makes
-// the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop);
+// the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop):
+// one process, then two processes on another fresh database ingesting into one environment, each
+// with the share of active queries found waiting for a lock;
 // BENCH_QUERY_RUNS sets the timed runs of each query (default 200).
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,33 +46,54 @@ async function migratedFile(name: string) {
   return file;
 }
 
+/** The canonical-row loop (issue 24): one row per event in a table of its own with a primary key
+ * and a timestamp index, WAL, synchronous=NORMAL, 100 per transaction: what SQLite itself can store
+ * on this machine, whatever Ensign's layout. */
+async function canonicalLoop(total: number) {
+  const db = new SQLite(join(dir, 'canonical.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE events (id TEXT PRIMARY KEY, kind TEXT NOT NULL, ts INTEGER NOT NULL, received_at INTEGER NOT NULL, targeting_key TEXT, flag_key TEXT, variant TEXT, reason TEXT)');
+  db.exec('CREATE INDEX events_ts ON events (ts)');
+  const row = db.prepare('INSERT INTO events (id, kind, ts, received_at, targeting_key, flag_key, variant, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const events = Array.from({ length: total }, (_, i) => event(i));
+  const insert = db.transaction((slice: ReturnType<typeof event>[]) => {
+    for (const e of slice) row.run(e.id, e.kind, Date.parse(e.timestamp), now, e.targetingKey, e.flagKey, e.variant, e.reason);
+  });
+  const start = performance.now();
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < total; i += BATCH) insert(events.slice(i, i + BATCH));
+  const used = process.cpuUsage(cpu);
+  const seconds = (performance.now() - start) / 1000;
+  db.close();
+  return { perSecond: total / seconds, cpuPerEvent: (used.user + used.system) / total };
+}
+
 /** The bare loop: prepared inserts of the same rows, 100 per transaction. */
 async function bareLoop(total: number) {
   const db = new SQLite(await migratedFile('bare.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  const key = db.prepare('INSERT INTO telemetry_event_keys (env_id, id, content_hash, ts) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING');
-  const row = db.prepare('INSERT INTO telemetry_events (env_id, id, app_id, kind, ts, received_at, targeting_key, flag_key, variant, value, reason, experiment_id, iteration_id, iteration_revision, metric_key, metric_value, attributes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, NULL, NULL, NULL, NULL)');
+  // Since decision 0047 an event is one row, deduplicated by the table's primary key.
+  const row = db.prepare('INSERT INTO telemetry_events (env_id, id, app_id, kind, ts, received_at, targeting_key, flag_key, variant, value, reason, experiment_id, iteration_id, iteration_revision, metric_key, metric_value, attributes, content_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, NULL, NULL, NULL, NULL, NULL, NULL, ?) ON CONFLICT DO NOTHING');
   const events = Array.from({ length: total }, (_, i) => event(i));
   const insert = db.transaction((slice: ReturnType<typeof event>[]) => {
-    for (const e of slice) {
-      const ts = Date.parse(e.timestamp);
-      key.run('env_bare', e.id, 'x'.repeat(64), ts);
-      row.run('env_bare', e.id, 'app_bare', e.kind, ts, now, e.targetingKey, e.flagKey, e.variant, e.reason);
-    }
+    for (const e of slice) row.run('env_bare', e.id, 'app_bare', e.kind, Date.parse(e.timestamp), now, e.targetingKey, e.flagKey, e.variant, e.reason, 'x'.repeat(43));
   });
   const start = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < total; i += BATCH) insert(events.slice(i, i + BATCH));
+  const used = process.cpuUsage(cpu);
   const seconds = (performance.now() - start) / 1000;
   db.close();
-  return total / seconds;
+  return { perSecond: total / seconds, cpuPerEvent: (used.user + used.system) / total };
 }
 
 interface ServerInfo { address: string; token: string; appId: string; envs: Record<string, string>; sdk: Record<string, string> }
 
-async function startEnsign(file: string) {
+async function startEnsign(file: string, joining = false) {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, 'data')], {
+  const child = fork(join(import.meta.dirname, 'telemetry-server.ts'), [file, join(dir, joining ? 'data-joined' : 'data'), ...(joining ? ['join'] : [])], {
     execArgv: ['--import', 'tsx', ...profile],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -76,7 +101,17 @@ async function startEnsign(file: string) {
     child.once('message', (m) => resolve(m as ServerInfo));
     child.once('exit', (code) => reject(new Error(`server exited (${code})`)));
   });
-  return { info, stop: () => new Promise((r) => { child.once('exit', r); child.send({ type: 'stop' }); }) };
+  /** The server process's CPU time so far, all threads (user + system), in µs. */
+  const cpu = () => new Promise<number>((resolve) => {
+    const listen = (m: { type: string; usage?: NodeJS.CpuUsage }) => {
+      if (m.type !== 'cpu') return;
+      child.off('message', listen);
+      resolve(m.usage!.user + m.usage!.system);
+    };
+    child.on('message', listen);
+    child.send({ type: 'cpu' });
+  });
+  return { info, cpu, stop: () => new Promise((r) => { child.once('exit', r); child.send({ type: 'stop' }); }) };
 }
 
 /** Accepted events stored: counted in the SQLite file, or in the PostgreSQL database. */
@@ -94,9 +129,38 @@ async function storedEvents(target: string): Promise<number> {
   return n;
 }
 
+/**
+ * Samples, every 20 ms until stopped, how many of the database's backends are running a query and
+ * how many of those wait for a lock held by another transaction (row or tuple locks: batches taking
+ * turns on shared rows). The share of lock waits shows contention whatever the machine's load,
+ * which on a shared 2-core machine caps throughput long before contention does.
+ */
+function lockWaits(url: string) {
+  const client = new pg.Client({ connectionString: url });
+  let active = 0;
+  let waiting = 0;
+  let running = true;
+  const done = (async () => {
+    await client.connect();
+    const name = new URL(url).pathname.slice(1);
+    while (running) {
+      const { rows } = await client.query("SELECT count(*) FILTER (WHERE state = 'active')::int AS active, count(*) FILTER (WHERE state = 'active' AND wait_event_type = 'Lock')::int AS waiting FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name]);
+      active += rows[0].active;
+      waiting += rows[0].waiting;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await client.end();
+  })();
+  return async () => {
+    running = false;
+    await done;
+    return active === 0 ? 0 : waiting / active;
+  };
+}
+
 /** A new, empty PostgreSQL database on the server of `url`, dropped by the returned function. */
-async function freshPostgres(url: string) {
-  const name = `ensign_bench_${process.pid}`;
+async function freshPostgres(url: string, suffix = '') {
+  const name = `ensign_bench_${process.pid}${suffix}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
@@ -114,22 +178,36 @@ async function freshPostgres(url: string) {
   };
 }
 
-async function ingest(server: ServerInfo, file: string) {
+/** Ingestion into the seeded server's prod environment through each address given (one load
+ * generator of CONNECTIONS connections per process), all at once. */
+async function ingest(server: ServerInfo, file: string, cpus: Array<() => Promise<number>>, addresses = [server.address]) {
   // Bodies prepared beforehand, each with new ids, so the load generator only sends.
-  const bodies = Array.from({ length: Math.ceil((DURATION * 80_000) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
+  const bodies = Array.from({ length: Math.ceil((DURATION * 80_000 * addresses.length) / BATCH) }, () => JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }));
   let next = 0;
-  const warm = await fetch(`${server.address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' }, body: bodies[next++] });
-  if (warm.status !== 200) throw new Error(`ingestion answered ${warm.status}: ${await warm.text()}`);
-  const result = await autocannon({
-    url: `${server.address}/api/v1/events/batch`,
+  for (const address of addresses) {
+    const warm = await fetch(`${address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' }, body: bodies[next++] });
+    if (warm.status !== 200) throw new Error(`ingestion answered ${warm.status}: ${await warm.text()}`);
+  }
+  const cpuTotal = async () => (await Promise.all(cpus.map((cpu) => cpu()))).reduce((a, b) => a + b, 0);
+  const cpuBefore = await cpuTotal();
+  const results = await Promise.all(addresses.map((address) => autocannon({
+    url: `${address}/api/v1/events/batch`,
     connections: CONNECTIONS,
     duration: DURATION,
     headers: { authorization: `Bearer ${server.sdk.prod}`, 'content-type': 'application/json' },
     requests: [{ method: 'POST', setupRequest: (req: object) => ({ ...req, body: bodies[next++ % bodies.length] }) }],
-  } as unknown as Options);
-  const stored = (await storedEvents(file)) - BATCH;
+  } as unknown as Options)));
+  const cpuUsed = (await cpuTotal()) - cpuBefore;
+  const stored = (await storedEvents(file)) - BATCH * addresses.length;
   if (next > bodies.length) console.warn('warning: bodies were reused (duplicates counted as requests, not as accepted events)');
-  return { eventsPerSecond: stored / DURATION, requests: result.requests.total, non2xx: result.non2xx, p99: result.latency.p99, stored };
+  return {
+    eventsPerSecond: stored / DURATION,
+    requests: results.reduce((n, r) => n + r.requests.total, 0),
+    non2xx: results.reduce((n, r) => n + r.non2xx, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    stored,
+    cpuPerEvent: cpuUsed / stored,
+  };
 }
 
 /** Rollups of 10 million events: 720 hours × 50 flags × 4 variants × {exposure, outcome}. */
@@ -174,7 +252,7 @@ async function latencies(server: ServerInfo, body: object, runs: number) {
   }
   times.sort((a, b) => a - b);
   if (process.env.BENCH_VERBOSE) console.log(times.map((t) => t.toFixed(0)).join(' '));
-  return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, scanned };
+  return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, p99: times[Math.ceil(runs * 0.99) - 1]!, scanned };
 }
 
 const ONLY = process.env.BENCH_ONLY;
@@ -186,22 +264,39 @@ try {
   if (ONLY !== 'queries' && POSTGRES) {
     const database = await freshPostgres(POSTGRES);
     try {
-      const { info, stop } = await startEnsign(database.url);
-      const http = await ingest(info, database.url);
+      const { info, cpu, stop } = await startEnsign(database.url);
+      const oneWaits = lockWaits(database.url);
+      const http = await ingest(info, database.url, [cpu]);
+      const oneWaiting = await oneWaits();
       await stop();
-      console.log(`Ensign on PostgreSQL over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms); load average now ${loadavg()[0]!.toFixed(1)}`);
+      console.log(`Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`);
+      // Two processes on one (new) database, both ingesting into the same environment.
+      const second = await freshPostgres(POSTGRES, '_2');
+      try {
+        const first = await startEnsign(second.url);
+        const joined = await startEnsign(second.url, true);
+        const bothWaits = lockWaits(second.url);
+        const both = await ingest(first.info, second.url, [first.cpu, joined.cpu], [first.info.address, joined.info.address]);
+        const bothWaiting = await bothWaits();
+        await Promise.all([first.stop(), joined.stop()]);
+        console.log(`Ensign on PostgreSQL over HTTP, two processes into one environment (${CONNECTIONS} connections each): ${Math.round(both.eventsPerSecond).toLocaleString('en')} accepted events/s (${both.stored.toLocaleString('en')} stored, ${both.non2xx} non-2xx, p99 ${both.p99} ms, ${both.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(bothWaiting * 100).toFixed(0)} % of active queries waiting for a lock); ${(both.eventsPerSecond / http.eventsPerSecond).toFixed(2)}× one process (bar ≥ 1.6); load average now ${loadavg()[0]!.toFixed(1)}`);
+      } finally {
+        await second.drop();
+      }
     } finally {
       await database.drop();
     }
   } else if (ONLY !== 'queries') {
     const file = await migratedFile('ensign.db');
+    const canonical = await canonicalLoop(200_000);
+    console.log(`canonical-row better-sqlite3 loop: ${Math.round(canonical.perSecond).toLocaleString('en')} events/s, ${canonical.cpuPerEvent.toFixed(1)} µs of CPU per event (one row, primary key and timestamp index, transactions of ${BATCH})`);
     const bare = await bareLoop(200_000);
-    console.log(`bare better-sqlite3 loop: ${Math.round(bare).toLocaleString('en')} events/s (transactions of ${BATCH})`);
-    const { info, stop } = await startEnsign(file);
-    const http = await ingest(info, file);
+    console.log(`bare better-sqlite3 loop over Ensign's tables: ${Math.round(bare.perSecond).toLocaleString('en')} events/s, ${bare.cpuPerEvent.toFixed(1)} µs of CPU per event (transactions of ${BATCH})`);
+    const { info, cpu, stop } = await startEnsign(file);
+    const http = await ingest(info, file, [cpu]);
     await stop();
-    console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms)`);
-    console.log(`ratio ${(http.eventsPerSecond / bare).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, all threads)`);
+    console.log(`ratio to the canonical-row loop ${(http.eventsPerSecond / canonical.perSecond).toFixed(2)} (bar ≥ 0.3; by CPU per event ${(canonical.cpuPerEvent / http.cpuPerEvent).toFixed(2)}); ratio to the bare loop over Ensign's tables ${(http.eventsPerSecond / bare.perSecond).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
   }
   if (ONLY !== 'ingest') {
     const file = await migratedFile('queries.db');
@@ -213,7 +308,7 @@ try {
     await stop();
     console.log(`load average at the end ${loadavg()[0]!.toFixed(1)}`);
     console.log(`30-day day-grain, 3 dimensions, 5 measures, one flag: p50 ${day.p50.toFixed(1)} ms, p95 ${day.p95.toFixed(1)} ms (bar < 100 ms), ${day.scanned} buckets scanned`);
-    console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), ${hour.scanned} buckets scanned`);
+    console.log(`24-hour hour-grain, all flags: p50 ${hour.p50.toFixed(1)} ms, p95 ${hour.p95.toFixed(1)} ms (bar < 50 ms), p99 ${hour.p99.toFixed(1)} ms over ${QUERY_RUNS} runs (issue 24: < 50 ms), ${hour.scanned} buckets scanned`);
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

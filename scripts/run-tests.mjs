@@ -1,9 +1,21 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/, test/ and the workspace packages (packages/*) with node:test through tsx (Node 20's --test takes no
 // globs, so the files are listed here). Extra arguments are passed to node (e.g. --test-only).
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+//
+// Most files share processes: loading the app through tsx costs each process ~2 s of CPU and its
+// first app ~1 s more (schemas compiled, decision 0040), more than many files' own tests. So the
+// files are dealt into groups of about equal size, each group one process that imports its files in
+// turn (their tests run one after another, as in a process of their own). Files that start processes
+// or a browser run alone and first: they are the longest, and mostly wait.
+//
+// TEST_FILTER=part keeps the files whose path contains it; TEST_CONCURRENCY sets how many processes
+// run at once (default 3: much of a test's time is spent waiting on a database or a child process);
+// TEST_ISOLATE=1 runs every file in a process of its own, as node --test does.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 // With ENSIGN_TEST_POSTGRES_URL set (CI sets it), PostgreSQL is expected: an unreachable database
@@ -36,6 +48,47 @@ function collect(dir, out = []) {
 
 const filter = process.env.TEST_FILTER;
 const files = ['src', 'test', 'packages'].flatMap((d) => collect(d)).filter((f) => !filter || f.includes(filter)).sort();
-const concurrency = process.env.TEST_CONCURRENCY ?? '2';
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...process.argv.slice(2), ...files], { stdio: 'inherit' });
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? '3');
+
+/** Files that start other processes (servers, workers, the CLI, a browser): each in a process of its own. */
+const STARTS_PROCESSES = /node:child_process|helpers\/child-process\.js|console-browser\.js|\bspawnCli\(/;
+const sizeOf = (file) => statSync(file).size;
+const alone = [];
+const shared = [];
+for (const file of files) {
+  if (process.env.TEST_ISOLATE === '1' || STARTS_PROCESSES.test(readFileSync(file, 'utf8'))) alone.push(file);
+  else shared.push(file);
+}
+
+/**
+ * The shared files dealt into groups: largest first, each to the group with the least so far (a
+ * file's size stands for its tests' time), enough groups that each process has a few to share its
+ * start-up cost and the processes finish close together.
+ */
+function groupsOf(list, count) {
+  const groups = Array.from({ length: Math.min(count, list.length) }, () => ({ files: [], size: 0 }));
+  for (const file of [...list].sort((a, b) => sizeOf(b) - sizeOf(a))) {
+    const smallest = groups.reduce((min, g) => (g.size < min.size ? g : min));
+    smallest.files.push(file);
+    smallest.size += sizeOf(file);
+  }
+  return groups.filter((g) => g.files.length > 0).sort((a, b) => b.size - a.size);
+}
+
+const FILES_PER_GROUP = 8;
+const groupDir = mkdtempSync(join(tmpdir(), 'ensign-test-groups-'));
+process.on('exit', () => rmSync(groupDir, { recursive: true, force: true }));
+const entries = groupsOf(shared, Math.ceil(shared.length / FILES_PER_GROUP)).map((group, i) => {
+  const entry = join(groupDir, `ensign-test-group-${String(i + 1).padStart(2, '0')}.mjs`);
+  writeFileSync(entry, group.files.map((f) => `import ${JSON.stringify(pathToFileURL(resolve(f)).href)};\n`).join(''));
+  return entry;
+});
+
+// The usual reporter (spec on a terminal, TAP otherwise), then the ten slowest files at the end.
+const reporters = [
+  '--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
+  '--test-reporter', fileURLToPath(new URL('./slowest-files-reporter.mjs', import.meta.url)), '--test-reporter-destination', 'stdout',
+];
+const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...process.argv.slice(2), ...alone, ...entries];
+const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

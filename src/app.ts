@@ -16,6 +16,7 @@ import { loggerOptions } from './platform/logging.js';
 import { createMetrics, registerRequestMetrics } from './platform/prometheus-metrics.js';
 import { metricsRoutes as prometheusRoutes } from './platform/prometheus-route.js';
 import { registerOpenApi } from './platform/openapi.js';
+import { buildSerializersOnFirstUse } from './platform/response-serializers.js';
 import { registerConsole } from './platform/console-static.js';
 import { registerRequestIds, requestIdOf } from './platform/request-id.js';
 import { createSecretBox } from './platform/secret-box.js';
@@ -31,7 +32,7 @@ import { createDeliveryService, deliveryRoutes } from './modules/delivery/config
 import { entityTagKeyOf } from './platform/entity-tag.js';
 import { PUBLIC_CORS_RESPONSE_HEADERS } from './platform/public-cors.js';
 import { createEvaluationSource, evaluationRoutes } from './modules/delivery/evaluation/index.js';
-import { OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/delivery/ofrep/index.js';
+import { createStreamLinks, createStreamTokens, OFREP_PREFIX, ofrepRoutes, ofrepFrameworkErrors } from './modules/delivery/ofrep/index.js';
 import { advancedRoutes, createAdvancedService } from './modules/delivery/sdk-document/index.js';
 import { JobRunner, registerJobsMaintenance } from './jobs/index.js';
 import { createMetricsService as createExperimentMetricsService, metricsRoutes as experimentMetricsRoutes } from './modules/experimentation/experiment-metrics/index.js';
@@ -88,6 +89,8 @@ declare module 'fastify' {
      * stops when the app closes.
      */
     jobs: JobRunner;
+    /** Writes the config syncs counted so far now, instead of at the meter's next tick (tests read the counts). */
+    configSyncs: { flush(): Promise<void> };
   }
 }
 
@@ -111,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     serverFactory: lane.serverFactory,
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer: buildSerializersOnFirstUse } },
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -185,11 +189,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     servedVersion: async (target) => (await delivery.snapshot(target, 'server')).version,
   });
   await app.register(deliveryRoutes, { delivery });
+  app.decorate('configSyncs', { flush: () => delivery.flushSyncCounts() });
   const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });
   await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: config.secret, keyRevoked: async (grant) => !(await keys.isActive(grant.keyId)) });
   const advanced = createAdvancedService({ access: apps, store: configStore, delivery, tagKey: entityTagKeyOf(config.secret), log: app.log });
-  await app.register(advancedRoutes, { advanced });
+  await app.register(advancedRoutes, { advanced, streamLink: createStreamLinks(createStreamTokens(config.secret)) });
   const experimentMetrics = createExperimentMetricsService({ db, access: apps, journal });
   await app.register(experimentMetricsRoutes, { metrics: experimentMetrics, idempotency });
   const layers = createLayersService({ db, access: apps, journal });

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { credentialsPath, loadCredentials, loadDefaults, type StoredCredentials, type StoredDefaults } from './credentials.js';
 import { UsageError } from './errors.js';
 import { ApiClient } from './http-client.js';
+import { cliIo } from './io.js';
 import { note } from './output.js';
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -30,8 +31,9 @@ export function contextOf(command: Command): CliContext {
   } catch (err) {
     note(`warning: ${(err as Error).message}; ignoring it (\`ensign login\` rewrites it)`);
   }
-  const url = normaliseUrl(opts.url || process.env.ENSIGN_URL || saved?.url || DEFAULT_URL);
-  const envToken = process.env.ENSIGN_TOKEN?.trim();
+  const { env } = cliIo();
+  const url = normaliseUrl(opts.url || env.ENSIGN_URL || saved?.url || DEFAULT_URL);
+  const envToken = env.ENSIGN_TOKEN?.trim();
   const token = envToken || (saved && normaliseUrl(saved.url) === url ? saved.token : undefined);
   let defaults: StoredDefaults | null = null;
   try {

@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, wri
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from './errors.js';
+import { cliIo } from './io.js';
 
 export interface StoredCredentials {
   url: string;
@@ -15,7 +16,7 @@ export interface StoredCredentials {
 
 type Env = Record<string, string | undefined>;
 
-export function credentialsPath(env: Env = process.env): string {
+export function credentialsPath(env: Env = cliIo().env): string {
   const configHome = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
   return join(configHome, 'ensign', 'credentials.json');
 }
@@ -62,7 +63,7 @@ export interface StoredDefaults {
 }
 
 /** defaults.json, next to the credentials file. */
-export const defaultsPath = (env: Env = process.env) => join(dirname(credentialsPath(env)), 'defaults.json');
+export const defaultsPath = (env: Env = cliIo().env) => join(dirname(credentialsPath(env)), 'defaults.json');
 
 export function loadDefaults(path = defaultsPath()): StoredDefaults | null {
   if (!existsSync(path)) return null;

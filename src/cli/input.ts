@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { UsageError } from './errors.js';
+import { cliIo } from './io.js';
 
 export function parseJsonOption(name: string, text: string): unknown {
   try {
@@ -56,23 +57,24 @@ export function readJsonFile(path: string): { text: string; value: unknown } {
 
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  for await (const chunk of cliIo().stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Reads one secret line from the terminal; what is typed is not echoed. */
 export async function promptHidden(question: string): Promise<string> {
-  if (!process.stdin.isTTY) {
+  const { stdin, stderr } = cliIo();
+  if (!stdin.isTTY) {
     throw new UsageError('no terminal to ask for the password on', 'Pipe the password with --password-stdin, e.g. `printf %s "$PW" | ensign login --email me@example.com --password-stdin`.');
   }
   let muted = false;
   const output = new Writable({
     write(chunk, _encoding, done) {
-      if (!muted) process.stderr.write(chunk);
+      if (!muted) stderr.write(chunk);
       done();
     },
   });
-  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  const rl = createInterface({ input: stdin, output, terminal: true });
   try {
     return await new Promise<string>((resolve, reject) => {
       rl.question(question, (answer) => resolve(answer));
@@ -81,13 +83,14 @@ export async function promptHidden(question: string): Promise<string> {
     });
   } finally {
     rl.close();
-    process.stderr.write('\n');
+    stderr.write('\n');
   }
 }
 
 /** Reads one visible line from the terminal. */
 export async function promptLine(question: string): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: !!process.stdin.isTTY });
+  const { stdin, stderr } = cliIo();
+  const rl = createInterface({ input: stdin, output: stderr, terminal: !!stdin.isTTY });
   try {
     return await new Promise<string>((resolve) => rl.question(question, (answer) => resolve(answer.trim())));
   } finally {

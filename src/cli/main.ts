@@ -1,10 +1,6 @@
 #!/usr/bin/env node
-// Entry of the `ensign` command: parse, run, and turn failures into a message on stderr and an exit
-// code (1 the server refused, 2 bad usage or local input, 3 server unreachable).
-import { CommanderError } from 'commander';
-import { EXIT_USAGE } from './errors.js';
-import { printError } from './output.js';
-import { buildProgram } from './program.js';
+// Entry of the `ensign` command: runs it (run.ts) and exits with its code.
+import { runCommand } from './run.js';
 
 /**
  * A reader that stops early (`ensign … | head`) closes the pipe; the next write fails with EPIPE,
@@ -19,19 +15,6 @@ function exitQuietlyOnClosedPipe(stream: NodeJS.WriteStream): void {
   });
 }
 
-async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  try {
-    await program.parseAsync(argv);
-  } catch (err) {
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode === 0 ? 0 : EXIT_USAGE;
-      return;
-    }
-    process.exitCode = printError(err, !!program.opts().json);
-  }
-}
-
 exitQuietlyOnClosedPipe(process.stdout);
 exitQuietlyOnClosedPipe(process.stderr);
-await main(process.argv);
+process.exitCode = await runCommand(process.argv.slice(2));

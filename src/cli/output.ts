@@ -3,15 +3,16 @@
 // control character (terminal-text.ts): tables and pairs escape every one in their cells, and lines
 // and notes every one but the line feeds that separate the command's own lines.
 import { ApiError, CliError } from './errors.js';
+import { cliIo, type CliIo } from './io.js';
 import { renderPairs, renderTable, type Cell, type TableOptions } from './table.js';
 import { jsonForTerminal, visible } from './terminal-text.js';
 
 const terminated = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-const write = (stream: NodeJS.WriteStream, text: string) => stream.write(terminated(visible(text, true)));
+const write = (stream: CliIo['stdout'], text: string) => stream.write(terminated(visible(text, true)));
 
 /** The value as indented JSON, exact once parsed (jsonForTerminal only re-spells characters inside strings). */
 export function printJson(value: unknown): void {
-  process.stdout.write(terminated(jsonForTerminal(JSON.stringify(value, null, 2))));
+  cliIo().stdout.write(terminated(jsonForTerminal(JSON.stringify(value, null, 2))));
 }
 
 /**
@@ -20,25 +21,26 @@ export function printJson(value: unknown): void {
  * escaped (line feeds kept) when stdout is a terminal, where nobody parses it.
  */
 export function printRaw(format: 'csv' | 'ndjson', text: string): void {
-  if (format === 'ndjson') process.stdout.write(jsonForTerminal(text));
-  else process.stdout.write(process.stdout.isTTY ? visible(text, true) : text);
+  const { stdout } = cliIo();
+  if (format === 'ndjson') stdout.write(jsonForTerminal(text));
+  else stdout.write(stdout.isTTY ? visible(text, true) : text);
 }
 
 export function printLine(text = ''): void {
-  write(process.stdout, text);
+  write(cliIo().stdout, text);
 }
 
 export function printTable(headers: string[], rows: Cell[][], empty = '(none)', options?: TableOptions): void {
-  write(process.stdout, rows.length === 0 ? empty : renderTable(headers, rows, options));
+  write(cliIo().stdout, rows.length === 0 ? empty : renderTable(headers, rows, options));
 }
 
 export function printPairs(pairs: [string, Cell][]): void {
-  write(process.stdout, renderPairs(pairs));
+  write(cliIo().stdout, renderPairs(pairs));
 }
 
 /** A remark for people (progress, warnings, ETags): stderr, so stdout stays the command's result. */
 export function note(text: string): void {
-  write(process.stderr, text);
+  write(cliIo().stderr, text);
 }
 
 /**

@@ -24,6 +24,7 @@ import { registerAuthorityCommands } from './commands/authority.js';
 import { registerGuardedChangeCommands } from './commands/guarded-changes.js';
 import { DEFAULT_URL } from './context.js';
 import { CLI_VERSION } from './http-client.js';
+import { cliIo } from './io.js';
 
 export function buildProgram(): Command {
   const program = new Command('ensign')
@@ -32,6 +33,11 @@ export function buildProgram(): Command {
     .option('--json', 'print the raw JSON response instead of tables')
     .option('--url <url>', `server address (env ENSIGN_URL, else the saved login's, else ${DEFAULT_URL})`)
     .configureHelp({ showGlobalOptions: true })
+    // Commander writes help and usage errors to the command's streams (io.ts), not the process's.
+    .configureOutput({
+      writeOut: (text) => cliIo().stdout.write(text),
+      writeErr: (text) => cliIo().stderr.write(text),
+    })
     .showHelpAfterError('(add --help for usage)')
     .exitOverride();
 

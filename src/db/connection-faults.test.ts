@@ -87,7 +87,7 @@ if (POSTGRES_URL) {
     test('while the database is unreachable /readyz answers 503; once it is back, 200 and writes succeed', async (t) => {
       const database = await createTestDatabase('postgres');
       t.after(() => database.drop());
-      const proxy = await databaseProxy(new URL(POSTGRES_URL!));
+      const proxy = await databaseProxy(new URL(database.url));
       const name = `${database.pgSchema}_proxy`;
       const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
       const stream = new PassThrough();

@@ -9,12 +9,12 @@ const BUCKET = 1_790_000 * HOUR;
 
 const event = (id: string, metricValue: number | null, fields: Record<string, unknown> = {}) => ({
   env_id: 'env_m', id, app_id: 'app_m', kind: 'outcome', ts: BUCKET + 60_000, received_at: BUCKET + 60_000, targeting_key: `u-${id}`, flag_key: null, variant: 'on',
-  value: null, reason: null, experiment_id: null, iteration_id: null, iteration_revision: null, metric_key: 'revenue', metric_value: metricValue, attributes: null, ...fields,
+  value: null, reason: null, experiment_id: null, iteration_id: null, iteration_revision: null, metric_key: 'revenue', metric_value: metricValue, attributes: null, content_hash: `h-${id}`, ...fields,
 });
 
 const rollup = (fields: Record<string, unknown>) => ({
   env_id: 'env_m', bucket_start: BUCKET, kind: 'outcome', flag_key: '', variant: 'on', reason: '', experiment_id: '', iteration_id: '', metric_key: 'revenue',
-  events: 4, metric_count: 4, metric_sum: Infinity, metric_sum_sq: Infinity, subjects: Buffer.from([1]), updated_at: BUCKET, ...fields,
+  slot: 0, events: 4, metric_count: 4, metric_sum: Infinity, metric_sum_sq: Infinity, subjects: Buffer.from([1]), updated_at: BUCKET, ...fields,
 });
 
 const baseline = (id: string, mean: number, variance: number) => ({

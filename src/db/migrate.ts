@@ -19,6 +19,8 @@ import * as exportBackfills from './migrations/0100-export-backfills.js';
 import * as tombstoneLifetime from './migrations/0110-erasure-tombstones-30-days.js';
 import * as appInvitations from './migrations/0111-app-invitations.js';
 import * as finiteNumbers from './migrations/0130-finite-numbers.js';
+import * as eventsKeyedById from './migrations/0150-events-keyed-by-id.js';
+import * as writerSlots from './migrations/0151-writer-slots.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,6 +41,8 @@ const migrations: Record<string, Migration> = {
   '0110-erasure-tombstones-30-days': tombstoneLifetime,
   '0111-app-invitations': appInvitations,
   '0130-finite-numbers': finiteNumbers,
+  '0150-events-keyed-by-id': eventsKeyedById,
+  '0151-writer-slots': writerSlots,
 };
 
 /**
@@ -74,6 +78,14 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
       await new Promise((r) => setTimeout(r, 20 * attempt));
     }
   }
+}
+
+/** Runs the migrations up to and including `name` (tests of a migration over data of the schema before it). */
+export async function migrateUpTo(db: Kysely<any>, name: string): Promise<void> {
+  const migrationTableSchema = await migrationSchemaOf(db);
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 async function migrateOnce(db: Kysely<any>): Promise<string[]> {

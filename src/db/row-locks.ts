@@ -17,3 +17,11 @@ export function forUpdate<DB, TB extends keyof DB, O>(db: Executor, query: Selec
 export function lockNeedsRows(db: Kysely<any>): boolean {
   return dialectOf(db) === 'postgres';
 }
+
+/**
+ * Whether several transactions write at the same time (PostgreSQL), so rows they all update are a
+ * queue; SQLite runs one writing transaction at a time anyway.
+ */
+export function writersRunConcurrently(db: Kysely<any>): boolean {
+  return dialectOf(db) === 'postgres';
+}

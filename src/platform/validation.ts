@@ -79,12 +79,52 @@ export function validationFailure(validator: CompiledValidator, part: RequestPar
   });
 }
 
+/**
+ * Validators compiled in this process, by what they check (body rules or coercing rules, and the
+ * schema's JSON). Compiling ~250 request schemas is most of the cost of building an app; a process
+ * that builds many (the tests build one per test file and database) compiles each schema once.
+ * Fastify hands the compiler new objects for equal schemas (the headers schema, lower-cased per
+ * route), so the key is the schema's text, not its identity. Two Ajv instances serve every app, as
+ * they served one app before: a schema with an `$id` (TelemetryEvent) is compiled once per process
+ * as it was once per app.
+ */
+const compiled = new Map<string, CompiledValidator>();
+let ajvs: { body: ReturnType<typeof makeAjv>; param: ReturnType<typeof makeAjv> } | undefined;
+
+function compileOnce(schema: object, httpPart: RequestPart): CompiledValidator {
+  const rules = httpPart === 'body' ? 'body' : 'param';
+  const key = `${rules}:${JSON.stringify(schema)}`;
+  let validator = compiled.get(key);
+  if (!validator) {
+    ajvs ??= { body: makeAjv(false), param: makeAjv(true) };
+    validator = ajvs[rules].compile(schema);
+    compiled.set(key, validator);
+  }
+  return validator;
+}
+
 export function createValidatorCompiler(): ValidatorCompiler {
-  const bodyAjv = makeAjv(false);
-  const paramAjv = makeAjv(true);
-  // Ajv keeps what it compiled per schema object: a schema compiled for Fastify and for the fast
-  // lane (fast-lane.ts) is one function.
-  return (schema, httpPart) => (httpPart === 'body' ? bodyAjv : paramAjv).compile(schema);
+  // Compiled on first use (decision 0050) and once per process: a schema compiled for Fastify and
+  // for the fast lane (fast-lane.ts) is one function.
+  return (schema, httpPart) => compiledOnFirstUse(() => compileOnce(schema, httpPart));
+}
+
+/**
+ * A validator compiled the first time it runs (decision 0050): compiling every route's schemas at
+ * start held generated source and code for hundreds of request parts most processes never see
+ * (about a third of the heap after start). The errors of the last call are copied to the wrapper,
+ * where Fastify and the fast lane read them.
+ */
+function compiledOnFirstUse(compile: () => CompiledValidator): CompiledValidator {
+  let validator: CompiledValidator | undefined;
+  const validate: CompiledValidator = (value) => {
+    validator ??= compile();
+    const valid = validator(value);
+    validate.errors = validator.errors;
+    return valid;
+  };
+  validate.errors = null;
+  return validate;
 }
 
 export function registerValidation(app: FastifyInstance, compile: ValidatorCompiler = createValidatorCompiler()) {

@@ -4,17 +4,15 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { DEFAULT_CONSOLE_DIR } from '../../src/platform/console-static.js';
 import type { EnsignConfig } from '../../src/config.js';
 import { startTestServer, type StartedServer } from '../helpers/e2e-server.js';
 import type { TestContext } from '../helpers/test-app.js';
+import { launchChromium } from './chromium.js';
 
-export const CHROMIUM = process.env.ENSIGN_CHROMIUM ?? '/usr/bin/chromium';
 export const SCREENSHOTS = fileURLToPath(new URL('../../test-output/console/', import.meta.url));
-
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 export interface ConsoleSession {
   server: StartedServer;
@@ -27,9 +25,8 @@ export interface ConsoleSession {
 /** Starts a server serving the built console and a Chromium, both closed when the test ends. */
 export async function startConsole(t: TestContext, name: string, overrides: Partial<EnsignConfig> = {}): Promise<ConsoleSession> {
   assert.ok(existsSync(join(DEFAULT_CONSOLE_DIR, 'index.html')), 'the console is not built: run `npm run build` (npm test builds it before the browser tests)');
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium), as .ci/run does`);
   const server = await startTestServer(t, name, overrides);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   t.after(() => browser.close());
   const base = `${server.address}/console`;
   return {

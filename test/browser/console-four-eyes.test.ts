@@ -1,5 +1,6 @@
-// Four eyes in the console: an owner protects production and proposes turning a flag off; a second
-// member approves and executes it; the proposer sees it applied and in effect.
+// Four eyes in the console: an owner invites a second person, who accepts; the owner protects
+// production and proposes turning a flag off; the second member approves and executes it; the
+// proposer sees it applied and in effect.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -23,12 +24,21 @@ test('one user proposes, a second approves and executes, the first sees it appli
   const reviewer = await c.newPage();
   await signUp(reviewer.page, c.base, 'ravi@example.com');
 
-  // The owner makes Ravi an editor and protects production with one approval, in the console.
+  // The owner invites Ravi as an editor, Ravi accepts on his apps page, and the owner protects
+  // production with one approval, all in the console.
   await owner.page.goto(`${c.base}/apps/${appId}/members`);
   await owner.page.getByLabel('E-mail').fill('ravi@example.com');
   await owner.page.getByLabel('Role', { exact: true }).selectOption('editor');
-  await owner.page.getByRole('button', { name: 'Add member' }).click();
-  await owner.page.getByRole('row', { name: /ravi@example.com/ }).waitFor();
+  await owner.page.getByRole('button', { name: 'Invite' }).click();
+  await owner.page.getByRole('table', { name: 'Pending invitations' }).getByRole('row', { name: /ravi@example.com/ }).waitFor();
+  await checkAccessibility(owner.page, 'members-pending-invitation');
+  await reviewer.page.goto(`${c.base}/apps`);
+  await reviewer.page.getByRole('button', { name: 'Accept the invitation to Payments' }).click();
+  await reviewer.page.getByRole('link', { name: 'Payments' }).first().waitFor();
+  await checkAccessibility(reviewer.page, 'apps-after-accepting');
+  await owner.page.reload();
+  await owner.page.getByRole('row', { name: /ravi@example.com/ }).getByRole('combobox').waitFor();
+  assert.equal(await owner.page.getByRole('table', { name: 'Pending invitations' }).count(), 0, 'no invitation is pending once accepted');
   await owner.page.goto(`${c.base}/apps/${appId}`);
   await owner.page.getByLabel('Required approvals for Production').fill('1');
   await owner.page.getByRole('row', { name: /Production/ }).getByRole('button', { name: 'Save' }).click();

@@ -6,9 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ROOT, runCli } from '../helpers/cli-runner.js';
+import { CLI, ROOT, runCli, spawnCli } from '../helpers/cli-runner.js';
 
-const CLI = join(ROOT, 'src/cli/main.ts');
 
 const start = (args: string[], env: NodeJS.ProcessEnv) => spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
 
@@ -40,10 +39,10 @@ test('ensign migrate, serve and admin plan', async (t) => {
   };
 
   await t.test('migrate applies the migrations once', async () => {
-    const first = await runCli(['migrate'], env);
+    const first = await spawnCli(['migrate'], env);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stdout, /applied 0001-foundation/);
-    const again = await runCli(['migrate', '--json'], env);
+    const again = await spawnCli(['migrate', '--json'], env);
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(JSON.parse(again.stdout), { database: 'sqlite', applied: [] });
   });
@@ -66,7 +65,7 @@ test('ensign migrate, serve and admin plan', async (t) => {
     const refused = await runCli(['apps', 'create', 'Quota', '--slug', 'quota'], client);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /app_quota_exceeded/);
-    const plan = await runCli(['admin', 'plan', email, 'pro'], env);
+    const plan = await spawnCli(['admin', 'plan', email, 'pro'], env);
     assert.equal(plan.code, 0, plan.stderr);
     assert.match(plan.stdout, /now on the pro plan/);
     const created = await runCli(['apps', 'create', 'Quota', '--slug', 'quota'], client);
@@ -74,11 +73,11 @@ test('ensign migrate, serve and admin plan', async (t) => {
   });
 
   await t.test('admin plan of an unknown e-mail or plan fails', async () => {
-    const unknown = await runCli(['admin', 'plan', 'nobody@example.com', 'pro'], env);
+    const unknown = await spawnCli(['admin', 'plan', 'nobody@example.com', 'pro'], env);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /No user with e-mail nobody@example\.com/);
     assert.match(unknown.stderr, /resolution: /);
-    const badPlan = await runCli(['admin', 'plan', email, 'gold'], env);
+    const badPlan = await spawnCli(['admin', 'plan', email, 'gold'], env);
     assert.equal(badPlan.code, 2);
   });
 

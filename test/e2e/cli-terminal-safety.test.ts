@@ -14,7 +14,8 @@ import { jsonForTerminal, visible } from '../../src/cli/terminal-text.js';
 const CLIPBOARD = '\x1b]52;c;ZWNobyBwd25lZA==\x07';
 const CLEAR = '\x1b[2J\x1b[H';
 const HOSTILE_VARIANT = `on${CLIPBOARD}${CLEAR}\nFAKE ROW\r\u009b31m\x7f\u202e`;
-const HOSTILE_METRIC = `rev\x00enue\tx`;
+// U+0000 itself is refused at ingestion (text columns cannot hold it), so SOH stands for the C0 controls here.
+const HOSTILE_METRIC = `rev\x01enue\tx`;
 const HOSTILE_ID = `id-\x1b[8m-hidden`;
 /** Every character a terminal would act on. */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u2028\u2029]/;
@@ -67,7 +68,7 @@ test('hostile strings through insights events, insights query and list commands:
   clean(eventsTable, 'insights events');
   // (cells are cut at 60 characters)
   assert.ok(eventsTable.includes('on\\x1b]52;c;ZWNobyBwd25lZA==\\x07\\x1b[2J\\x1b[H\\nFAKE ROW\\r\\u…'), eventsTable);
-  assert.ok(eventsTable.includes('rev\\x00enue\\tx'), eventsTable);
+  assert.ok(eventsTable.includes('rev\\x01enue\\tx'), eventsTable);
   assert.ok(eventsTable.includes('id-\\x1b[8m-hidden-'), eventsTable);
   // One line per event plus the header: no row was faked.
   assert.equal(eventsTable.trimEnd().split('\n').length, 49);

@@ -1,11 +1,12 @@
-// End to end: a real server in this process (SQLite in a temp dir, random port), the `ensign` CLI as a
-// child process against it, with HOME and XDG_CONFIG_HOME in a temp dir.
+// End to end: a real server in this process (SQLite in a temp dir, random port), the `ensign` CLI
+// against it (in this process, and as a child process where the exit status is under test), with
+// HOME and XDG_CONFIG_HOME in a temp dir.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli-runner.js';
+import { runCli, spawnCli } from '../helpers/cli-runner.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 
 
@@ -145,11 +146,11 @@ test('ensign CLI against a real server', async (t) => {
     assert.match(missing.stderr, /resolution: /);
   });
 
-  await t.test('usage errors exit 2; an unreachable server exits 3 with "cannot reach"', async () => {
-    const usage = await cli(['keys', 'create', '--app', appId, '--type', 'nope']);
+  await t.test('usage errors exit 2; an unreachable server exits 3 with "cannot reach" (real processes)', async () => {
+    const usage = await spawnCli(['keys', 'create', '--app', appId, '--type', 'nope'], baseEnv);
     assert.equal(usage.code, 2);
     const port = await closedPort();
-    const down = await cli(['--url', `http://127.0.0.1:${port}`, 'apps', 'list']);
+    const down = await spawnCli(['--url', `http://127.0.0.1:${port}`, 'apps', 'list'], baseEnv);
     assert.equal(down.code, 3);
     assert.match(down.stderr, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: .*ECONNREFUSED`));
   });

@@ -13,6 +13,8 @@ export interface EnsignServer {
   pub: string;
   /** Creates or changes a flag of the app's prod environment (PATCH /api/v1/flags). */
   setFlag(flag: Record<string, unknown>): Promise<number>;
+  /** Stops the server before the test ends, open streams included (as a crash or a deploy would). */
+  stop(): Promise<void>;
 }
 
 export const FLAGS: Record<string, unknown>[] = [
@@ -30,7 +32,7 @@ export const FLAGS: Record<string, unknown>[] = [
 ];
 
 export async function startEnsign(t: TestContext): Promise<EnsignServer> {
-  const { address } = await startTestServer(t, 'openfeature');
+  const { address, app } = await startTestServer(t, 'openfeature');
 
   const api = async (method: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> => {
     const res = await fetch(`${address}${path}`, {
@@ -55,6 +57,11 @@ export async function startEnsign(t: TestContext): Promise<EnsignServer> {
     sdk: created.keys.find((k: { env: string }) => k.env === 'prod').token,
     pub: pub.key.token,
     setFlag,
+    async stop() {
+      const closing = app.close();
+      app.server.closeAllConnections();
+      await closing;
+    },
   };
 }
 

@@ -1,9 +1,15 @@
-// Runs the `ensign` CLI as a child process, the way a user would, and collects what it printed.
+// Runs the `ensign` CLI and collects what it printed: in this process (runCommand with streams and an
+// environment of the test's own, as a user's shell would give it), or as a child process (spawnCli)
+// where the process itself is under test (exit statuses in cli.test.ts, `serve` and the operator
+// commands that read the server's configuration from the environment in cli-operator.test.ts; a closed
+// pipe in cli-pipe.test.ts starts its own).
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { runCommand } from '../../src/cli/run.js';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = join(ROOT, 'src/cli/main.ts');
+export const CLI = join(ROOT, 'src/cli/main.ts');
 
 export interface CliRun {
   code: number | null;
@@ -11,7 +17,29 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], env: NodeJS.ProcessEnv | Record<string, string | undefined>, stdin = ''): Promise<CliRun> {
+type Env = NodeJS.ProcessEnv | Record<string, string | undefined>;
+
+function collector() {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** One command in this process; `env` is the whole environment the command sees. */
+export async function runCli(args: string[], env: Env, stdin = ''): Promise<CliRun> {
+  const stdout = collector();
+  const stderr = collector();
+  const code = await runCommand(args, { stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([Buffer.from(stdin)]), env: { ...env } });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+/** One command as a child process, the way a user would start it. */
+export function spawnCli(args: string[], env: Env, stdin = ''): Promise<CliRun> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv });
     let stdout = '';

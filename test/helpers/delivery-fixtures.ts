@@ -73,5 +73,3 @@ export async function waitForVersionAbove(app: FastifyInstance, token: string, t
     await new Promise((r) => setTimeout(r, 25));
   }
 }
-
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,17 +1,17 @@
 // buildTestApp({ dialect }) → a migrated database and an app, closed with t.after. On PostgreSQL each
-// test app gets its own schema, so test files run in parallel without seeing each other's rows.
+// test app gets its own database, so test files run in parallel without seeing each other's rows.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
 import { DEFAULT_HTTP_SETTINGS, DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
 import type { DialectName } from '../../src/db/dialect.js';
+import { copyPostgresTemplate, copySqliteTemplate, dropPostgresDatabase } from './template-databases.js';
 
 export const POSTGRES_URL = process.env.ENSIGN_TEST_POSTGRES_URL;
 export const dialects: DialectName[] = ['sqlite', ...(POSTGRES_URL ? (['postgres'] as const) : [])];
@@ -29,43 +29,43 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * A new migrated database: on PostgreSQL a database of its own, copied from a migrated template,
+ * whose one schema is named like it (so `pgSchema` also names its notification channel and the
+ * connections' application_name); on SQLite a copy of a migrated file in a directory of its own.
+ */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === 'postgres') {
     if (!POSTGRES_URL) throw new Error('ENSIGN_TEST_POSTGRES_URL is not set');
     const pgSchema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: POSTGRES_URL });
-    await admin.connect();
-    await admin.query(`CREATE SCHEMA ${pgSchema}`);
-    await admin.end();
-    const open = () => createDb(POSTGRES_URL, { pgSchema, poolSize: 5, applicationName: pgSchema });
-    const handle = open();
-    const drop = async () => {
-      const c = new pg.Client({ connectionString: POSTGRES_URL });
-      await c.connect();
-      await c.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
-      await c.end();
-    };
-    await migrateOrClean(handle, drop);
-    return { url: POSTGRES_URL, handle, pgSchema, open, drop };
+    const url = await copyPostgresTemplate(POSTGRES_URL, pgSchema);
+    const open = () => createDb(url, { pgSchema, poolSize: 5, applicationName: pgSchema });
+    const drop = () => dropPostgresDatabase(POSTGRES_URL, pgSchema);
+    return { url, handle: await opened(open), pgSchema, open, drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'ensign-test-'));
-  const url = `sqlite://${join(dir, 'ensign.db')}`;
-  const open = () => createDb(url);
-  const handle = open();
+  const path = join(dir, 'ensign.db');
   const drop = async () => rmSync(dir, { recursive: true, force: true });
-  await migrateOrClean(handle, drop);
-  return { url, handle, open, drop };
-}
-
-/** Migrates a new test database; if that fails, closes and drops it, so no pool keeps the test alive. */
-async function migrateOrClean(handle: DbHandle, drop: () => Promise<void>) {
   try {
-    await migrateToLatest(handle.db);
+    await copySqliteTemplate(path);
   } catch (err) {
-    await handle.close().catch(() => undefined);
-    await drop().catch(() => undefined);
+    await drop();
     throw err;
   }
+  const url = `sqlite://${path}`;
+  const open = () => createDb(url);
+  return { url, handle: await opened(open), open, drop };
+}
+
+/**
+ * A handle that has been used once: Kysely connects on the first query, and closing a handle that
+ * never connected does nothing (a later query would connect again), so a test that closes it to
+ * take the database away needs it connected first, as the migration used to leave it.
+ */
+async function opened(open: () => DbHandle): Promise<DbHandle> {
+  const handle = open();
+  await sql`select 1`.execute(handle.db);
+  return handle;
 }
 
 export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig {

@@ -1931,6 +1931,8 @@ export interface operations {
                     "cache-control"?: string;
                     /** @description Strong, opaque; bound to the credential, the representation, the route and the version. */
                     etag?: string;
+                    /** @description sdk_ and pub_ keys only: the path (with a stream token) of the environment's change stream, GET /api/ofrep/v1/events. The Ensign SDK opens it and fetches the document again (If-None-Match) on each refetchEvaluation. The token is issued per UTC day and expires at the end of the next. */
+                    "x-ensign-event-stream"?: string;
                     /** @description sdk_ and pub_ keys only: syncs this environment may make this month (UTC). */
                     "x-sync-quota-limit"?: number;
                     /** @description sdk_ and pub_ keys only: syncs left this month, after this one. */
@@ -2095,6 +2097,8 @@ export interface operations {
             304: {
                 headers: {
                     etag?: string;
+                    /** @description sdk_ and pub_ keys only: the path (with a stream token) of the environment's change stream, GET /api/ofrep/v1/events. The Ensign SDK opens it and fetches the document again (If-None-Match) on each refetchEvaluation. The token is issued per UTC day and expires at the end of the next. */
+                    "x-ensign-event-stream"?: string;
                     /** @description sdk_ and pub_ keys only: syncs this environment may make this month (UTC). */
                     "x-sync-quota-limit"?: number;
                     /** @description sdk_ and pub_ keys only: syncs left this month, after this one. */

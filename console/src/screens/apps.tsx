@@ -10,6 +10,7 @@ import { CopyButton } from '../components/copy-button';
 import { Modal } from '../components/dialogs';
 import { EnvironmentBadges } from '../components/layout';
 import { Empty, ErrorMessage, QueryState } from '../components/states';
+import { MyInvitations } from './my-invitations';
 
 type CreatedApp = paths['/api/v1/apps']['post']['responses']['201']['content']['application/json'];
 
@@ -22,6 +23,7 @@ export function AppsScreen() {
         <h1>Apps</h1>
         <button type="button" className="button button-primary" onClick={() => setCreating(true)}>Create app</button>
       </div>
+      <MyInvitations />
       <QueryState
         query={apps}
         loading="Loading apps…"

@@ -1,4 +1,5 @@
-// Members of an app and their roles (GET/POST/PATCH/DELETE /api/v1/apps/{appId}/members).
+// Members of an app and their roles (GET/POST/PATCH/DELETE /api/v1/apps/{appId}/members), and the
+// owner's pending invitations (GET/DELETE /api/v1/apps/{appId}/invitations).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
@@ -28,10 +29,25 @@ export function MembersScreen() {
     queryKey: ['members', appId],
     queryFn: () => unwrap(api.GET('/api/v1/apps/{appId}/members', { params: { path: { appId } } })),
   });
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ['members', appId] });
-  const add = useMutation({
+  // Owners alone may list invitations; the query is not asked for anyone else.
+  const invitations = useQuery({
+    queryKey: ['invitations', appId],
+    enabled: owner,
+    queryFn: () => unwrap(api.GET('/api/v1/apps/{appId}/invitations', { params: { path: { appId } } })),
+  });
+  const refresh = () => Promise.all([
+    queryClient.invalidateQueries({ queryKey: ['members', appId] }),
+    queryClient.invalidateQueries({ queryKey: ['invitations', appId] }),
+  ]);
+  // Adding a member is an invitation (202): the person becomes a member when they accept, and the
+  // answer is the same whether or not the address has an account.
+  const invite = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/apps/{appId}/members', { params: { path: { appId } }, body: { email, role } as never })),
-    onSuccess: async () => { notify(`${email} added as ${role}.`); setEmail(''); await refresh(); },
+    onSuccess: async () => { notify(`${email} invited as ${role}.`); setEmail(''); await refresh(); },
+  });
+  const revoke = useMutation({
+    mutationFn: (invitationId: string) => unwrap(api.DELETE('/api/v1/apps/{appId}/invitations/{invitationId}', { params: { path: { appId, invitationId } } })),
+    onSuccess: async () => { notify('Invitation revoked.'); await refresh(); },
   });
   const setMemberRole = useMutation({
     mutationFn: (input: { userId: string; role: Role }) => unwrap(api.PATCH('/api/v1/apps/{appId}/members/{userId}', { params: { path: { appId, userId: input.userId } }, body: { role: input.role } })),
@@ -44,7 +60,7 @@ export function MembersScreen() {
 
   function submit(event: FormEvent) {
     event.preventDefault();
-    add.mutate();
+    invite.mutate();
   }
 
   return (
@@ -75,17 +91,37 @@ export function MembersScreen() {
         )}
       </QueryState>
       {setMemberRole.isError && <ErrorMessage error={setMemberRole.error} title="Role not changed" />}
+      {owner && invitations.isError && <ErrorMessage error={invitations.error} title="Invitations not loaded" retry={() => void invitations.refetch()} />}
+      {owner && (invitations.data?.invitations.length ?? 0) > 0 && (
+        <div className="table-scroll">
+          <table className="table">
+            <caption>Pending invitations</caption>
+            <thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Expires</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>
+              {invitations.data!.invitations.map((inv) => (
+                <tr key={inv.id}>
+                  <th scope="row">{inv.email}</th>
+                  <td>{inv.role}</td>
+                  <td>{dateTime(inv.expiresAt)}</td>
+                  <td><button type="button" className="button button-small button-danger" disabled={revoke.isPending} onClick={() => revoke.mutate(inv.id)} aria-label={`Revoke the invitation of ${inv.email}`}>Revoke</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoke.isError && <ErrorMessage error={revoke.error} title="Not revoked" />}
       {owner && (
         <form className="card form" onSubmit={submit}>
-          <h2>Add a member</h2>
-          <p className="muted small">The person needs an Ensign account. Owners manage members and policy; editors change, propose, approve and execute; viewers read.</p>
+          <h2>Invite a member</h2>
+          <p className="muted small">They join when they accept the invitation (on their apps page, or <code>ensign invitations accept</code>); it expires after 7 days. Owners manage members and policy; editors change, propose, approve and execute; viewers read.</p>
           <div className="grid-2">
             <div className="field"><label htmlFor={ids.email}>E-mail</label><input id={ids.email} type="email" required value={email} onChange={(e) => setEmail(e.target.value)} /></div>
             <div className="field"><label htmlFor={ids.role}>Role</label>
               <select id={ids.role} value={role} onChange={(e) => setRole(e.target.value as Role)}>{ROLES.map((r) => <option key={r} value={r}>{r}</option>)}</select></div>
           </div>
-          {add.isError && <ErrorMessage error={add.error} title="Not added" />}
-          <button type="submit" className="button button-primary" disabled={add.isPending}>Add member</button>
+          {invite.isError && <ErrorMessage error={invite.error} title="Not invited" />}
+          <button type="submit" className="button button-primary" disabled={invite.isPending}>Invite</button>
         </form>
       )}
       <Confirm open={removing !== null} onOpenChange={(o) => { if (!o) { setRemoving(null); remove.reset(); } }} title={`Remove ${removing?.email ?? ''}?`} action="Remove" danger busy={remove.isPending} onAction={() => removing && remove.mutate(removing.userId)}>

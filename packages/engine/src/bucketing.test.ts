@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import murmurhash from 'murmurhash';
 import fc from 'fast-check';
-import { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
+import { BUCKET_COUNT, bucketOf, createBucketer, murmur3, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
 
 /** Independent murmur3_x86_32 straight from the reference C code (Math.imul for 32-bit products). */
 function referenceMurmur3(bytes: Uint8Array, seed = 0): number {
@@ -58,6 +58,18 @@ describe('murmur3_x86_32', () => {
     assert.equal(murmurhash.v3(utf8('héllo wörld'), 0), 0x97f7f274);
     assert.equal(murmurhash.v3(utf8('日本語'), 0), 0xa5a47297);
     assert.equal(murmurhash.v3(utf8('😀'), 0), 0xbeb42efa);
+  });
+
+  test('the engine\'s own murmur3 equals the murmurhash package and the reference on arbitrary bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        assert.equal(murmur3(bytes), murmurhash.v3(bytes, 0));
+        assert.equal(murmur3(bytes), referenceMurmur3(bytes));
+      }),
+      { numRuns: 3000 },
+    );
+    assert.equal(murmur3(utf8('hello')), 0x248bfa47);
+    assert.equal(murmur3(utf8('😀')), 0xbeb42efa);
   });
 
   test('bucketOf matches the reference for arbitrary strings', () => {

@@ -2,7 +2,6 @@
 //   bucket = murmur3_x86_32(utf8(salt + "/" + targetingKey), seed 0) mod 10000
 // The formula is part of the wire contract (SDKs in other languages must reproduce it), so the
 // golden tests in bucketing.test.ts pin it.
-import murmurhash from 'murmurhash';
 
 export const BUCKET_COUNT = 10_000;
 
@@ -15,9 +14,9 @@ interface Utf8Encoder {
 }
 declare const TextEncoder: { new (): Utf8Encoder };
 
-// murmurhash@2 encodes string input with TextEncoder (UTF-8), but allocating a fresh array per call
-// costs ~4× the hash itself. We encode into one shared scratch buffer instead; JavaScript is
-// single-threaded and nothing here yields, so sharing it is safe.
+// Encoding each key into a fresh array would cost ~4× the hash itself. We encode into one shared
+// scratch buffer instead; JavaScript is single-threaded and nothing here yields, so sharing it is
+// safe.
 const encoder: Utf8Encoder = new TextEncoder();
 const SCRATCH_SIZE = 16 * 1024;
 const scratch = new Uint8Array(SCRATCH_SIZE);
@@ -30,9 +29,22 @@ export function createBucketer(salt: string): Bucketer {
   if (prefix.length >= SCRATCH_SIZE / 2) {
     return (targetingKey) => hashBytes(encoder.encode(salt + '/' + targetingKey));
   }
-  const tail = scratch.subarray(prefix.length);
+  const start = prefix.length;
+  const tail = scratch.subarray(start);
   return (targetingKey) => {
     scratch.set(prefix);
+    // Targeting keys are nearly always ASCII (ids, emails): copied by hand, which costs a fraction
+    // of a call into the runtime's encoder; anything else is encoded properly.
+    const length = targetingKey.length;
+    if (start + length <= SCRATCH_SIZE) {
+      let i = 0;
+      for (; i < length; i++) {
+        const unit = targetingKey.charCodeAt(i);
+        if (unit >= 0x80) break;
+        scratch[start + i] = unit;
+      }
+      if (i === length) return hashBytes(scratch.subarray(0, start + length));
+    }
     const { read, written } = encoder.encodeInto(targetingKey, tail);
     // `read` counts UTF-16 code units; fewer than the whole key means the buffer was too small.
     if (read !== targetingKey.length) return hashBytes(encoder.encode(salt + '/' + targetingKey));
@@ -45,7 +57,44 @@ export function bucketOf(salt: string, targetingKey: string): number {
 }
 
 function hashBytes(bytes: Uint8Array): number {
-  return murmurhash.v3(bytes, 0) % BUCKET_COUNT;
+  return murmur3(bytes) % BUCKET_COUNT;
+}
+
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+
+function mixKey(k: number): number {
+  k = Math.imul(k, C1);
+  return Math.imul((k << 15) | (k >>> 17), C2);
+}
+
+/** MurmurHash3 x86 32-bit, seed 0, of UTF-8 bytes. Written out (15 lines) instead of the
+ * murmurhash package, which also carries v2 and a string encoder into every browser bundle; the
+ * golden tests and bucketing.test.ts's comparison with the package pin it. */
+export function murmur3(bytes: Uint8Array): number {
+  const length = bytes.length;
+  const whole = length & ~3;
+  let h = 0;
+  let i = 0;
+  for (; i < whole; i += 4) {
+    h ^= mixKey(bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  const rest = length & 3;
+  if (rest > 0) {
+    let k = bytes[i]!;
+    if (rest > 1) k |= bytes[i + 1]! << 8;
+    if (rest > 2) k |= bytes[i + 2]! << 16;
+    h ^= mixKey(k);
+  }
+  h ^= length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
 
 /** Buckets below this bound are in a rollout of `percentage` percent (0..100, two decimals). */

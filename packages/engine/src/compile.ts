@@ -1,36 +1,16 @@
-// compileFlagSet: validates a whole environment's flags and compiles them once (per configuration
-// version) into a CompiledFlagSet whose evaluate() is the hot path.
-import type { EvaluationContext, EvaluationResult, FlagDefinition, FlagType } from './model.js';
+// compileFlagSet: validates a whole environment's flags, then compiles them once (per configuration
+// version) with compileValidatedFlagSet (compile-set.ts) into a CompiledFlagSet whose evaluate()
+// is the hot path.
+import type { FlagDefinition } from './model.js';
 import { ConfigInvalidError } from './config-invalid-error.js';
-import { compileFlag, type CompiledFlag } from './compile-flag.js';
 import { validateFlagSet } from './dependency-graph.js';
-import { cloneData, deepFreeze } from './json-value.js';
-import { errorResult, flagNotFoundResult } from './results.js';
-import { experimentFits } from './compile-experiment.js';
 import type { ServedExperiment } from './experiment-model.js';
-import { installedRegexEngine, needsRegexEngine, REGEX_ENGINE_MISSING } from './targeting-regex.js';
+import { compileValidatedFlagSet, type CompiledFlagSet } from './compile-set.js';
 
-export interface CompiledFlagSet {
-  /**
-   * Evaluates one flag. Never throws. `context` may be omitted (an empty context); `expectedType`,
-   * when given, turns a flag of another type into a TYPE_MISMATCH error result. Returned results
-   * are frozen and shared: do not mutate them.
-   */
-  evaluate(key: string, context?: EvaluationContext, expectedType?: FlagType): EvaluationResult;
-  /** Evaluates every flag, in the order of keys(). */
-  evaluateAll(context?: EvaluationContext): EvaluationResult[];
-  has(key: string): boolean;
-  /** Flag keys in the order the definitions were given. */
-  keys(): readonly string[];
-}
-
-const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
+export type { CompiledFlagSet } from './compile-set.js';
 
 /**
- * `experiments`: the served experiments of the environment. Running ones assign subjects on their
- * flag; paused ones, experiments on a missing flag or with variants of another type than the flag's
- * are ignored (the flag's ordinary evaluation is served). With two running on one flag — the
- * service never starts a second one — the lower id wins, so every evaluator decides alike.
+ * `experiments`: the served experiments of the environment (see compileValidatedFlagSet).
  * @throws ConfigInvalidError when any definition is invalid, a prerequisite is unknown, the
  * prerequisites form a cycle, or a `matches` condition finds no regex engine installed (code
  * regex_engine_missing; see installRegexEngine).
@@ -38,64 +18,5 @@ const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
 export function compileFlagSet(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[] = []): CompiledFlagSet {
   const issues = validateFlagSet(flags);
   if (issues.length > 0) throw new ConfigInvalidError(issues);
-  // Served experiments were validated when written; only the installed engines can differ here.
-  if (installedRegexEngine() === null && needsRegexEngine([], experiments)) {
-    const experiment = experiments.find((e) => needsRegexEngine([], [e]))!;
-    throw new ConfigInvalidError([{ flagKey: experiment.flagKey, path: '/targeting', code: 'regex_engine_missing',
-      message: `experiment ${JSON.stringify(experiment.key)} on flag ${JSON.stringify(experiment.flagKey)}: its targeting ${REGEX_ENGINE_MISSING}` }]);
-  }
-
-  // Results hand out the definitions' values by reference: a private frozen copy makes sure
-  // neither the caller nor a consumer of a result can change what later evaluations serve.
-  const definitions = deepFreeze(cloneData(flags) as FlagDefinition[]);
-  const running = runningByFlag(definitions, deepFreeze(cloneData(experiments) as ServedExperiment[]));
-  const compiled = new Map<string, CompiledFlag>();
-  const linkers: Array<(all: Map<string, CompiledFlag>) => void> = [];
-  for (const definition of definitions) {
-    const { compiled: flag, link } = compileFlag(definition, running.get(definition.key) ?? null);
-    compiled.set(flag.key, flag);
-    linkers.push(link);
-  }
-  for (const link of linkers) link(compiled);
-  const keys = Object.freeze(definitions.map((definition) => definition.key));
-
-  const evaluate = (key: string, context?: EvaluationContext, expectedType?: FlagType): EvaluationResult => {
-    const flag = compiled.get(key);
-    if (flag === undefined) return flagNotFoundResult(key);
-    if (expectedType !== undefined && expectedType !== flag.type) return flag.typeMismatch(expectedType);
-    if (context === undefined) return flag.run(EMPTY_CONTEXT, undefined);
-    if (typeof context !== 'object' || context === null || Array.isArray(context)) return flag.invalidContext;
-    try {
-      const targetingKey: unknown = context.targetingKey;
-      if (typeof targetingKey === 'string') {
-        // An empty key would put every anonymous subject in one bucket: treat it as missing.
-        return flag.run(context, targetingKey.length > 0 ? targetingKey : undefined);
-      }
-      if (targetingKey === undefined || targetingKey === null) return flag.run(context, undefined);
-      return flag.invalidContext;
-    } catch (error) {
-      // Only a context that is not plain data (a throwing getter, a Proxy) can get here: JSON
-      // contexts never make an operator throw. Keep the promise that evaluate never throws.
-      const reason = error instanceof Error ? error.message : String(error);
-      return errorResult(key, 'GENERAL', 'invalid_context', `reading the evaluation context failed: ${reason}`);
-    }
-  };
-
-  return {
-    evaluate,
-    evaluateAll: (context) => keys.map((key) => evaluate(key, context)),
-    has: (key) => compiled.has(key),
-    keys: () => keys,
-  };
-}
-
-function runningByFlag(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[]): Map<string, ServedExperiment> {
-  const types = new Map(flags.map((f) => [f.key, f.type]));
-  const byFlag = new Map<string, ServedExperiment>();
-  for (const experiment of [...experiments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
-    const type = types.get(experiment.flagKey);
-    if (experiment.state !== 'running' || type === undefined || byFlag.has(experiment.flagKey) || !experimentFits(experiment, type)) continue;
-    byFlag.set(experiment.flagKey, experiment);
-  }
-  return byFlag;
+  return compileValidatedFlagSet(flags, experiments);
 }

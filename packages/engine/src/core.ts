@@ -32,7 +32,8 @@ export { validateDependencyGraph, validateFlagSet, MAX_DEPENDENCY_DEPTH } from '
 export type { ValidationIssue } from './validation-issue.js';
 
 export { compileFlagSet } from './compile.js';
-export type { CompiledFlagSet } from './compile.js';
+export { compileValidatedFlagSet } from './compile-set.js';
+export type { CompiledFlagSet } from './compile-set.js';
 export { ConfigInvalidError } from './config-invalid-error.js';
 export { configInvalidResult, errorResult, flagNotFoundResult } from './results.js';
 export { validateExperimentFields, MIN_EXPERIMENT_VARIANTS, MAX_EXPERIMENT_VARIANTS } from './validate-experiment.js';
@@ -41,6 +42,7 @@ export { installRegexEngine, installedRegexEngine, needsRegexEngine, MAX_REGEX_L
 export type { RegexEngine, TargetingRegex } from './targeting-regex.js';
 
 export { CORE_SCHEMA_VERSION, compileDocument, flagDefinitionsOf } from './document.js';
+export { compileServedDocument } from './served-document.js';
 export type { CoreAudience, CoreDelivery, CoreDocument, CoreFlag, CorePrivacy } from './document.js';
 
 export { experimentMetadata, flattenMetadata, openFeatureReason, resolutionMetadata, toOpenFeature } from './openfeature.js';

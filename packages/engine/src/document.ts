@@ -5,10 +5,10 @@ import type { FlagDefinition } from './model.js';
 import type { ServedExperiment } from './experiment-model.js';
 import { compileFlagSet, type CompiledFlagSet } from './compile.js';
 import { ConfigInvalidError } from './config-invalid-error.js';
-import { isPlainObject } from './json-value.js';
+import { CORE_SCHEMA_VERSION, envelopeProblem } from './document-envelope.js';
 import { validateExperimentFields } from './validate-experiment.js';
 
-export const CORE_SCHEMA_VERSION = 'core/v1';
+export { CORE_SCHEMA_VERSION };
 
 /** `server`: sdk_, cli_ and admin_ credentials see every flag whole. `client`: pub_ keys see the
  * client projection (only client-visible flags and their prerequisites, no overrides, no rule that
@@ -63,8 +63,9 @@ export function flagDefinitionsOf(document: Pick<CoreDocument, 'flags'>): FlagDe
 }
 
 /**
- * Compiles a core/v1 document received from the server (or persisted, or given as a bootstrap):
- * checks its envelope, then validates and compiles its flags and experiments like the server does.
+ * Compiles a core/v1 document from anywhere (a file, a hand-written bootstrap): checks its
+ * envelope, then validates and compiles its flags and experiments like the server does. The SDK
+ * compiles what the server sent with compileServedDocument (served-document.ts) instead.
  * @throws ConfigInvalidError when the document is not core/v1, its flags do not validate, or a
  * `matches` condition finds no regex engine installed (see needsRegexEngine).
  */
@@ -79,33 +80,4 @@ export function compileDocument(document: unknown): CompiledFlagSet {
     validateExperimentFields({ type: 'json', targeting: experiment.targeting }).map((issue) => ({ ...issue, path: `/experiments/${index}${issue.path}` })));
   if (issues.length > 0) throw new ConfigInvalidError(issues);
   return compileFlagSet(flagDefinitionsOf(doc), experiments);
-}
-
-function envelopeProblem(document: unknown): { path: string; message: string } | null {
-  if (!isPlainObject(document)) return { path: '', message: 'the document must be a JSON object' };
-  if (document.schemaVersion !== CORE_SCHEMA_VERSION) {
-    return { path: '/schemaVersion', message: `schemaVersion must be ${JSON.stringify(CORE_SCHEMA_VERSION)} (got ${JSON.stringify(document.schemaVersion) ?? 'nothing'})` };
-  }
-  if (!isPlainObject(document.flags)) return { path: '/flags', message: 'flags must be an object of flags by key' };
-  for (const [key, flag] of Object.entries(document.flags)) {
-    if (!isPlainObject(flag)) return { path: `/flags/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, message: `flag ${JSON.stringify(key)} must be an object` };
-  }
-  if (document.experiments !== undefined) {
-    if (!Array.isArray(document.experiments)) return { path: '/experiments', message: 'experiments must be an array' };
-    const index = document.experiments.findIndex((e) => !servedExperimentShape(e));
-    if (index >= 0) return { path: `/experiments/${index}`, message: `experiments[${index}] is not a served experiment (id, flagKey, state, salt, allocation, variants, targeting, layer, holdout)` };
-  }
-  return null;
-}
-
-/** Enough of the shape that compiling cannot throw a TypeError; values were validated when written. */
-function servedExperimentShape(value: unknown): boolean {
-  if (!isPlainObject(value)) return false;
-  const e = value;
-  const bucketed = (part: unknown, fields: string[]) => part === null || (isPlainObject(part) && fields.every((f) => part[f] !== undefined));
-  return typeof e.id === 'string' && typeof e.flagKey === 'string' && (e.state === 'running' || e.state === 'paused') &&
-    typeof e.salt === 'string' && typeof e.allocation === 'number' && typeof e.iterationId === 'string' &&
-    Array.isArray(e.variants) && e.variants.every((v) => isPlainObject(v) && typeof v.key === 'string' && typeof v.weight === 'number') &&
-    Array.isArray(e.targeting) && e.targeting.every((c) => isPlainObject(c) && typeof c.attribute === 'string' && Array.isArray(c.values)) &&
-    bucketed(e.layer, ['salt', 'start', 'end']) && bucketed(e.holdout, ['salt', 'percentage']);
 }

@@ -7,18 +7,75 @@
 // sent as strings; a negative, non-finite or exponent-written number (1e21) is no version. Nothing
 // else is coerced: "1.2-beta", "01.2", "1.2.3.4" and " 1.2.3" are not versions, so a condition on
 // them is false rather than a guess. Build metadata is ignored when comparing, as SemVer 2.0 says.
-import type { SemVer } from 'semver';
-// Only node-semver's parser (and the SemVer class it returns): the package's index pulls in ranges
-// and every function, 6 KB gzipped more in a browser bundle of the engine.
-import parse from 'semver/functions/parse.js';
-
-const semver = { parse };
-
-export type SemVerInstance = SemVer;
+//
+// The parser and the comparison are node-semver's strict ones (its FULL expression, its component
+// bounds, its precedence rules), written out here: node-semver's class and expression tables were
+// 3 KB of a browser bundle's 15 KB gzipped. semver-version.test.ts checks both against node-semver.
 
 const MAX_LENGTH = 256;
 /** One or two numeric identifiers without leading zeros (node-semver's own component rule). */
 const PARTIAL = /^(0|[1-9]\d{0,15})(?:\.(0|[1-9]\d{0,15}))?$/;
+const NUMERIC = '0|[1-9]\\d*';
+const PRERELEASE_ID = `(?:\\d*[a-zA-Z-][a-zA-Z0-9-]*|${NUMERIC})`;
+/** node-semver's FULL (strict) expression, without its optional "v" (read above). */
+const FULL = new RegExp(`^(${NUMERIC})\\.(${NUMERIC})\\.(${NUMERIC})(?:-(${PRERELEASE_ID}(?:\\.${PRERELEASE_ID})*))?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$`);
+const DIGITS = /^[0-9]+$/;
+
+export interface SemVerInstance {
+  readonly major: number;
+  readonly minor: number;
+  readonly patch: number;
+  /** Numeric identifiers as numbers (below 2^53 − 1), the others as strings. */
+  readonly prerelease: readonly (string | number)[];
+  /** SemVer 2.0 precedence: −1, 0 or 1. */
+  compare(other: SemVerInstance): number;
+}
+
+function compareIdentifiers(a: string | number, b: string | number): number {
+  const aNumeric = DIGITS.test(String(a));
+  const bNumeric = DIGITS.test(String(b));
+  if (aNumeric && bNumeric) {
+    a = +a;
+    b = +b;
+  }
+  return a === b ? 0 : aNumeric && !bNumeric ? -1 : bNumeric && !aNumeric ? 1 : a < b ? -1 : 1;
+}
+
+class Version implements SemVerInstance {
+  constructor(readonly major: number, readonly minor: number, readonly patch: number, readonly prerelease: readonly (string | number)[]) {}
+
+  compare(other: SemVerInstance): number {
+    // Major, minor and patch are numbers (bounded by the parser): compared as numbers, which is what
+    // compareIdentifiers would conclude, without its text tests on the hot path of a semver condition.
+    if (this.major !== other.major) return this.major < other.major ? -1 : 1;
+    if (this.minor !== other.minor) return this.minor < other.minor ? -1 : 1;
+    if (this.patch !== other.patch) return this.patch < other.patch ? -1 : 1;
+    const a = this.prerelease;
+    const b = other.prerelease;
+    // A version without a prerelease ranks above the same version with one.
+    if (a.length === 0 || b.length === 0) return a.length === b.length ? 0 : a.length === 0 ? 1 : -1;
+    for (let i = 0; ; i++) {
+      if (i >= a.length || i >= b.length) return a.length === b.length ? 0 : i >= a.length ? -1 : 1;
+      const c = compareIdentifiers(a[i]!, b[i]!);
+      if (c !== 0) return c;
+    }
+  }
+}
+
+/** node-semver's strict parse: null for anything it would refuse. */
+function parseStrict(text: string): SemVerInstance | null {
+  const m = FULL.exec(text);
+  if (m === null) return null;
+  const major = +m[1]!;
+  const minor = +m[2]!;
+  const patch = +m[3]!;
+  if (major > Number.MAX_SAFE_INTEGER || minor > Number.MAX_SAFE_INTEGER || patch > Number.MAX_SAFE_INTEGER) return null;
+  const prerelease = m[4] === undefined ? [] : m[4].split('.').map((id) => {
+    const n = DIGITS.test(id) ? +id : NaN;
+    return n >= 0 && n < Number.MAX_SAFE_INTEGER ? n : id;
+  });
+  return new Version(major, minor, patch, prerelease);
+}
 
 /** The text a context number stands for (String(value)), or null for one that cannot be a version. */
 function numberText(value: number): string | null {
@@ -34,11 +91,9 @@ export function parseSemver(value: unknown): SemVerInstance | null {
   // node-semver trims surrounding whitespace; we do not accept it.
   if (value.trim() !== value) return null;
   const text = value[0] === 'v' || value[0] === 'V' ? value.slice(1) : value;
-  // One prefix only: node-semver would take the "v" of "vv1.2.3" once more.
-  if (text[0] === 'v' || text[0] === 'V') return null;
   const partial = PARTIAL.exec(text);
-  if (partial !== null) return semver.parse(`${partial[1]}.${partial[2] ?? '0'}.0`);
-  return semver.parse(text, { loose: false });
+  if (partial !== null) return parseStrict(`${partial[1]}.${partial[2] ?? '0'}.0`);
+  return parseStrict(text);
 }
 
 // Context attributes like an app version take few distinct values, and parsing is the dominant
@@ -50,7 +105,6 @@ const cache = new Map<string, SemVerInstance | null>();
 export function parseSemverCached(value: unknown): SemVerInstance | null {
   let text: string;
   if (typeof value === 'string') text = value;
-  // An integer reads as the string of its digits would ("1" and 1 are both 1.0.0).
   // A number reads as the string JavaScript writes for it ("1" and 1 are both 1.0.0, 1.2 is 1.2.0).
   else if (typeof value === 'number') {
     const written = numberText(value);

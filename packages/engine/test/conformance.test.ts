@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  compileDocument, compileFlagSet, ConfigInvalidError, CORE_SCHEMA_VERSION, OPERATORS, REASONS, withFlagDefaults,
+  compileDocument, compileFlagSet, compileServedDocument, ConfigInvalidError, CORE_SCHEMA_VERSION, OPERATORS, REASONS, withFlagDefaults,
   type CompiledFlagSet, type CoreDocument, type CoreFlag,
 } from '../src/index.js';
 import { conformanceMismatches, type ConformanceSuite, type ConformanceVectors } from '../src/conformance.js';
@@ -41,6 +41,9 @@ describe('conformance vectors', () => {
     });
     test(`${suite.name}: compiled as a core/v1 document`, () => {
       runSuite(suite, compileDocument(JSON.parse(JSON.stringify(documentOf(suite)))));
+    });
+    test(`${suite.name}: compiled as a served core/v1 document (no validation)`, () => {
+      runSuite(suite, compileServedDocument(JSON.parse(JSON.stringify(documentOf(suite)))));
     });
   }
 

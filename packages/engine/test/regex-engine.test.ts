@@ -1,7 +1,7 @@
 // `@ensign/engine/core` ships no regex engine: `matches` must be refused clearly until one is
 // installed, and work once it is. This file imports the core entry only (never the main entry,
 // which would install re2js for the whole process).
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   compileDocument, compileFlagSet, ConfigInvalidError, installedRegexEngine, installRegexEngine, needsRegexEngine,
@@ -21,6 +21,11 @@ const experiment: ServedExperiment = {
 };
 
 describe('the regex engine is installed, not bundled', () => {
+  // The engine is the process's: whatever another test file in this process installed is put back.
+  let installedBefore: RegexEngine | null = null;
+  before(() => (installedBefore = installedRegexEngine()));
+  after(() => installRegexEngine(installedBefore));
+
   test('needsRegexEngine finds matches in rules and in experiment targeting, and tolerates malformed input', () => {
     assert.equal(needsRegexEngine([plain]), false);
     assert.equal(needsRegexEngine([plain, withMatches]), true);

@@ -4,6 +4,7 @@ import { action } from '../context.js';
 import { removeCredentials, saveCredentials } from '../credentials.js';
 import { ApiError, UsageError } from '../errors.js';
 import { promptHidden, promptLine, readStdin } from '../input.js';
+import { cliIo } from '../io.js';
 import { emit, note, printLine } from '../output.js';
 
 interface LoginResponse {
@@ -37,7 +38,7 @@ export function registerAuthCommands(program: Command): void {
     .option('--sign-up', 'create the account (flow signUp) instead of signing in')
     .action(action(async (ctx, options: LoginOptions) => {
       let email = options.email?.trim();
-      if (!email && process.stdin.isTTY && !options.passwordStdin) email = await promptLine('E-mail: ');
+      if (!email && cliIo().stdin.isTTY && !options.passwordStdin) email = await promptLine('E-mail: ');
       if (!email) throw new UsageError('--email is required', 'ensign login --email you@example.com');
       const password = await readPassword(options);
       const res = await ctx.client.post<LoginResponse>('/api/v1/cli-token', { flow: options.signUp ? 'signUp' : 'signIn', email, password }, { token: null });
@@ -47,7 +48,7 @@ export function registerAuthCommands(program: Command): void {
         printLine(`Logged in to ${ctx.url} as ${user.email} (user ${user.id}).`);
         printLine(`Token expires ${expiresAt}; saved to ${ctx.credentialsFile}.`);
       });
-      if (process.env.ENSIGN_TOKEN) note('note: ENSIGN_TOKEN is set and takes precedence over the saved token.');
+      if (cliIo().env.ENSIGN_TOKEN) note('note: ENSIGN_TOKEN is set and takes precedence over the saved token.');
     }));
 
   program

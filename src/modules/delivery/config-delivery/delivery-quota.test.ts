@@ -4,13 +4,10 @@ import { buildApp } from '../../../app.js';
 import { up as createSyncCounts } from '../../../db/migrations/0003-sync-metering.js';
 import { buildTestApp, dialects, testConfig } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
-import { environmentFixture, getConfig, sleep } from '../../../../test/helpers/delivery-fixtures.js';
+import { environmentFixture, getConfig } from '../../../../test/helpers/delivery-fixtures.js';
 import { monthKeyOf, nextMonthStartOf } from '../metering/index.js';
 
 const quotas = (configSyncs: number) => ({ free: { configSyncs, apps: 10, flags: 500 }, pro: { configSyncs: 1_000_000, apps: 10, flags: 500 } });
-
-/** Long enough for the meter (every 500 ms) to have written its counts. */
-const FLUSHED = 1200;
 
 for (const dialect of dialects) {
   describe(`config sync quota on ${dialect}`, () => {
@@ -49,7 +46,7 @@ for (const dialect of dialects) {
       }
 
       // Refused syncs are not counted; the four served ones reach the database.
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
       const row = await database.handle.db.selectFrom('config_sync_counts').selectAll().where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 4);
       assert.equal(row.month, monthKeyOf(Date.now()));
@@ -60,7 +57,7 @@ for (const dialect of dialects) {
       const { app, database } = await buildTestApp(t, { dialect, config: { quotas: quotas(5) } });
       const fx = await environmentFixture(app);
       for (let i = 0; i < 3; i++) assert.equal((await getConfig(app, fx.sdk)).statusCode, 200);
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
 
       const handle = database.open();
       const second = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ quotas: quotas(5) }) });
@@ -70,11 +67,11 @@ for (const dialect of dialects) {
       });
       const res = await getConfig(second, fx.sdk);
       assert.equal(res.headers['x-sync-quota-remaining'], '1');
-      await sleep(FLUSHED);
+      await second.configSyncs.flush();
       // Each process learns the merged total when it writes its own counts: the first one still
       // believes 3 were used, serves one more, and then knows all five are gone.
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 200);
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 429);
       const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 5);
@@ -85,11 +82,11 @@ for (const dialect of dialects) {
       const fx = await environmentFixture(app);
       const db = database.handle.db;
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 200);
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
 
       await db.schema.dropTable('config_sync_counts').execute();
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 200, 'counted in memory; the write comes later');
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
       for (const url of ['/api/v1/config', '/api/v1/public-config']) {
         const res = await getConfig(app, url === '/api/v1/config' ? fx.sdk : fx.pub, {}, url);
         assert.equal(res.statusCode, 503);
@@ -99,10 +96,10 @@ for (const dialect of dialects) {
       }
 
       await createSyncCounts(db);
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
       const back = await getConfig(app, fx.sdk);
       assert.equal(back.statusCode, 200);
-      await sleep(FLUSHED);
+      await app.configSyncs.flush();
       // The sync counted while the table was gone was kept and written after recovery.
       const row = await db.selectFrom('config_sync_counts').select('count').where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 2);

@@ -40,6 +40,8 @@ export interface DeliveryService {
   admit(principal: EnvironmentPrincipal): SyncAdmission | Promise<SyncAdmission>;
   /** Called once for each newer version of an environment (evaluation's event streams listen). */
   onAnnounce(listener: (envId: string, version: number) => void): () => void;
+  /** Writes the syncs counted so far now (they are written every 500 ms anyway). */
+  flushSyncCounts(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
       return admitted;
     },
     onAnnounce: (listener) => snapshots.onAnnounce(listener),
+    flushSyncCounts: () => meter.flush(),
     async close() {
       snapshots.close();
       await meter.close();

@@ -36,7 +36,7 @@ export interface SyncMeter<S extends MeterSubject> {
   /** Counts one sync if the quota allows (429) and metering works (503). Synchronous once the
    * environment's count is known; the first sync of an environment waits for one read. */
   admit(subject: S): SyncAdmission | Promise<SyncAdmission>;
-  /** Writes the counts gathered so far. */
+  /** Writes the counts gathered so far (after a write under way, which may hold only some of them). */
   flush(): Promise<void>;
   /** Stops the timer and writes what is left. */
   close(): Promise<void>;
@@ -221,7 +221,8 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
       if (at - c.quotaReadAt > quotaTtlMs) refreshQuota(c, subject, at);
       return count(c, at);
     },
-    flush,
+    // A write under way took its batch before the latest counts: they go in the next one.
+    flush: () => (flushing ? flushing.then(flush) : flush()),
     async close() {
       clearInterval(timer);
       await flushing;

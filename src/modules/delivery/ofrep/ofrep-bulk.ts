@@ -16,9 +16,8 @@ import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import type { EvaluationAudience, EvaluationSet } from '../evaluation/index.js';
 import { ofrepAnswers } from './ofrep-results.js';
 import { INACTIVITY_DELAY_SEC } from './ofrep.schemas.js';
-import type { StreamTokens } from './stream-token.js';
+import type { StreamLinks } from './stream-links.js';
 
-export const EVENTS_PATH = '/api/ofrep/v1/events';
 /** Process-wide budget of cached answers: their bytes and (two bytes a character) their keys. */
 const CACHE_BYTES = 32 * 1024 * 1024;
 /** Larger contexts are evaluated every time: they are rare and would crowd the cache. */
@@ -43,13 +42,12 @@ export function flagsJson(set: EvaluationSet, audience: EvaluationAudience, cont
   return `{"flags":[${items.join(',')}]`;
 }
 
-/** `,"eventStreams":[…]}` with a stream token of the key. */
-export function eventStreamsJson(token: string): string {
-  const requestUri = `${EVENTS_PATH}?token=${encodeURIComponent(token)}`;
+/** `,"eventStreams":[…]}` with the key's stream address (a stream token in it). */
+export function eventStreamsJson(requestUri: string): string {
   return `,"eventStreams":${JSON.stringify([{ type: 'sse', endpoint: { requestUri }, inactivityDelaySec: INACTIVITY_DELAY_SEC }])}}`;
 }
 
-export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
+export function createBulkAnswers(tagKey: Buffer, streamLink: StreamLinks) {
   const answers = new Map<string, BulkAnswer>();
   let cachedBytes = 0;
   const sizeOf = (key: string, answer: BulkAnswer) => answer.body.length + key.length * 2;
@@ -65,23 +63,26 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
   }
 
   const seenOnce = new Set<number>();
-  /** Per key, its stream part of the day (tokens are issued per UTC day). */
-  const streams = new Map<string, { day: number; json: string }>();
+  /** Per stream address (one a key a day), its part of the answer. */
+  const streams = new Map<string, string>();
   /** The tag is a hash of a secret, the key id and the bytes: opaque, strong, bound to the key, and
    * one pass over the bytes (an HMAC object per answer would set its key up each time). */
   const tagSecret = createHmac('sha256', tagKey).update('ofrep-bulk/v1').digest();
 
-  function streamsOf(principal: EnvironmentPrincipal, day: number): string {
-    let part = streams.get(principal.keyId);
-    if (part === undefined || part.day !== day) {
-      part = { day, json: eventStreamsJson(tokens.issue(principal)) };
-      streams.set(principal.keyId, part);
+  function streamsOf(principal: EnvironmentPrincipal): string {
+    const uri = streamLink(principal);
+    let part = streams.get(uri);
+    if (part === undefined) {
+      // Yesterday's addresses are never asked for again.
+      if (streams.size >= 10_000) streams.clear();
+      part = eventStreamsJson(uri);
+      streams.set(uri, part);
     }
-    return part.json;
+    return part;
   }
 
-  function build(principal: EnvironmentPrincipal, day: number, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
-    const body = Buffer.from(flagsJson(set, audience, context) + streamsOf(principal, day));
+  function build(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
+    const body = Buffer.from(flagsJson(set, audience, context) + streamsOf(principal));
     const tag = createHash('sha256').update(tagSecret).update(principal.keyId).update('\n').update(body).digest('base64url');
     return { body, etag: `"${tag.slice(0, 27)}"` };
   }
@@ -90,14 +91,14 @@ export function createBulkAnswers(tagKey: Buffer, tokens: StreamTokens) {
     answer(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
       const contextJson = JSON.stringify(context);
       const day = Math.floor(Date.now() / DAY_MS);
-      if (contextJson.length > MAX_CACHED_CONTEXT) return build(principal, day, set, audience, context);
+      if (contextJson.length > MAX_CACHED_CONTEXT) return build(principal, set, audience, context);
       // The day names the stream token in the answer (tokens are issued per UTC day).
       const key = `${principal.envId}\n${set.version}\n${audience}\n${principal.keyId}\n${day}\n${contextJson}`;
       // Oldest first out (insertion order): answers of past versions are never asked for again, and
       // an answer still in use that was evicted is simply built once more.
       const hit = answers.get(key);
       if (hit !== undefined) return hit;
-      const built = build(principal, day, set, audience, context);
+      const built = build(principal, set, audience, context);
       const asked = murmurhash.v3(key);
       if (seenOnce.delete(asked)) remember(key, built);
       else {

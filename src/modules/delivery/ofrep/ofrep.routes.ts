@@ -22,6 +22,7 @@ import {
   bulkResponses, eventResponses, OFREP_BODY_LIMIT, OfrepBulkHeaders, OfrepBulkQuery, OfrepEvaluationRequest,
   OfrepEventsQuery, OfrepKeyParams, singleResponses, type OfrepEvaluationRequestType,
 } from './ofrep.schemas.js';
+import { createStreamLinks } from './stream-links.js';
 import { createStreamTokens } from './stream-token.js';
 
 export interface OfrepRouteDeps {
@@ -50,7 +51,7 @@ const versionOf = (etag: string | undefined) => (etag !== undefined && /^\d{1,15
 export const ofrepRoutes: FastifyPluginAsyncTypebox<OfrepRouteDeps> = async (app, deps) => {
   const { source } = deps;
   const tokens = createStreamTokens(deps.secret);
-  const bulkAnswers = createBulkAnswers(entityTagKeyOf(deps.secret), tokens);
+  const bulkAnswers = createBulkAnswers(entityTagKeyOf(deps.secret), createStreamLinks(tokens));
   const hub = createEventHub({ source, keyRevoked: deps.keyRevoked, heartbeatMs: deps.heartbeatMs, log: app.log });
   // Open event streams would keep the server from closing: end them first.
   app.addHook('preClose', async () => hub.close());

@@ -30,6 +30,11 @@ for (const dialect of dialects) {
       assert.match(String(res.headers.etag), /^"[A-Za-z0-9_-]+"$/);
       assert.equal(res.headers['x-sync-quota-limit'], '1000');
       assert.equal(res.headers['x-sync-quota-remaining'], '999');
+      // The change stream's address, with a token of this key (decision 0044); the same on a 304.
+      assert.match(String(res.headers['x-ensign-event-stream']), /^\/api\/ofrep\/v1\/events\?token=[A-Za-z0-9_.%-]+$/);
+      const notModified = await c.get(c.fx.sdk, { query: null, headers: { 'if-none-match': String(res.headers.etag) } });
+      assert.equal(notModified.statusCode, 304);
+      assert.equal(notModified.headers['x-ensign-event-stream'], res.headers['x-ensign-event-stream']);
       const doc = res.json();
       assert.deepEqual(Object.keys(doc).sort(), DOCUMENT_FIELDS);
       assert.deepEqual(doc.experiments, [], 'server documents carry the running experiments');
@@ -58,6 +63,7 @@ for (const dialect of dialects) {
         const res = await c.get(token, { query: { appId: c.fx.target.appId, env } });
         assert.equal(res.statusCode, 200, res.body);
         assert.equal(res.headers['x-sync-quota-limit'], undefined);
+        assert.equal(res.headers['x-ensign-event-stream'], undefined, 'management reads are not followed');
         const doc = res.json();
         assert.equal(doc.env, 'prod');
         assert.equal(doc.audience, 'server');

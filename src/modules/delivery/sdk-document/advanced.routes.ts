@@ -4,6 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { principalOf } from '../../../platform/authenticate.js';
+import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import { errorResponses } from '../../../platform/error-schemas.js';
 import { ifNoneMatchHits } from '../../../platform/entity-tag.js';
 import { registerPublicCors } from '../../../platform/public-cors.js';
@@ -14,14 +15,19 @@ import {
 import type { AdvancedService, DocumentRequest } from './advanced.service.js';
 import { ADVANCED_ROUTE } from './compiled-document.js';
 
+/** The header naming the change stream of an environment key's environment. */
+export const STREAM_HEADER = 'x-ensign-event-stream';
+
 export interface AdvancedRouteDeps {
   advanced: AdvancedService;
+  /** The change stream's address for an environment key (X-Ensign-Event-Stream, decision 0044). */
+  streamLink?: (principal: EnvironmentPrincipal) => string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 
-export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = async (app, { advanced }) => {
+export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = async (app, { advanced, streamLink }) => {
   async function serve(request: FastifyRequest, reply: FastifyReply, wanted: DocumentRequest) {
     const found = advanced.document(wanted);
     const document = found instanceof Promise ? await found : found;
@@ -33,6 +39,10 @@ export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = asyn
     }
     const { etag, body } = document.forCredential(wanted.credentialId);
     reply.headers({ etag, 'cache-control': 'private, no-cache' });
+    // Environment keys learn where the change stream is: a header, not a field, so the document's
+    // bytes and tag stay the same for every key of the environment.
+    const principal = principalOf(request);
+    if (streamLink !== undefined && (principal.type === 'sdk' || principal.type === 'pub')) reply.header(STREAM_HEADER, streamLink(principal));
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
     return reply.type(JSON_TYPE).send(body);
   }

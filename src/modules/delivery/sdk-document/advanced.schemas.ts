@@ -81,6 +81,9 @@ const quotaHeaders = {
   'x-sync-quota-limit': { type: 'integer', description: 'sdk_ and pub_ keys only: syncs this environment may make this month (UTC).' },
   'x-sync-quota-remaining': { type: 'integer', description: 'sdk_ and pub_ keys only: syncs left this month, after this one.' },
 };
+const streamHeader = {
+  'x-ensign-event-stream': { type: 'string', description: 'sdk_ and pub_ keys only: the path (with a stream token) of the environment\'s change stream, GET /api/ofrep/v1/events. The Ensign SDK opens it and fetches the document again (If-None-Match) on each refetchEvaluation. The token is issued per UTC day and expires at the end of the next.' },
+};
 const withHeaders = (schema: TSchema, headers: Record<string, unknown>) => ({ ...schema, headers }) as TSchema;
 const errors = errorResponses(400, 401, 403, 404, 'monthly_config_sync_quota_exceeded', 500, 'config_invalid', 'config_sync_metering_unavailable');
 
@@ -89,8 +92,9 @@ export const advancedConfigResponses = {
     etag: { type: 'string', description: 'Strong, opaque; bound to the credential, the representation, the route and the version.' },
     'cache-control': { type: 'string', description: '`private, no-cache`.' },
     ...quotaHeaders,
+    ...streamHeader,
   }),
-  304: { type: 'null', description: 'Not modified: the If-None-Match tag is current. No body; counts as a sync for sdk_ and pub_ keys.', headers: { etag: { type: 'string' }, ...quotaHeaders } },
+  304: { type: 'null', description: 'Not modified: the If-None-Match tag is current. No body; counts as a sync for sdk_ and pub_ keys.', headers: { etag: { type: 'string' }, ...quotaHeaders, ...streamHeader } },
   ...errors,
   429: withHeaders(errors[429]!, { 'retry-after': { type: 'integer', description: 'Seconds until the next calendar month (UTC).' }, ...quotaHeaders }),
   503: withHeaders(errors[503]!, { 'retry-after': { type: 'integer', description: 'Always 1: metering is retried every second.' } }),

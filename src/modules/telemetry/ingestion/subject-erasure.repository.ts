@@ -5,7 +5,7 @@
 import type { Executor } from '../../../db/transaction.js';
 import { keyedHash } from '../../../platform/secret-box.js';
 import { HOUR_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
-import { mergeRollups, rollupDeltas } from './telemetry.repository.js';
+import { keysApart, mergeRollups, rollupDeltas, writerSlot } from './telemetry.repository.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
 const REBUILD_PAGE = 5000;
@@ -81,19 +81,21 @@ export async function eraseSubjectEvents(trx: Executor, envId: string, subject: 
   const hours = [...new Set(doomed.map((r) => Math.floor(Number(r.ts) / HOUR_MS) * HOUR_MS))].sort((a, b) => a - b);
   await trx.deleteFrom('telemetry_events').where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
   const ids = doomed.map((r) => r.id);
-  for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
+  // SQLite's dedup keys are the event rows themselves (decision 0047).
+  if (keysApart(trx)) for (let i = 0; i < ids.length; i += 500) await trx.deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
   for (const hour of hours) await rebuildHour(trx, envId, hour, now);
   return doomed.length;
 }
 
 async function rebuildHour(trx: Executor, envId: string, hour: number, now: number): Promise<void> {
+  // Every slot's rows of the hour go; the rebuilt bucket is written to this process's slot.
   await trx.deleteFrom('telemetry_rollups').where('env_id', '=', envId).where('bucket_start', '=', hour).execute();
   let after = '';
   for (;;) {
     const rows = await trx.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS)
       .where('id', '>', after).orderBy('id').limit(REBUILD_PAGE).execute();
     if (rows.length === 0) return;
-    await mergeRollups(trx, rollupDeltas(envId, rows.map(asValidEvent)), now);
+    await mergeRollups(trx, rollupDeltas(envId, rows.map(asValidEvent), writerSlot(trx)), now);
     after = rows.at(-1)!.id;
   }
 }

@@ -1,11 +1,13 @@
-// Telemetry storage: one transaction per batch stores the new events, their dedup keys, the merged
+// Telemetry storage: one transaction per batch stores the new events (deduplicated by the event
+// table's own primary key on SQLite, by telemetry_event_keys on PostgreSQL: decision 0047), the merged
 // hourly rollups (one upsert per bucket of the batch, not per event) and the watermark. Reads for
 // insights: rollup scans, redacted raw events, the watermark. Retention purges.
+import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
 import { repeatedInsert } from '../../../db/repeated-inserts.js';
-import { forUpdate, lockNeedsRows } from '../../../db/row-locks.js';
+import { forUpdate, lockNeedsRows, writersRunConcurrently } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
 import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
@@ -16,7 +18,7 @@ import {
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
 
-type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key'>;
+type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key' | 'slot'>;
 
 export interface RollupDelta {
   key: RollupKey;
@@ -27,12 +29,26 @@ export interface RollupDelta {
   sketch: SubjectSketch;
 }
 
-const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
+const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'slot'] as const;
 const EVENT_COLUMNS = [
   'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
-  'iteration_revision', 'metric_key', 'metric_value', 'attributes',
+  'iteration_revision', 'metric_key', 'metric_value', 'attributes', 'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
 const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
+/**
+ * The writer slot of this process (decision 0048): the watermark row and rollup rows its batches
+ * write. On PostgreSQL one of 64, drawn once per process, so processes ingesting into one environment
+ * lock rows of their own instead of taking turns on shared ones (two processes share a slot with
+ * probability 1/64: they take turns then, as every process did before); a restart may draw another
+ * slot, so an environment holds at most 64 watermark rows and a bucket at most 64 rows. On SQLite,
+ * where one writer holds the database's write lock at a time anyway, always 0.
+ */
+export const WRITER_SLOTS = 64;
+const PROCESS_SLOT = randomInt(WRITER_SLOTS);
+export function writerSlot(db: Executor): number {
+  return writersRunConcurrently(db) ? PROCESS_SLOT : 0;
+}
+
 /** Rollup rows per statement: 15 parameters each stays far below SQLite's 32,766 per statement. */
 const ROLLUP_ROWS_PER_STATEMENT = 100;
 
@@ -41,6 +57,19 @@ const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; co
   trx.insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
 );
 const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => trx.insertInto('telemetry_events').values(rows));
+/** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
+const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(EVENT_COLUMNS, (trx, rows) =>
+  trx.insertInto('telemetry_events').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']) as never,
+);
+
+/**
+ * Whether dedup keys live in telemetry_event_keys (PostgreSQL, where raw events are partitioned by
+ * day and a unique key must include the event time) rather than in the event table's own primary
+ * key (SQLite). Decision 0047.
+ */
+export function keysApart(db: Executor): boolean {
+  return partitionsByDay(db);
+}
 const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
   trx.insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
 );
@@ -84,11 +113,12 @@ function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEven
     metric_key: e.metricKey ?? null,
     metric_value: e.metricValue ?? null,
     attributes: e.attributes === undefined ? null : JSON.stringify(e.attributes),
+    content_hash: v.contentHash,
   };
 }
 
-/** The batch's events folded into one delta per hourly bucket. */
-export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[] {
+/** The batch's events folded into one delta per hourly bucket (of the writer's slot). */
+export function rollupDeltas(envId: string, events: ValidEvent[], slot: number): RollupDelta[] {
   const deltas = new Map<string, RollupDelta>();
   for (const { event: e } of events) {
     const key: RollupKey = {
@@ -101,6 +131,7 @@ export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[]
       experiment_id: e.experimentId ?? '',
       iteration_id: e.iterationId ?? '',
       metric_key: e.metricKey ?? '',
+      slot,
     };
     const id = keyOf(key);
     let delta = deltas.get(id);
@@ -124,7 +155,7 @@ export function rollupDeltas(envId: string, events: ValidEvent[]): RollupDelta[]
  * cheaper per event than JSON. */
 const field = (v: string) => `${v.length}:${v}`;
 const keyOf = (k: RollupKey) =>
-  `${field(k.env_id)}${Number(k.bucket_start)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
+  `${field(k.env_id)}${Number(k.bucket_start)}|${Number(k.slot)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
 const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
 
 export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
@@ -142,6 +173,7 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
       .selectFrom('telemetry_rollups')
       .selectAll()
       .where('env_id', '=', deltas[0]!.key.env_id)
+      .where('slot', '=', deltas[0]!.key.slot)
       // Leading key columns as IN lists (index seeks); the exact keys are matched below.
       .where('bucket_start', 'in', distinct(deltas, 'bucket_start'))
       .where('kind', 'in', distinct(deltas, 'kind'))
@@ -204,8 +236,14 @@ interface StoredBatch {
 /** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
 async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredBatch> {
   if (input.events.length === 0) return { outcomes: [], accepted: [] };
-  const { rows: inserted } = await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })));
-  // In one batch the same id can appear twice: the first occurrence is the new one.
+  const apart = keysApart(trx);
+  // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
+  // the keys first, then the rows of the ids that came back.
+  const { rows: inserted } = apart
+    ? await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
+    : await insertNewEvents(trx, input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+  // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
+  // statement inserts rows in order, so the first one is the row stored).
   const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
   const taken = new Set<string>();
   const accepted: ValidEvent[] = [];
@@ -219,10 +257,13 @@ async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredB
   const stored = new Map(fresh);
   const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
   if (unknown.length > 0) {
-    const rows = await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', [...new Set(unknown)]).execute();
-    for (const r of rows) stored.set(r.id, r.content_hash);
+    const ids = [...new Set(unknown)];
+    const rows = apart
+      ? await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute()
+      : await trx.selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
+    for (const r of rows) stored.set(r.id, r.content_hash ?? '');
   }
-  if (accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+  if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
   const acceptedSet = new Set(accepted);
   return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
 }
@@ -256,12 +297,13 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
     for (const envId of [...byEnv.keys()].sort()) {
       const env = byEnv.get(envId)!;
       if (env.newest === null) continue;
-      await mergeRollups(trx, rollupDeltas(envId, env.accepted), env.receivedAt);
+      const slot = writerSlot(trx);
+      await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
       await trx
         .insertInto('telemetry_watermarks')
-        .values({ env_id: envId, received_at: env.receivedAt, event_id: env.newest })
+        .values({ env_id: envId, slot, received_at: env.receivedAt, event_id: env.newest })
         .onConflict((oc) =>
-          oc.column('env_id').doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
+          oc.columns(['env_id', 'slot']).doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
             .where('telemetry_watermarks.received_at', '<=', env.receivedAt),
         )
         .execute();
@@ -276,7 +318,9 @@ export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): 
 }
 
 export async function watermarkOf(db: Executor, envId: string): Promise<Watermark | null> {
-  const row = await db.selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId).executeTakeFirst();
+  // The newest of the environment's slots (decision 0048).
+  const row = await db.selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId)
+    .orderBy('received_at', 'desc').orderBy('event_id', 'desc').limit(1).executeTakeFirst();
   return row ? { receivedAt: row.received_at, eventId: row.event_id } : null;
 }
 
@@ -395,7 +439,9 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
 
 /** The event time of a stored event (legacy cursors name an event by id). */
 export async function eventTimeOf(db: Executor, envId: string, eventId: string): Promise<number | null> {
-  const row = await db.selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
+  const row = keysApart(db)
+    ? await db.selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst()
+    : await db.selectFrom('telemetry_events').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
   return row ? Number(row.ts) : null;
 }
 
@@ -416,7 +462,8 @@ export async function purgeBefore(db: Kysely<Database>, rawBefore: number, rollu
   const droppedPartitions = await dropDayPartitionsBefore(db, 'telemetry_events', rawBefore);
   // On SQLite, and for rows in PostgreSQL's default partition, rows are deleted.
   const events = await db.deleteFrom('telemetry_events').where('ts', '<', rawBefore).executeTakeFirst();
-  const keys = await db.deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst();
+  // SQLite's keys are the event rows just deleted.
+  const keys = keysApart(db) ? await db.deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst() : events;
   const rollups = await db.deleteFrom('telemetry_rollups').where('bucket_start', '<', rollupsBefore).executeTakeFirst();
   await db.deleteFrom('insight_legacy_cursors').where('used_at', '<', rawBefore).execute();
   return {

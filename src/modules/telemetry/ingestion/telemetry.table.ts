@@ -22,10 +22,15 @@ export interface TelemetryEventsTable {
   metric_value: number | null;
   /** JSON text. */
   attributes: string | null;
+  /** Digest of the event's content (duplicate or conflict). On SQLite the table's primary key
+   * (env_id, id) is the dedup key; on PostgreSQL telemetry_event_keys is (null in rows stored before
+   * migration 0150). */
+  content_hash: string | null;
 }
 
-/** One row per stored event id: the dedup key (raw events are partitioned by day on PostgreSQL,
- * where a unique key must include the partition column). */
+/** PostgreSQL only: one row per stored event id, the dedup key (raw events are partitioned by day
+ * there, where a unique key must include the partition column). SQLite dedupes on the event table's
+ * primary key (migration 0150). */
 export interface TelemetryEventKeysTable {
   env_id: string;
   id: string;
@@ -44,6 +49,9 @@ export interface TelemetryRollupsTable {
   experiment_id: string;
   iteration_id: string;
   metric_key: string;
+  /** The writer slot whose batches merged into this row (migration 0151, decision 0048): a bucket is
+   * the sum of its slots' rows. */
+  slot: number;
   events: number;
   metric_count: number;
   metric_sum: number;
@@ -53,8 +61,10 @@ export interface TelemetryRollupsTable {
   updated_at: number;
 }
 
+/** One row per (environment, writer slot); the environment's watermark is the newest of them. */
 export interface TelemetryWatermarksTable {
   env_id: string;
+  slot: number;
   received_at: number;
   event_id: string;
 }

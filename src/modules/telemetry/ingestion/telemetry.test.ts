@@ -164,7 +164,7 @@ for (const dialect of dialects) {
         outcome(',"value":{"a":[1e999]}'),
         outcome(',"attributes":{"plan":"x","__proto__":{"admin":true}}'),
         outcome(',"attributes":{"constructor":{"prototype":{}}}'),
-        outcome(',"iterationRevision":9007199254740993'),
+        outcome(',"iterationRevision":2147483648'),
         outcome(',"iterationRevision":1e400'),
         outcome(',"variant":"on\\u0000"'),
         outcome(',"attributes":{"plan\\u0000":"x"}'),
@@ -182,7 +182,7 @@ for (const dialect of dialects) {
         ['permanent-error', '/value/a/0 is not a finite number.'],
         ['permanent-error', '/attributes/__proto__ is the key "__proto__", which is refused.'],
         ['permanent-error', '/attributes/constructor/prototype is the key "constructor", which is refused.'],
-        ['permanent-error', '/iterationRevision must be <= 9007199254740991.'],
+        ['permanent-error', '/iterationRevision must be <= 2147483647.'],
         ['permanent-error', '/iterationRevision is not a finite number.'],
         ['permanent-error', '/variant contains the character U+0000, which text cannot hold.'],
         ['permanent-error', '/attributes/plan\u0000 contains the character U+0000, which text cannot hold.'],
@@ -268,8 +268,11 @@ for (const dialect of dialects) {
       assert.match(logs(), /telemetry_watermarks/);
       const n = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(n.n), 0);
-      const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      assert.equal(Number(keys.n), 0);
+      // PostgreSQL keeps dedup keys apart from the events (decision 0047): none of them either.
+      if (dialect === 'postgres') {
+        const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        assert.equal(Number(keys.n), 0);
+      }
     });
 
     test('a batch the database refuses fails alone: batches of other apps and environments sent with it are accepted and stored', async (t) => {
@@ -293,7 +296,7 @@ for (const dialect of dialects) {
       }
       const stored = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       assert.equal(Number(stored.n), 3 * 5 * 2);
-      const refused = await db.selectFrom('telemetry_event_keys').select('id').where('env_id', '=', poisoned.id).execute();
+      const refused = await db.selectFrom(dialect === 'postgres' ? 'telemetry_event_keys' : 'telemetry_events').select('id').where('env_id', '=', poisoned.id).execute();
       assert.deepEqual(refused, []);
     });
 
@@ -357,7 +360,7 @@ for (const dialect of dialects) {
       assert.equal(await count('telemetry_events'), 3);
       const first = await purgeExpiredTelemetry(db, T0 + 2 * DAY);
       assert.equal(await count('telemetry_events'), 2);
-      assert.equal(await count('telemetry_event_keys'), 2);
+      if (dialect === 'postgres') assert.equal(await count('telemetry_event_keys'), 2);
       assert.equal(await count('telemetry_rollups'), 3);
       if (dialect === 'postgres') assert.equal(first.droppedPartitions, 1);
       else assert.equal(first.deletedEvents, 1);

@@ -1,0 +1,28 @@
+// The flagd testbed's evaluation, targeting, metadata and error scenarios, translated to Ensign
+// flags (packages/sdk/test/flagd-scenarios.ts says which and why not the others), through the
+// real @openfeature/server-sdk and this provider.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { OpenFeature, type EvaluationContext } from '@openfeature/server-sdk';
+import { EnsignServerProvider } from '@ensign/openfeature-server';
+import { FakeServer } from '../../sdk/test/fixtures.js';
+import { FLAGD_SCENARIOS, flagdDocument, NOT_TRANSLATED } from '../../sdk/test/flagd-scenarios.js';
+
+test('the flagd testbed scenarios, translated, through the OpenFeature server SDK', async (t) => {
+  const server = new FakeServer(flagdDocument());
+  await OpenFeature.setProviderAndWait('flagd-scenarios', new EnsignServerProvider({ url: server.url, key: 'sdk_test', fetch: server.fetch, stream: false, events: false }));
+  t.after(() => OpenFeature.clearProviders());
+  const client = OpenFeature.getClient('flagd-scenarios');
+  for (const s of FLAGD_SCENARIOS) {
+    const context = s.context as EvaluationContext | undefined;
+    const details = s.type === 'Boolean' ? await client.getBooleanDetails(s.flag, s.defaultValue as boolean, context)
+      : s.type === 'String' ? await client.getStringDetails(s.flag, s.defaultValue as string, context)
+        : await client.getNumberDetails(s.flag, s.defaultValue as number, context);
+    const label = `${s.feature} / ${s.scenario} / ${s.flag} ${JSON.stringify(s.context ?? {})}`;
+    assert.deepEqual(details.value, s.expect.value, label);
+    if (s.expect.reason !== undefined) assert.equal(details.reason, s.expect.reason, label);
+    assert.equal(details.errorCode, s.expect.errorCode, label);
+    if (s.expect.metadata !== undefined) assert.deepEqual(details.flagMetadata, s.expect.metadata, label);
+  }
+  t.diagnostic(`${FLAGD_SCENARIOS.length} examples run; ${NOT_TRANSLATED.length} scenarios Ensign's model cannot state (listed with why)`);
+});

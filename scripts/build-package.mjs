@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+// Builds the workspace package in the current directory (npm runs a workspace's scripts there):
+// dist/esm (ES modules) and dist/cjs (CommonJS), each with its own declarations, so that `import`
+// and `require` both get code and types of their own format (checked by publint and
+// @arethetypeswrong/cli in the root `npm test`). Every package under packages/ builds this way.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const root = process.cwd();
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+// A package that reports its own version at run time (the SDK sends it with every events batch)
+// keeps it in src/version.ts, written here from package.json, so the two never drift apart.
+const versionModule = join(root, 'src', 'version.ts');
+if (existsSync(versionModule)) {
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const text = `// Written by scripts/build-package.mjs from package.json at every build: do not edit.\nexport const VERSION = ${JSON.stringify(version)};\n`;
+  if (readFileSync(versionModule, 'utf8') !== text) writeFileSync(versionModule, text);
+}
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+for (const project of ['tsconfig.json', 'tsconfig.cjs.json']) {
+  const result = spawnSync(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+mkdirSync(join(root, 'dist', 'cjs'), { recursive: true });
+writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
