@@ -4,10 +4,10 @@ import { buildApp } from '../src/app.js';
 import { createDb } from '../src/db/create-db.js';
 import { benchConfig } from './delivery-fixture.js';
 
-const url = process.argv[2];
-if (!url) throw new Error('usage: delivery-server.ts <database url>');
+const [url, lane = 'lane-on'] = process.argv.slice(2);
+if (!url || (lane !== 'lane-on' && lane !== 'lane-off')) throw new Error('usage: delivery-server.ts <database url> [lane-on|lane-off]');
 const handle = createDb(url);
-const app = await buildApp({ db: handle.db, dbHandle: handle, config: benchConfig() });
+const app = await buildApp({ db: handle.db, dbHandle: handle, config: { ...benchConfig(), fastLane: lane === 'lane-on' } });
 const address = await app.listen({ host: '127.0.0.1', port: 0 });
 // Resident memory right after start, after a full GC (issue 24: at most 120 MiB).
 (globalThis as { gc?: () => void }).gc?.();

@@ -1,6 +1,7 @@
 // npm run bench:delivery — GET /api/v1/config (200s, then 304s with If-None-Match) at 64 connections
-// against Ensign, and against a bare node:http server answering the same bytes and ETag, in one
-// run. Each server runs in a process of its own (autocannon would otherwise share its event loop).
+// against Ensign with its fast lane on, the same Ensign with the lane off (Fastify answers), and a
+// bare node:http server answering the same bytes and ETag, in one run. The lane is kept only while
+// it beats Fastify by the bar of decision 0055, which this prints too. Each server runs in a process of its own (autocannon would otherwise share its event loop).
 // Prints requests per second, p99 latency, the ratios, and the RSS of a server holding 100
 // environments of 200 flags. BENCH_DURATION sets the seconds per measurement (default 10).
 // Both servers run compiled, as `npm start` runs Ensign: under tsx a loader thread and the
@@ -48,13 +49,15 @@ async function start(script: string, args: string[], logFile?: string): Promise<
   const flags = script === 'delivery-server.js' ? profile : [];
   const child = fork(join(compiled, 'bench', script), args, { execArgv: ['--expose-gc', ...flags], stdio: ['ignore', out, 'inherit', 'ipc'] });
   const next = (type: string) => new Promise<Record<string, number>>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
     const onMessage = (m: { type: string }) => {
       if (m.type !== type) return;
       child.off('message', onMessage);
+      child.off('exit', onExit);
       resolve(m as unknown as Record<string, number>);
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`${script} exited (${code})`)));
+    child.once('exit', onExit);
   });
   const { port } = await next('listening');
   return {
@@ -103,25 +106,26 @@ async function load(target: Target, expected: number, duration: number): Promise
 }
 
 /**
- * Warms both up, then measures them in alternating rounds (half the duration each, twice), so a
- * change in the machine's background load during the run affects both alike. Requests per second
- * over all rounds; p99 is the worse round's.
+ * Warms every target up, then measures them in alternating rounds (half the duration each, twice),
+ * so a change in the machine's background load during the run affects them alike. Requests per
+ * second over all rounds; p99 is the worse round's.
  */
-async function compare(bare: Target, ensign: Target, expected: number): Promise<{ bare: Figures; ensign: Figures }> {
-  for (const target of [bare, ensign]) await load(target, expected, WARMUP);
-  const rounds: { bare: Round[]; ensign: Round[] } = { bare: [], ensign: [] };
-  for (let i = 0; i < ROUNDS; i++) {
-    rounds.bare.push(await load(bare, expected, DURATION / ROUNDS));
-    rounds.ensign.push(await load(ensign, expected, DURATION / ROUNDS));
-  }
+async function compare<K extends string>(targets: Record<K, Target>, expected: number): Promise<Record<K, Figures>> {
+  const names = Object.keys(targets) as K[];
+  for (const name of names) await load(targets[name], expected, WARMUP);
+  const rounds = Object.fromEntries(names.map((n) => [n, [] as Round[]])) as Record<K, Round[]>;
+  for (let i = 0; i < ROUNDS; i++) for (const name of names) rounds[name].push(await load(targets[name], expected, DURATION / ROUNDS));
   const sum = (results: Round[], of: (r: Round) => number) => results.reduce((n, r) => n + of(r), 0);
   const figures = (results: Round[]): Figures => ({
     rps: sum(results, (r) => r.requests.total) / sum(results, (r) => r.duration),
     p99: Math.max(...results.map((r) => r.latency.p99)),
     cpuUs: sum(results, (r) => r.cpuUs) / sum(results, (r) => r.requests.total),
   });
-  return { bare: figures(rounds.bare), ensign: figures(rounds.ensign) };
+  return Object.fromEntries(names.map((n) => [n, figures(rounds[n])])) as Record<K, Figures>;
 }
+
+/** Decision 0055: the lane stays while, on every measurement, it saves at least this share of Fastify's CPU per request. */
+const LANE_CPU_SAVING_BAR = 0.2;
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
@@ -132,7 +136,8 @@ async function main() {
   console.log(`Seeding ${ENVIRONMENTS} environments of ${FLAGS_PER_ENVIRONMENT} flags on SQLite…`);
   const { url, environments } = await createBenchDatabase(ENVIRONMENTS);
   const logFile = join(dirname(url.replace('sqlite://', '')), 'server.log');
-  const ensign = await start('delivery-server.js', [url], logFile);
+  const ensign = await start('delivery-server.js', [url, 'lane-on'], logFile);
+  const laneOff = await start('delivery-server.js', [url, 'lane-off'], logFile);
   const auth = { authorization: `Bearer ${environments[0]!.sdk}` };
   const first = await fetch(`${ensign.base}/api/v1/config`, { headers: auth });
   const body = Buffer.from(await first.arrayBuffer());
@@ -142,15 +147,20 @@ async function main() {
   const bare = await start('bare-server.js', [bodyFile, etag]);
   console.log(`Document: ${body.length} bytes, ETag ${etag}; ${CONNECTIONS} connections, ${DURATION} s per measurement (${ROUNDS} alternating rounds) after ${WARMUP} s of warm-up.\n`);
 
-  const rows: { name: string; bar: number; bare: Figures; ensign: Figures }[] = [];
+  const rows: { name: string; bar: number; bare: Figures; ensign: Figures; laneOff: Figures }[] = [];
   // Bars of issue 8 (issue 3 asked 0.6 and 0.65).
   const measurements = [['200 (full document)', {}, 200, 0.9], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8]] as const;
   // BENCH_ONLY=304 measures the 304s alone (profiling the revalidation path).
   for (const [name, headers, status, bar] of measurements.filter(([n]) => !process.env.BENCH_ONLY || n.startsWith(process.env.BENCH_ONLY))) {
-    const figures = await compare({ server: bare, url: `${bare.base}/api/v1/config`, headers }, { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } }, status);
+    const figures = await compare({
+      bare: { server: bare, url: `${bare.base}/api/v1/config`, headers },
+      ensign: { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } },
+      laneOff: { server: laneOff, url: `${laneOff.base}/api/v1/config`, headers: { ...auth, ...headers } },
+    }, status);
     rows.push({ name, bar, ...figures });
   }
   await bare.stop();
+  await laneOff.stop();
 
   // Every environment's document in memory, then the server's resident memory after a full GC.
   for (const env of environments) {
@@ -166,6 +176,15 @@ async function main() {
   for (const r of rows) {
     const ratio = r.ensign.rps / r.bare.rps;
     console.log(`| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.bare.rps)} | ${ratio.toFixed(2)} (≥ ${r.bar}: ${mark(ratio >= r.bar)}) | ${r.ensign.p99} ms (< 25: ${mark(r.ensign.p99 < 25)}) | ${r.bare.p99} ms | ${r.ensign.cpuUs.toFixed(1)} / ${r.bare.cpuUs.toFixed(1)} |`);
+  }
+  console.log('\nThe fast lane, on and off (decision 0055: on every measurement, the lane saves at least ' +
+    `${LANE_CPU_SAVING_BAR * 100} % of Fastify's server CPU per request, or it is removed):\n`);
+  console.log('| Measurement | lane on req/s | lane off req/s | req/s gain | CPU µs/request on / off | CPU saved (bar) | p99 on / off |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    const saved = 1 - r.ensign.cpuUs / r.laneOff.cpuUs;
+    console.log(`| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.laneOff.rps)} | ${(r.ensign.rps / r.laneOff.rps).toFixed(2)}× | ` +
+      `${r.ensign.cpuUs.toFixed(1)} / ${r.laneOff.cpuUs.toFixed(1)} | ${(saved * 100).toFixed(0)} % (≥ ${LANE_CPU_SAVING_BAR * 100} %: ${mark(saved >= LANE_CPU_SAVING_BAR)}) | ${r.ensign.p99} / ${r.laneOff.p99} ms |`);
   }
   const MiB = 1024 * 1024;
   console.log(`\nServer RSS right after start: ${mb(memory.startedRss!)} (≤ 120 MiB: ${mark(memory.startedRss! <= 120 * MiB)}), heap used ${mb(memory.startedHeapUsed!)}; peak RSS during the run: ${mb(memory.peakRss!)} (≤ 180 MiB: ${mark(memory.peakRss! <= 180 * MiB)}).`);

@@ -2,7 +2,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { sql, type Kysely } from 'kysely';
-import { DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
+import { DEFAULT_FAST_LANE, DEFAULT_HTTP_SETTINGS, type EnsignConfig } from './config.js';
 import type { Database } from './db/database.js';
 import type { DbHandle } from './db/create-db.js';
 import { createChangeNotifier } from './db/notifications.js';
@@ -25,7 +25,7 @@ import { appsRoutes, createAppsService, createInvitationsService, createMembersS
 import { authRoutes, createAuthService, createCredentialResolver } from './modules/core/auth/index.js';
 import { discoveryRoutes } from './modules/core/discovery/index.js';
 import { createJournalService, journalRoutes } from './modules/core/journal/index.js';
-import { createKeysService, keysRoutes, type KeysService } from './modules/core/keys/index.js';
+import { createKeysService, keysRoutes } from './modules/core/keys/index.js';
 import { createConfigStateStore, createConfigMutator, createVersionsService, versionsRoutes } from './modules/core/config/index.js';
 import { createFlagsService, flagsRoutes } from './modules/core/flags/index.js';
 import { createDeliveryService, deliveryRoutes } from './modules/delivery/config-delivery/index.js';
@@ -40,7 +40,7 @@ import { createLayersService, layerChangeKinds, layersRoutes } from './modules/e
 import { createHoldoutsService, holdoutChangeKinds, holdoutsRoutes } from './modules/experimentation/holdouts/index.js';
 import {
   aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentChangeKinds, experimentsRoutes,
-  registerAggregationJobs, type ExperimentsService,
+  experimentsReadModel, registerAggregationJobs,
 } from './modules/experimentation/experiments/index.js';
 import { createTelemetryService, flagEvaluationsOf, inlineGroupStore, threadGroupStore, registerTelemetryRetention, telemetryRoutes } from './modules/telemetry/ingestion/index.js';
 import { createInsightsService, insightsRoutes } from './modules/telemetry/insights/index.js';
@@ -65,7 +65,7 @@ export interface AppDeps {
    * processes: a test proves LISTEN/NOTIFY with it.
    */
   configPollIntervalMs?: number | null;
-  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http'>>;
+  config: Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http' | 'fastLane'>>;
   /** Where logs go (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
   /** The clock of time-bound records (idempotency retention and replay window); tests move it. */
@@ -95,7 +95,7 @@ declare module 'fastify' {
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
-  const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH });
+  const lane = createFastLane({ maxParamLength: MAX_PARAM_LENGTH, enabled: deps.config.fastLane ?? DEFAULT_FAST_LANE });
   const timeouts = deps.config.http ?? DEFAULT_HTTP_SETTINGS;
   const app = Fastify({
     // Slow clients are cut off: a request (headers and body) must arrive within requestTimeout.
@@ -118,6 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: frameworkErrorHandler({ [`${OFREP_PREFIX}/`]: ofrepFrameworkErrors }),
     clientErrorHandler: clientErrorHandler({ [`${OFREP_PREFIX}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
+  lane.watch(app);
 
   registerRequestIds(app);
   const metrics = createMetrics(deps.dbHandle);
@@ -141,11 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
   const journal = createJournalService(db);
   const auth = createAuthService(db, config.defaultPlan, deps.now);
-  let keys: KeysService;
-  const apps = createAppsService({ db, journal, keys: () => keys, planOf: auth.planOf, quotas: config.quotas });
+  // Apps issue an app's first keys with the keys module's issueKey; the keys service then checks
+  // access through apps: no cycle.
+  const apps = createAppsService({ db, journal, planOf: auth.planOf, quotas: config.quotas });
   // Revocations travel on a channel of their own, so config-change listeners never see them.
   const keyEvents = createChangeNotifier(deps.dbHandle, `keys${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`);
-  keys = createKeysService(db, journal, apps, { revocations: keyEvents });
+  const keys = createKeysService(db, journal, apps, { revocations: keyEvents });
   const idempotency = createIdempotencyService(db, createSecretBox(config.secret), deps.now);
   const resolver = createCredentialResolver(db, keys, deps.now);
   registerAuthentication(app, resolver);
@@ -197,18 +199,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(experimentMetricsRoutes, { metrics: experimentMetrics, idempotency });
   const layers = createLayersService({ db, access: apps, journal });
   await app.register(layersRoutes, { layers, idempotency });
-  // Holdouts ask experiments which of them name a holdout; experiments read holdouts: one of the
-  // two is reached lazily.
-  let experiments: ExperimentsService;
-  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experiments.usingHoldout(executor, target, id) });
+  // Holdouts ask which running experiments name a holdout through the experiments read model (no
+  // service of experiments needed), and experiments then read holdouts: no cycle.
+  const holdouts = createHoldoutsService({ db, access: apps, journal, usedBy: (executor, target, id) => experimentsReadModel.usingHoldout(executor, target.envId, id) });
   await app.register(holdoutsRoutes, { holdouts, idempotency });
-  experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts, now: deps.now });
+  const experiments = createExperimentsService({ db, access: apps, journal, store: configStore, mutator, metrics: experimentMetrics, layers, holdouts, now: deps.now });
   await app.register(experimentsRoutes, { experiments, idempotency });
   await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access: apps, metrics: experimentMetrics, now: deps.now }), idempotency });
   const aggregation = createAggregationService({ db, access: apps, metrics: experimentMetrics, secret: config.secret, now: deps.now });
   registerAggregationJobs(jobs, aggregation);
   await app.register(aggregationRoutes, { aggregation });
-  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, journal, now: deps.now });
+  const rollouts = createRolloutsService({ db, access: apps, mutator, rollbacks, metrics: experimentMetrics, results: aggregation, experiments: experimentsReadModel, journal, now: deps.now });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
   // Experiments, layers, holdouts and rollout plans in protected environments go through the
   // authority workflow as change kinds of their own (decision 0029); its routes name them all.

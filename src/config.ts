@@ -40,6 +40,8 @@ const ConfigSchema = Type.Object({
     resolve: Type.Record(Type.String(), Type.String()),
     caFile: Type.Optional(Type.String({ minLength: 1 })),
   }),
+  /** Whether the fast lane answers its routes (decision 0002, bar in 0055); off, Fastify answers them. Default on. */
+  fastLane: Type.Optional(Type.Boolean()),
   http: Type.Object({
     /** Longest time to receive a whole request (headers and body); slower clients get 408 and are cut off. */
     requestTimeoutMs: Type.Integer({ minimum: 1000 }),
@@ -51,6 +53,9 @@ const ConfigSchema = Type.Object({
     shutdownGraceMs: Type.Integer({ minimum: 0 }),
   }),
 });
+
+/** The fast lane is on unless the configuration (ENSIGN_FAST_LANE=off) says otherwise. */
+export const DEFAULT_FAST_LANE = true;
 
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
 export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
@@ -133,6 +138,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       ...(env.ENSIGN_EXPORT_CA_FILE ? { caFile: env.ENSIGN_EXPORT_CA_FILE } : {}),
     },
     http: httpSettingsFrom(env),
+    fastLane: env.ENSIGN_FAST_LANE !== 'off',
   };
   if (!Value.Check(ConfigSchema, config)) {
     const first = [...Value.Errors(ConfigSchema, config)][0];

@@ -22,7 +22,7 @@ import type { FastifyBaseLogger, FastifyContextConfig, FastifyInstance, FastifyR
 import { acceptedPrincipal, type RouteAuth } from './authenticate.js';
 import { errorRendererOf, writableHeaders, type ErrorRenderer } from './error-handler.js';
 import { parseJsonBody } from './json-depth.js';
-import { LIFECYCLE_HOOKS, laneHookPartOf, scopeHooksOf, type LaneObserver } from './lane-hooks.js';
+import { LIFECYCLE_HOOKS, laneHookPartOf, scopeHooksOf, watchesHooks, watchHooks, type LaneObserver } from './lane-hooks.js';
 import type { CredentialResolver, Principal, PrincipalOf } from './principal.js';
 import { quietRequestLogging } from './quiet-request-logger.js';
 import { requestIdOf } from './request-id.js';
@@ -146,7 +146,12 @@ export interface FastLaneStats {
 export interface FastLaneOptions {
   /** As the app's router: a path parameter longer than this is Fastify's 414. */
   maxParamLength: number;
+  /** false: every request goes to Fastify (the lane's routes answer there, as they do through inject). */
+  enabled: boolean;
 }
+
+/** Fastify server options the lane's HTTP/1 server cannot honour: refused at start, never ignored. */
+const UNSUPPORTED_SERVER_OPTIONS = ['https', 'http2'] as const;
 
 export interface FastLaneAttachment {
   resolver: CredentialResolver;
@@ -352,10 +357,14 @@ export function createFastLane(options: FastLaneOptions) {
     /** Fastify's `serverFactory`: the HTTP/1 server Fastify would make, with the lane in front. */
     serverFactory(handler: (req: IncomingMessage, res: ServerResponse) => void, opts: Record<string, unknown>) {
       const settings = opts as FastifyServerOptions & { http?: object };
+      const unsupported = UNSUPPORTED_SERVER_OPTIONS.filter((name) => opts[name] !== undefined && opts[name] !== false);
+      if (unsupported.length > 0) {
+        throw new Error(`The server is HTTP/1.1 only: the Fastify option${unsupported.length > 1 ? 's' : ''} ${unsupported.join(' and ')} ${unsupported.length > 1 ? 'are' : 'is'} not supported. Terminate TLS (and HTTP/2) in a proxy in front of Ensign.`);
+      }
       framework = handler;
-      const server = createServer(settings.http ?? {}, (req, res) => {
+      const server = createServer(settings.http ?? {}, options.enabled ? (req, res) => {
         if (!take(req, res)) handler(req, res);
-      });
+      } : handler);
       if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
       if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
       if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
@@ -363,8 +372,17 @@ export function createFastLane(options: FastLaneOptions) {
       return server;
     },
 
+    /**
+     * Records the hooks of the app and its scopes (lane-hooks.ts); call right after Fastify() returns,
+     * before any hook is added, so none can run on a lane route unseen.
+     */
+    watch(app: FastifyInstance) {
+      watchHooks(app);
+    },
+
     /** Collects the routes that name a fast-lane handler; call before any route is registered. */
     attach(app: FastifyInstance, deps: FastLaneAttachment) {
+      if (!watchesHooks(app)) throw new Error('the fast lane must watch the app\'s hooks from its creation: call lane.watch(app) right after Fastify()');
       log = app.log as Logger;
       requestIdLabel = app.initialConfig.requestIdLogLabel ?? 'reqId';
       resolver = deps.resolver;

@@ -35,16 +35,42 @@ export function laneHookPartOf(hook: Hook): LaneHookPart | undefined {
   return parts.get(hook);
 }
 
+/** The hooks added to each scope (a Fastify instance or one of its encapsulated children). */
+const added = new WeakMap<object, { name: LifecycleHook; hook: Hook }[]>();
+const watched = new WeakSet<object>();
+
 /**
- * The lifecycle hooks a scope runs on its routes. Fastify keeps them under a private symbol; it has
- * no public accessor, so this reads it and fails loudly if a Fastify upgrade moves it.
+ * Records every lifecycle hook added to `root` and to the scopes under it, through Fastify's public
+ * `addHook` (a child scope is made from its parent with Object.create, so it calls this wrapper too;
+ * plugins without encapsulation add theirs to the parent). Called as soon as the instance exists,
+ * before any hook is added: `watchesHooks` tells whether it was.
+ */
+export function watchHooks(root: FastifyInstance): void {
+  const addHook = root.addHook as unknown as (this: FastifyInstance, name: string, hook: Hook) => FastifyInstance;
+  (root as { addHook: unknown }).addHook = function recordedAddHook(this: FastifyInstance, name: string, hook: Hook) {
+    if ((LIFECYCLE_HOOKS as readonly string[]).includes(name)) {
+      const list = added.get(this) ?? [];
+      list.push({ name: name as LifecycleHook, hook });
+      added.set(this, list);
+    }
+    return addHook.call(this, name, hook);
+  };
+  watched.add(root);
+}
+
+export const watchesHooks = (root: FastifyInstance) => watched.has(root);
+
+/**
+ * The lifecycle hooks that may run on a scope's routes: those added to it and to every scope above
+ * it. Fastify copies a parent's hooks when it loads a child, so a hook added to the parent after
+ * that is listed here although it does not run there: the list errs on the side of refusing.
+ * Sibling scopes (a plugin under another prefix, the console's) are not above it: their hooks never
+ * reach the lane's routes, and are not listed.
  */
 export function scopeHooksOf(scope: FastifyInstance): Record<LifecycleHook, Hook[]> {
-  const symbol = Object.getOwnPropertySymbols(scope).find((s) => s.description === 'fastify.hooks')
-    ?? Object.getOwnPropertySymbols(Object.getPrototypeOf(scope)).find((s) => s.description === 'fastify.hooks');
-  const hooks = symbol === undefined ? undefined : (scope as unknown as Record<symbol, Record<string, unknown>>)[symbol];
-  if (hooks === undefined || !LIFECYCLE_HOOKS.every((name) => Array.isArray(hooks[name]))) {
-    throw new Error('cannot read the hooks of a Fastify scope (has Fastify changed?): the fast lane cannot check its routes');
-  }
-  return hooks as Record<LifecycleHook, Hook[]>;
+  const hooks = Object.fromEntries(LIFECYCLE_HOOKS.map((name) => [name, [] as Hook[]])) as Record<LifecycleHook, Hook[]>;
+  const chain: object[] = [];
+  for (let s: object | null = scope; s !== null; s = Object.getPrototypeOf(s) as object | null) chain.unshift(s);
+  for (const s of chain) for (const { name, hook } of added.get(s) ?? []) hooks[name].push(hook);
+  return hooks;
 }

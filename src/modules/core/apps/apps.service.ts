@@ -8,7 +8,7 @@ import { AppError, forbidden, notFound } from '../../../platform/errors.js';
 import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal, UserPrincipal } from '../../../platform/principal.js';
 import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
-import type { IssuedKey, KeysService } from '../keys/index.js';
+import { issueKey, type IssuedKey } from '../keys/index.js';
 import { canonicalEnvSlug, DEFAULT_ENVIRONMENTS, type App, type Environment } from './apps.model.js';
 import * as repo from './apps.repository.js';
 import * as members from './members.repository.js';
@@ -47,12 +47,11 @@ export interface AppsService extends AppAccess {
 export interface AppsDeps {
   db: Kysely<Database>;
   journal: JournalService;
-  keys: () => KeysService;
   planOf: (userId: string, executor?: Executor) => Promise<Plan>;
   quotas: Record<Plan, QuotaSet>;
 }
 
-export function createAppsService({ db, journal, keys, planOf, quotas }: AppsDeps): AppsService {
+export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): AppsService {
   async function requireApp(principal: Principal, appId: string, need: Permission, executor: Executor = db): Promise<AppRef> {
     const app = await repo.findApp(executor, appId);
     if (!app) throw notFound(`App ${appId}`);
@@ -105,9 +104,9 @@ export function createAppsService({ db, journal, keys, planOf, quotas }: AppsDep
         const env = { id: newId('env'), app_id: app.id, slug: d.slug, name: d.name, created_at: createdAt, required_approvals: 0 };
         await repo.insertEnvironment(trx, env);
         environments.push(repo.toEnvironment(env));
-        envKeys.push(await keys().issue(trx, { appId: app.id, envId: env.id, envSlug: env.slug, type: 'sdk' }));
+        envKeys.push(await issueKey(trx, { appId: app.id, envId: env.id, envSlug: env.slug, type: 'sdk' }));
       }
-      const adminKey = await keys().issue(trx, { appId: app.id, envId: null, envSlug: null, type: 'admin' });
+      const adminKey = await issueKey(trx, { appId: app.id, envId: null, envSlug: null, type: 'admin' });
       await journal.record(trx, {
         appId: app.id,
         env: null,

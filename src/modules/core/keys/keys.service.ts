@@ -4,21 +4,15 @@ import type { ChangeNotifier } from '../../../db/notifications.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, notFound, validationError } from '../../../platform/errors.js';
-import { newId, nowIso } from '../../../platform/ids.js';
-import { fingerprintOfHash, hashToken, issueToken, type TokenType } from '../../../platform/tokens.js';
+import { nowIso } from '../../../platform/ids.js';
+import { fingerprintOfHash, hashToken, type TokenType } from '../../../platform/tokens.js';
 import type { CredentialResolution, Principal } from '../../../platform/principal.js';
 import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
 import type { IssuedKey, KeyRecord, KeyType } from './keys.model.js';
 import { createCredentialCache } from './credential-cache.js';
 import * as repo from './keys.repository.js';
+import { issueKey, type IssueKeyInput } from './issue-key.js';
 
-export interface IssueKeyInput {
-  appId: string;
-  envId: string | null;
-  envSlug: string | null;
-  type: KeyType;
-  name?: string;
-}
 
 export interface CreateKeyInput {
   appId: string;
@@ -64,24 +58,7 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     }
   });
 
-  async function issue(trx: Executor, input: IssueKeyInput): Promise<IssuedKey> {
-    const issued = issueToken(input.type);
-    const row = {
-      id: newId('key'),
-      app_id: input.appId,
-      env_id: input.envId,
-      type: input.type,
-      name: input.name ?? null,
-      token_hash: issued.hash,
-      prefix: issued.prefix,
-      status: 'active',
-      created_at: nowIso(),
-      revoked_at: null,
-      last_used_at: null,
-    };
-    await repo.insertKey(trx, row);
-    return { ...repo.toKeyRecord({ ...row, env_slug: input.envSlug }), token: issued.token };
-  }
+  const issue = issueKey;
 
   async function resolveStored(token: string, type: TokenType): Promise<CredentialResolution> {
     const hash = hashToken(token);

@@ -1,8 +1,13 @@
 // Kysely queries of metrics; rows become MetricRevision here and never leave.
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import { ownTables } from '../../../db/owned-tables.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { JournalAuthority } from '../../core/journal/index.js';
 import type { MetricFields, MetricRevision } from './metrics.model.js';
+import type { MetricsTables } from './metrics.table.js';
+
+/** This module's tables only (db/owned-tables.ts). */
+const own = ownTables<MetricsTables>();
 
 export interface MetricScope {
   appId: string;
@@ -35,7 +40,7 @@ function toRevision(row: RevisionRow, env: string): MetricRevision {
 }
 
 function selectRevisions(db: Executor, scope: MetricScope) {
-  return db
+  return own(db)
     .selectFrom('metrics')
     .innerJoin('metric_revisions', 'metric_revisions.metric_id', 'metrics.id')
     .select(['metrics.id', 'metrics.app_id', 'metrics.key', 'metric_revisions.revision', 'metric_revisions.definition', 'metric_revisions.created_at', 'metric_revisions.created_by'])
@@ -44,10 +49,10 @@ function selectRevisions(db: Executor, scope: MetricScope) {
 
 /** Inserts a new metric at revision 1; false when the key is taken in the environment. */
 export async function insertMetric(db: Executor, scope: MetricScope, row: { id: string; key: string; fields: MetricFields; at: string; by: JournalAuthority }): Promise<boolean> {
-  const taken = await db.selectFrom('metrics').select('id').where('env_id', '=', scope.envId).where('key', '=', row.key).executeTakeFirst();
+  const taken = await own(db).selectFrom('metrics').select('id').where('env_id', '=', scope.envId).where('key', '=', row.key).executeTakeFirst();
   if (taken) return false;
   try {
-    await db.insertInto('metrics').values({ id: row.id, app_id: scope.appId, env_id: scope.envId, key: row.key, revision: 1, created_at: row.at }).execute();
+    await own(db).insertInto('metrics').values({ id: row.id, app_id: scope.appId, env_id: scope.envId, key: row.key, revision: 1, created_at: row.at }).execute();
   } catch (err) {
     // A concurrent create of the same key committed between the check and the insert.
     if (isUniqueViolation(err)) return false;
@@ -58,7 +63,7 @@ export async function insertMetric(db: Executor, scope: MetricScope, row: { id: 
 }
 
 async function insertRevision(db: Executor, id: string, revision: number, fields: MetricFields, at: string, by: JournalAuthority) {
-  await db.insertInto('metric_revisions').values({ metric_id: id, revision, definition: JSON.stringify(fields), created_at: at, created_by: JSON.stringify(by) }).execute();
+  await own(db).insertInto('metric_revisions').values({ metric_id: id, revision, definition: JSON.stringify(fields), created_at: at, created_by: JSON.stringify(by) }).execute();
 }
 
 /**
@@ -67,7 +72,7 @@ async function insertRevision(db: Executor, id: string, revision: number, fields
  * `expected`.
  */
 export async function appendRevision(db: Executor, id: string, expected: number, fields: MetricFields, at: string, by: JournalAuthority): Promise<boolean> {
-  const updated = await db.updateTable('metrics').set({ revision: expected + 1 }).where('id', '=', id).where('revision', '=', expected).executeTakeFirst();
+  const updated = await own(db).updateTable('metrics').set({ revision: expected + 1 }).where('id', '=', id).where('revision', '=', expected).executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) return false;
   await insertRevision(db, id, expected + 1, fields, at, by);
   return true;

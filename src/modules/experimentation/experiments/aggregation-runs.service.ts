@@ -14,9 +14,10 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, conflict, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
+import { environmentSlugOf } from '../../core/apps/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../../telemetry/ingestion/index.js';
-import type { ExperimentAggregationRunsTable } from './aggregation-runs.table.js';
+import * as runs from './aggregation-runs.repository.js';
 import * as repo from './experiments.repository.js';
 import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
 import type {
@@ -84,7 +85,7 @@ export interface AggregationDeps {
   now?: () => number;
 }
 
-type RunRow = ExperimentAggregationRunsTable;
+type RunRow = runs.RunRow;
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -121,16 +122,12 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
   }
 
   async function iterationRevisionExists(executor: Executor, experimentId: string, iterationId: string, revision: number) {
-    const row = await executor.selectFrom('experiment_iterations').select(['started_at', 'number']).where('experiment_id', '=', experimentId).where('id', '=', iterationId).where('revision', '=', revision).executeTakeFirst();
-    if (!row) throw notFound(`Iteration ${iterationId} revision ${revision} of experiment ${experimentId}`);
-    return { startedAt: Date.parse(row.started_at), number: Number(row.number) };
+    const iteration = await repo.findIterationRevision(executor, experimentId, iterationId, revision);
+    if (!iteration) throw notFound(`Iteration ${iterationId} revision ${revision} of experiment ${experimentId}`);
+    return { startedAt: Date.parse(iteration.startedAt), number: iteration.number };
   }
 
-  async function latestSucceeded(executor: Executor, experimentId: string, iterationId: string, revision: number): Promise<RunRow | undefined> {
-    return executor.selectFrom('experiment_aggregation_runs').selectAll()
-      .where('experiment_id', '=', experimentId).where('iteration_id', '=', iterationId).where('iteration_revision', '=', revision).where('state', '=', 'succeeded')
-      .orderBy('finished_at', 'desc').limit(1).executeTakeFirst();
-  }
+  const latestSucceeded = runs.latestSucceededRun;
 
   async function createRun(trx: Executor, input: { envId: string; experimentId: string; iterationId: string; iterationRevision: number; cause: AggregationRunCause; idempotencyKey?: string; requestHash?: string }): Promise<RunRow> {
     const row: RunRow = {
@@ -138,52 +135,45 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       state: 'queued', cause: input.cause, watermark_received_at: null, watermark_event_id: null, queued_at: iso(now()), started_at: null, finished_at: null,
       diagnostics: '[]', remediation: null, aggregate: null, idempotency_key: input.idempotencyKey ?? null, request_hash: input.requestHash ?? null,
     };
-    await trx.insertInto('experiment_aggregation_runs').values(row).execute();
+    await runs.insertRun(trx, row);
     await enqueue(trx, { kind: AGGREGATION_JOB, payload: { runId: row.id }, maxAttempts: 5 }, now);
     return row;
   }
 
   async function finish(runId: string, state: 'succeeded' | 'failed', fields: Partial<RunRow>) {
-    await inTransaction(db, async (trx) => {
-      const run = await trx.selectFrom('experiment_aggregation_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
-      await trx.updateTable('experiment_aggregation_runs').set({ ...fields, state, finished_at: iso(now()) }).where('id', '=', runId).execute();
-      if (state !== 'succeeded') return;
-      // Older aggregates of the iteration are superseded and dropped: none may outlive an erasure.
-      await trx.updateTable('experiment_aggregation_runs').set({ state: 'superseded', aggregate: null })
-        .where('experiment_id', '=', run.experiment_id).where('iteration_id', '=', run.iteration_id)
-        .where('state', '=', 'succeeded').where('id', '!=', runId).execute();
-    });
+    await inTransaction(db, (trx) => runs.finishRun(trx, runId, state, fields, iso(now())));
   }
 
   async function metricsOf(envId: string, appId: string, refs: { metricId: string; revision: number }[]) {
-    const env = await db.selectFrom('environments').select('slug').where('id', '=', envId).executeTakeFirstOrThrow();
+    const slug = await environmentSlugOf(db, envId);
+    if (slug === null) throw new Error(`environment ${envId} of an aggregation run no longer exists`);
     const found = new Map<string, Awaited<ReturnType<AggregationDeps['metrics']['findRevision']>>>();
     for (const ref of refs) {
       if (found.has(ref.metricId)) continue;
-      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: env.slug }, ref.metricId, ref.revision));
+      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: slug }, ref.metricId, ref.revision));
     }
     return found;
   }
 
   async function execute(runId: string): Promise<void> {
-    const run = await db.selectFrom('experiment_aggregation_runs').selectAll().where('id', '=', runId).executeTakeFirst();
+    const run = await runs.findRun(db, runId);
     if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'superseded') return;
-    const experiment = await db.selectFrom('experiments').selectAll().where('id', '=', run.experiment_id).executeTakeFirst();
-    const iteration = await db.selectFrom('experiment_iterations').selectAll().where('id', '=', run.iteration_id).where('revision', '=', run.iteration_revision).executeTakeFirst();
+    const experiment = await repo.findExperimentById(db, run.experiment_id);
+    const iteration = await repo.findIterationRevision(db, run.experiment_id, run.iteration_id, Number(run.iteration_revision));
     if (!experiment || !iteration) {
       await finish(runId, 'failed', { diagnostics: JSON.stringify(['The experiment or its iteration no longer exists.']), remediation: 'Nothing to recompute.' });
       return;
     }
     const watermark = await watermarkOf(db, run.env_id);
     const startedAt = iso(now());
-    await db.updateTable('experiment_aggregation_runs').set({ state: 'running', started_at: startedAt }).where('id', '=', runId).execute();
-    const definition = JSON.parse(experiment.definition) as repo.ExperimentRow['definition'];
+    await runs.markRunning(db, runId, startedAt);
+    const definition = experiment.definition;
     const refs = [
       ...(definition.primaryMetric ? [definition.primaryMetric] : []),
       ...definition.secondaryMetrics,
       ...definition.guardrailMetrics,
     ];
-    const metrics = await metricsOf(run.env_id, experiment.app_id, refs);
+    const metrics = await metricsOf(run.env_id, experiment.appId, refs);
     const diagnostics: string[] = [];
     const specs: AggregatedMetric[] = [];
     for (const [metricId, m] of metrics) {
@@ -191,10 +181,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       else specs.push({ metricId, kind: m.kind, eventMetricKey: m.eventMetricKey, denominatorMetricKey: m.denominatorMetricKey, winsorizePercentile: m.winsorizePercentile });
     }
     const receivedUpTo = watermark ? Number(watermark.receivedAt) : 0;
-    const started = Date.parse(iteration.started_at);
+    const started = Date.parse(iteration.startedAt);
     // The iteration ends where the next one starts; the current one runs up to the watermark.
-    const next = await db.selectFrom('experiment_iterations').select('started_at').where('experiment_id', '=', experiment.id).where('number', '>', Number(iteration.number)).orderBy('number').limit(1).executeTakeFirst();
-    const end = next ? Date.parse(next.started_at) : now() + 5 * 60_000;
+    const next = await repo.nextIterationStart(db, experiment.id, iteration.number);
+    const end = next ? Date.parse(next) : now() + 5 * 60_000;
     // Exposures name their iteration; the 5 minutes of clock skew ingestion tolerates also apply to
     // the start, so a client whose clock runs behind is not cut off.
     const window = { envId: run.env_id, from: started - FUTURE_TOLERANCE_MS, to: end, receivedUpTo };
@@ -276,16 +266,13 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     };
   }
 
-  async function newestRunOf(executor: Executor, experimentId: string, iterationId: string) {
-    return executor.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('iteration_id', '=', iterationId)
-      .orderBy('queued_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
-  }
+  const newestRunOf = runs.newestRun;
 
   return {
     execute,
 
     async fail(runId, message) {
-      const run = await db.selectFrom('experiment_aggregation_runs').select('state').where('id', '=', runId).executeTakeFirst();
+      const run = await runs.findRun(db, runId);
       if (!run || run.state === 'succeeded' || run.state === 'superseded' || run.state === 'failed') return;
       await finish(runId, 'failed', { diagnostics: JSON.stringify(bounded([`The run failed: ${message}`])), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.' });
     },
@@ -318,7 +305,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       const experiment = await experimentOf(db, principal, body.appId, body.env, experimentId, 'change');
       const requestHash = requestHashOf(experimentId, body);
       const replay = async () => {
-        const prior = await db.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('idempotency_key', '=', body.idempotencyKey).executeTakeFirst();
+        const prior = await runs.runByIdempotencyKey(db, experimentId, body.idempotencyKey);
         if (!prior) return null;
         if (prior.request_hash !== requestHash) {
           throw conflict('idempotency_conflict', 'This idempotencyKey was used with a different recompute request.', { resolution: 'Use a new idempotencyKey for a different request.' });
@@ -335,9 +322,9 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       }
       try {
         const row = await inTransaction(db, async (trx) => {
-          const running = await trx.selectFrom('experiment_aggregation_runs').select('id').where('experiment_id', '=', experimentId).where('iteration_id', '=', body.iterationId).where('state', '=', 'running').executeTakeFirst();
+          const running = await runs.runningRunId(trx, experimentId, body.iterationId);
           if (running) {
-            throw conflict('unsafe_recovery', `Run ${running.id} of this iteration is running; a second run now could race it.`, { resolution: 'Wait for it to finish (GET …/results/runs/{runId}), then recompute.' });
+            throw conflict('unsafe_recovery', `Run ${running} of this iteration is running; a second run now could race it.`, { resolution: 'Wait for it to finish (GET …/results/runs/{runId}), then recompute.' });
           }
           if (body.priorWatermark) {
             const pinned = await latestSucceeded(trx, experimentId, body.iterationId, body.iterationRevision);
@@ -364,18 +351,18 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 
     async run(principal, experimentId, runId, query) {
       await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
-      const row = await db.selectFrom('experiment_aggregation_runs').selectAll().where('experiment_id', '=', experimentId).where('id', '=', runId).executeTakeFirst();
+      const row = await runs.findRunOfExperiment(db, experimentId, runId);
       if (!row) throw notFound(`Run ${runId}`);
       return runOf(row);
     },
 
     async schedule() {
-      const active = await db.selectFrom('experiments').select(['id', 'env_id']).where('state', 'in', ['running', 'paused']).orderBy('updated_at').limit(SCHEDULE_BATCH).execute();
+      const active = await repo.activeExperiments(db, SCHEDULE_BATCH);
       let queued = 0;
       for (const experiment of active) {
         const iteration = await repo.currentIteration(db, experiment.id);
         if (!iteration) continue;
-        const watermark = await watermarkOf(db, experiment.env_id);
+        const watermark = await watermarkOf(db, experiment.envId);
         const newest = await newestRunOf(db, experiment.id, iteration.id);
         if (newest && (newest.state === 'queued' || newest.state === 'running')) continue;
         const changed = !newest || Number(newest.iteration_revision) !== iteration.revision;
@@ -383,9 +370,9 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         const due = !newest || Date.parse(newest.queued_at) <= now() - AGGREGATION_INTERVAL_MS;
         if (!changed && !(fresh && due)) continue;
         // A ramp (new revision) or a new iteration after earlier runs of the experiment.
-        const previous = newest ?? await db.selectFrom('experiment_aggregation_runs').select('id').where('experiment_id', '=', experiment.id).limit(1).executeTakeFirst();
+        const previous = newest !== undefined || await runs.hasAnyRun(db, experiment.id);
         await inTransaction(db, (trx) => createRun(trx, {
-          envId: experiment.env_id, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision,
+          envId: experiment.envId, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision,
           cause: previous && changed ? 'iteration_change' : 'schedule',
         }));
         queued++;

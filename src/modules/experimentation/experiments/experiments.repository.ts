@@ -1,10 +1,14 @@
 // Kysely queries of experiments, their revision history and iterations; rows become domain objects
 // here and never leave.
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
+import { ownTables } from '../../../db/owned-tables.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { JournalAuthority } from '../../core/journal/index.js';
 import type { ExperimentDefinition, ExperimentState, Iteration } from './experiments.model.js';
-import type { ExperimentIterationsTable, ExperimentsTable } from './experiments.table.js';
+import type { ExperimentIterationsTable, ExperimentsTable, ExperimentsTables } from './experiments.table.js';
+
+/** This module's tables only (db/owned-tables.ts). */
+const own = ownTables<ExperimentsTables>();
 
 export interface ExperimentRow {
   id: string;
@@ -32,17 +36,17 @@ function toIteration(row: ExperimentIterationsTable): Iteration {
 }
 
 async function recordRevision(db: Executor, row: ExperimentRow, by: JournalAuthority) {
-  await db.insertInto('experiment_revisions').values({
+  await own(db).insertInto('experiment_revisions').values({
     experiment_id: row.id, revision: row.revision, state: row.state, definition: JSON.stringify(row.definition), created_at: row.updatedAt, created_by: JSON.stringify(by),
   }).execute();
 }
 
 /** Inserts revision 1; false when the key is taken in the environment. */
 export async function insertExperiment(db: Executor, row: ExperimentRow): Promise<boolean> {
-  const taken = await db.selectFrom('experiments').select('id').where('env_id', '=', row.envId).where('key', '=', row.key).executeTakeFirst();
+  const taken = await own(db).selectFrom('experiments').select('id').where('env_id', '=', row.envId).where('key', '=', row.key).executeTakeFirst();
   if (taken) return false;
   try {
-    await db.insertInto('experiments').values({
+    await own(db).insertInto('experiments').values({
       id: row.id, app_id: row.appId, env_id: row.envId, key: row.key, revision: row.revision, state: row.state,
       definition: JSON.stringify(row.definition), created_at: row.createdAt, updated_at: row.updatedAt, created_by: JSON.stringify(row.createdBy),
     }).execute();
@@ -59,7 +63,7 @@ export async function insertExperiment(db: Executor, row: ExperimentRow): Promis
  * update holds the row until the transaction ends, so one of two concurrent changes wins.
  */
 export async function updateExperiment(db: Executor, next: ExperimentRow, expected: number, by: JournalAuthority): Promise<boolean> {
-  const result = await db.updateTable('experiments')
+  const result = await own(db).updateTable('experiments')
     .set({ revision: next.revision, state: next.state, definition: JSON.stringify(next.definition), updated_at: next.updatedAt })
     .where('id', '=', next.id).where('revision', '=', expected)
     .executeTakeFirst();
@@ -69,30 +73,52 @@ export async function updateExperiment(db: Executor, next: ExperimentRow, expect
 }
 
 export async function findExperiment(db: Executor, envId: string, id: string): Promise<ExperimentRow | undefined> {
-  const row = await db.selectFrom('experiments').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
+  const row = await own(db).selectFrom('experiments').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
   return row ? fromRow(row) : undefined;
 }
 
 export async function listExperiments(db: Executor, envId: string, states?: readonly ExperimentState[]): Promise<ExperimentRow[]> {
-  let q = db.selectFrom('experiments').selectAll().where('env_id', '=', envId);
+  let q = own(db).selectFrom('experiments').selectAll().where('env_id', '=', envId);
   if (states) q = q.where('state', 'in', [...states]);
   return (await q.orderBy('key').execute()).map(fromRow);
 }
 
 export async function insertIteration(db: Executor, experimentId: string, iteration: Iteration, at: string): Promise<void> {
-  await db.insertInto('experiment_iterations').values({
+  await own(db).insertInto('experiment_iterations').values({
     id: iteration.id, revision: iteration.revision, experiment_id: experimentId, number: iteration.number, salt: iteration.salt,
     allocation: iteration.allocation, state: iteration.state, started_at: iteration.startedAt, created_at: at,
   }).execute();
 }
 
+export async function findExperimentById(db: Executor, id: string): Promise<ExperimentRow | undefined> {
+  const row = await own(db).selectFrom('experiments').selectAll().where('id', '=', id).executeTakeFirst();
+  return row ? fromRow(row) : undefined;
+}
+
+/** Running and paused experiments of every environment, least recently changed first. */
+export async function activeExperiments(db: Executor, limit: number): Promise<{ id: string; envId: string }[]> {
+  const rows = await own(db).selectFrom('experiments').select(['id', 'env_id']).where('state', 'in', ['running', 'paused']).orderBy('updated_at').limit(limit).execute();
+  return rows.map((r) => ({ id: r.id, envId: r.env_id }));
+}
+
+export async function findIterationRevision(db: Executor, experimentId: string, iterationId: string, revision: number): Promise<Iteration | undefined> {
+  const row = await own(db).selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId).where('id', '=', iterationId).where('revision', '=', revision).executeTakeFirst();
+  return row ? toIteration(row) : undefined;
+}
+
+/** When the iteration after `number` started (the end of that one), if there is one. */
+export async function nextIterationStart(db: Executor, experimentId: string, number: number): Promise<string | undefined> {
+  const row = await own(db).selectFrom('experiment_iterations').select('started_at').where('experiment_id', '=', experimentId).where('number', '>', number).orderBy('number').limit(1).executeTakeFirst();
+  return row?.started_at;
+}
+
 /** The newest revision of the newest iteration. */
 export async function currentIteration(db: Executor, experimentId: string): Promise<Iteration | null> {
-  const row = await db.selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId)
+  const row = await own(db).selectFrom('experiment_iterations').selectAll().where('experiment_id', '=', experimentId)
     .orderBy('number', 'desc').orderBy('revision', 'desc').limit(1).executeTakeFirst();
   return row ? toIteration(row) : null;
 }
 
 export async function setIterationState(db: Executor, iteration: Pick<Iteration, 'id' | 'revision'>, state: Iteration['state']): Promise<void> {
-  await db.updateTable('experiment_iterations').set({ state }).where('id', '=', iteration.id).where('revision', '=', iteration.revision).execute();
+  await own(db).updateTable('experiment_iterations').set({ state }).where('id', '=', iteration.id).where('revision', '=', iteration.revision).execute();
 }

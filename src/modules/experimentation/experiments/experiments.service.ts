@@ -86,8 +86,6 @@ export interface ExperimentsService {
   transition(trx: Executor, principal: Principal, id: string, input: TransitionInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
   ramp(trx: Executor, principal: Principal, id: string, input: RampInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
   iterate(trx: Executor, principal: Principal, id: string, input: IterateInput, source: JournalSource, clearance?: Clearance): Promise<ServedChange>;
-  /** Running or paused experiments naming a holdout (its percentage is then fixed). */
-  usingHoldout(executor: Executor, target: EnvironmentTarget, holdoutId: string): Promise<string[]>;
 }
 
 export interface ExperimentsDeps {
@@ -375,9 +373,5 @@ export function createExperimentsService(deps: ExperimentsDeps): ExperimentsServ
       });
     },
 
-    async usingHoldout(executor, envTarget, holdoutId) {
-      const active = await repo.listExperiments(executor, envTarget.envId, ['running', 'paused']);
-      return active.filter((e) => e.definition.holdoutId === holdoutId).map((e) => e.id);
-    },
   };
 }

@@ -9,13 +9,11 @@
 // approving a proceed need a clearance from an executed proposal (rollout-change-kinds.ts), else 403.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
-import { isUniqueViolation } from '../../../db/constraint-errors.js';
-import { forUpdate } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import type { AppAccess, Permission } from '../../../platform/app-access.js';
 import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/principal.js';
-import type { ExperimentResultsSource } from '../experiments/index.js';
+import type { ExperimentResultsSource, ExperimentsReadModel } from '../experiments/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import type { RollbacksService } from '../../core/rollbacks/index.js';
@@ -28,7 +26,7 @@ import {
   ACTIONABLE, PLAN_TRANSITIONS, stepProblems,
   type PlanEvent, type PlanState, type Recommendation, type RolloutGuardrail, type RolloutPlan, type RolloutStep, type TransitionTarget,
 } from './rollouts.model.js';
-import type { RolloutPlansTable } from './rollouts.table.js';
+import { findPlan, insertPlan, listPlans, lockPlan, planOf, setPlanFields, unfinishedPlansByFlag, updatePlan, type PlanRow } from './rollouts.repository.js';
 
 export interface CreatePlanInput {
   appId: string;
@@ -76,25 +74,14 @@ export interface RolloutsDeps {
   rollbacks: Pick<RollbacksService, 'edit'>;
   metrics: Pick<MetricsService, 'findRevision'>;
   results: ExperimentResultsSource;
+  /** The experiment a plan rolls out, and its current iteration. */
+  experiments: ExperimentsReadModel;
   /** Plan changes are journaled (resourceType rollout_plan) besides the plan's own history. */
   journal?: Pick<JournalService, 'record'>;
   now?: () => number;
 }
 
-type Row = RolloutPlansTable;
-
-function planOf(row: Row, env: string): RolloutPlan {
-  return {
-    id: row.id, appId: row.app_id, env, experimentId: row.experiment_id, flagKey: row.flag_key, iterationId: row.iteration_id,
-    planVersion: Number(row.plan_version), state: row.state as PlanState, variant: row.variant,
-    steps: JSON.parse(row.steps), guardrails: JSON.parse(row.guardrails),
-    minimumUnitsPerStep: row.minimum_units_per_step === null ? null : Number(row.minimum_units_per_step),
-    currentStep: row.current_step === null ? null : Number(row.current_step), stepStartedAt: row.step_started_at,
-    baseVersion: row.base_version === null ? null : Number(row.base_version),
-    recommendation: row.recommendation === null ? null : JSON.parse(row.recommendation),
-    history: JSON.parse(row.history), createdAt: row.created_at, updatedAt: row.updated_at, createdBy: JSON.parse(row.created_by),
-  };
-}
+type Row = PlanRow;
 
 /** How a move refused in a protected environment is proposed instead. */
 function proposalHint(kind: 'rollout.transition' | 'rollout.approve', target: EnvironmentTarget, body: Record<string, unknown>, options: [string, string | number | undefined][]): ProposalHint {
@@ -117,17 +104,12 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
 
   async function experimentOf(executor: Executor, principal: Principal, appId: string, env: string, experimentId: string, need: Permission) {
     const target = await resolveTarget(deps.access, principal, appId, env, need, executor);
-    const row = await executor.selectFrom('experiments').selectAll().where('env_id', '=', target.envId).where('id', '=', experimentId).executeTakeFirst();
-    if (!row) throw notFound(`Experiment ${experimentId}`);
-    const definition = JSON.parse(row.definition) as { flagKey: string; variants: { key: string; value: unknown }[] };
-    return { target, experiment: { id: row.id, state: row.state, ...definition } };
+    const experiment = await deps.experiments.experiment(executor, target.envId, experimentId);
+    if (!experiment) throw notFound(`Experiment ${experimentId}`);
+    return { target, experiment };
   }
 
-  async function currentIteration(executor: Executor, experimentId: string) {
-    const row = await executor.selectFrom('experiment_iterations').select(['id', 'revision']).where('experiment_id', '=', experimentId)
-      .orderBy('number', 'desc').orderBy('revision', 'desc').limit(1).executeTakeFirst();
-    return row ? { id: row.id, revision: Number(row.revision) } : null;
-  }
+  const currentIteration = (executor: Executor, experimentId: string) => deps.experiments.currentIteration(executor, experimentId);
 
   async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, clearance?: Clearance): Promise<{ row: Row; target: EnvironmentTarget }> {
     const { target, experiment } = await experimentOf(executor, principal, input.appId, input.env, experimentId, clearedPermission(clearance, 'change'));
@@ -161,7 +143,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
 
   async function locked(trx: Executor, principal: Principal, experimentId: string, planId: string, input: PlanRef, need: Permission) {
     const { target, experiment } = await experimentOf(trx, principal, input.appId, input.env, experimentId, need);
-    const row = await forUpdate(trx, trx.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId)).executeTakeFirst();
+    const row = await lockPlan(trx, target.envId, experimentId, planId);
     if (!row) throw notFound(`Rollout plan ${planId}`);
     if (Number(row.plan_version) !== input.planVersion) throw versionConflict(Number(row.plan_version));
     return { target, experiment, plan: planOf(row, target.env) };
@@ -179,9 +161,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
 
   async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource; context?: Record<string, unknown> }) {
     const next = { ...fields, plan_version: plan.planVersion + 1, history: JSON.stringify([...plan.history, event]), updated_at: event.at };
-    await trx.updateTable('rollout_plans').set(next).where('id', '=', plan.id).where('plan_version', '=', plan.planVersion).execute();
-    const row = await trx.selectFrom('rollout_plans').selectAll().where('id', '=', plan.id).executeTakeFirstOrThrow();
-    const saved = planOf(row, plan.env);
+    const saved = planOf(await updatePlan(trx, plan.id, plan.planVersion, next), plan.env);
     await journaled(trx, journal.target, journal.source, saved, event, journal.context);
     return saved;
   }
@@ -230,14 +210,8 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     async create(trx, principal, experimentId, input, sourceGiven = 'api', clearance) {
       const source = clearedSource(clearance, sourceGiven);
       const { row, target } = await draft(trx, principal, experimentId, input, clearance);
-      const taken = await trx.selectFrom('rollout_plans').select('id').where('id', '=', row.id).executeTakeFirst();
-      const planIdConflict = () => conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
-      if (taken) throw planIdConflict();
-      try {
-        await trx.insertInto('rollout_plans').values(row).execute();
-      } catch (err) {
-        if (isUniqueViolation(err)) throw planIdConflict();
-        throw err;
+      if (!(await insertPlan(trx, row))) {
+        throw conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
       }
       const plan = planOf(row, target.env);
       await journaled(trx, target, source, plan, plan.history[0]!, clearanceContext(clearance));
@@ -246,19 +220,19 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
 
     async get(principal, experimentId, planId, query) {
       const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
-      const row = await db.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId).executeTakeFirst();
+      const row = await findPlan(db, target.envId, experimentId, planId);
       if (!row) throw notFound(`Rollout plan ${planId}`);
       return planOf(row, target.env);
     },
 
     async list(principal, experimentId, query) {
       const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
-      const rows = await db.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).orderBy('created_at', 'desc').orderBy('id').limit(100).execute();
+      const rows = await listPlans(db, target.envId, experimentId);
       return rows.map((r) => planOf(r, target.env));
     },
 
     async find(executor, target, experimentId, planId) {
-      const row = await executor.selectFrom('rollout_plans').selectAll().where('env_id', '=', target.envId).where('experiment_id', '=', experimentId).where('id', '=', planId).executeTakeFirst();
+      const row = await findPlan(executor, target.envId, experimentId, planId);
       return row ? planOf(row, target.env) : null;
     },
 
@@ -340,16 +314,10 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       const next = (plan.currentStep ?? -1) + 1;
       const last = next >= plan.steps.length - 1;
       const moved = await moveTo(trx, principal, source, target, experiment, { ...plan }, last ? 'completed' : 'active', Math.min(next, plan.steps.length - 1), 'approval', why);
-      await trx.updateTable('rollout_plans').set(withApproval).where('id', '=', plan.id).execute();
+      await setPlanFields(trx, plan.id, withApproval);
       return { plan: { ...moved, recommendation: approved.recommendation }, configVersion: moved.history.at(-1)?.configVersion ?? null };
     },
 
-    async unfinishedByFlag(target) {
-      const rows = await db.selectFrom('rollout_plans').select(['id', 'flag_key']).where('env_id', '=', target.envId)
-        .where('state', 'in', ['draft', 'active', 'paused']).orderBy('id').execute();
-      const byFlag = new Map<string, string[]>();
-      for (const r of rows) byFlag.set(r.flag_key, [...(byFlag.get(r.flag_key) ?? []), r.id]);
-      return byFlag;
-    },
+    unfinishedByFlag: (target) => unfinishedPlansByFlag(db, target.envId),
   };
 }

@@ -14,8 +14,10 @@ import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
 import type { Executor } from '../../../db/transaction.js';
+import { environmentSlugOf } from '../../core/apps/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import { eraseSubjectEvents, iterationsOfSubject, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../ingestion/index.js';
+import * as repo from './erasure.repository.js';
 import type { SubjectErasuresTable } from './erasure.table.js';
 
 export const ERASE_JOB = 'telemetry.erase';
@@ -65,7 +67,7 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       const row = { id: newId('ers'), app_id: app.id, env_id: env.id, status: 'pending', subject_sealed: deps.box.seal(input.subjectId), cutoff: at, requested_at: at, completed_at: null };
       try {
         await inTransaction(deps.db, async (trx) => {
-          await trx.insertInto('subject_erasures').values(row).execute();
+          await repo.insertErasure(trx, row);
           await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now });
           await enqueue(trx, { kind: ERASE_JOB, payload: { erasureId: row.id }, maxAttempts: 10 }, deps.now);
           await deps.journal?.record(trx, {
@@ -86,13 +88,13 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
 
     async get(principal, appId, envSlug, id) {
       const { env } = await deps.access.requireEnv(principal, appId, envSlug, 'read');
-      const row = await deps.db.selectFrom('subject_erasures').select(['id', 'status', 'requested_at', 'completed_at', 'cutoff']).where('env_id', '=', env.id).where('id', '=', id).executeTakeFirst();
+      const row = await repo.findReceipt(deps.db, env.id, id);
       if (!row) throw notFound(`Erasure ${id}`);
       return receiptOf(row);
     },
 
     async run(erasureId) {
-      const row = await deps.db.selectFrom('subject_erasures').selectAll().where('id', '=', erasureId).executeTakeFirst();
+      const row = await repo.findErasure(deps.db, erasureId);
       if (!row || row.status === 'completed' || row.subject_sealed === null) return;
       const subject = deps.box.open(row.subject_sealed);
       const runs = await inTransaction(deps.db, async (trx) => {
@@ -105,11 +107,10 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       await inTransaction(deps.db, async (trx) => {
         // The subject is forgotten once its events and every aggregate holding it are gone.
         const completedAt = new Date(deps.now()).toISOString();
-        await trx.updateTable('subject_erasures').set({ status: 'completed', completed_at: completedAt, subject_sealed: null }).where('id', '=', erasureId).execute();
+        await repo.completeErasure(trx, erasureId, completedAt);
         if (deps.journal) {
-          const env = await trx.selectFrom('environments').select('slug').where('id', '=', row.env_id).executeTakeFirst();
           await deps.journal.record(trx, {
-            appId: row.app_id, env: env?.slug ?? null, operation: 'erasure.complete', source: 'system', resourceType: 'subject_erasure', resourceId: erasureId,
+            appId: row.app_id, env: await environmentSlugOf(trx, row.env_id), operation: 'erasure.complete', source: 'system', resourceType: 'subject_erasure', resourceId: erasureId,
             authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [], context: { cutoff: row.cutoff, completedAt, experimentRuns: runs.length },
           });
         }
