@@ -19,6 +19,7 @@ import * as exportBackfills from './migrations/0100-export-backfills.js';
 import * as tombstoneLifetime from './migrations/0110-erasure-tombstones-30-days.js';
 import * as appInvitations from './migrations/0111-app-invitations.js';
 import * as finiteNumbers from './migrations/0130-finite-numbers.js';
+import * as exportCommitOrder from './migrations/0140-export-commit-order.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '0110-erasure-tombstones-30-days': tombstoneLifetime,
   '0111-app-invitations': appInvitations,
   '0130-finite-numbers': finiteNumbers,
+  '0140-export-commit-order': exportCommitOrder,
 };
 
 /**

@@ -1,7 +1,8 @@
 // Turns accepted raw events into deliveries and sends them (issue 13). Two job kinds:
 // - `exports.schedule` (recurring, every 2 s): per active destination, reads the environment's raw
-//   events after the destination's position, cuts matching ones into deliveries of `batchSize`, and
-//   hands due pending deliveries to workers as `exports.deliver` jobs (one queued job per delivery).
+//   events after the destination's position in commit order (decision 0036: nothing committed late
+//   is passed over), cuts matching ones into deliveries of `batchSize`, and hands due pending
+//   deliveries to workers as `exports.deliver` jobs (one queued job per delivery).
 // - `exports.deliver`: one attempt of one delivery. The job lease is what keeps two processes from
 //   sending a delivery at once; a worker that dies leaves the delivery `delivering` and its job's
 //   lease expires, so the next lease sends it again under the same `webhook-id` (at least once).
@@ -12,7 +13,7 @@ import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { enqueue, type JobRunner } from '../../../jobs/index.js';
-import { eventsAfter, eventsByIds, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
+import { eventsAfter, eventsByIds, eventsCommittedAfter, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import type { DestinationFilters } from './exports.model.js';
 import * as destinations from './exports.repository.js';
@@ -26,11 +27,6 @@ import type { BackfillPage } from './backfills.js';
 export const SCHEDULE_JOB = 'exports.schedule';
 export const DELIVER_JOB = 'exports.deliver';
 export const SCHEDULE_EVERY_MS = 2_000;
-/**
- * Events are read only once they are this old: an ingestion transaction that stamped `received_at`
- * a moment earlier but commits a moment later must not land behind a position already passed.
- */
-export const SETTLE_MS = 2_000;
 export const MAX_ATTEMPTS = 12;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 /** Raw events one backfill page reads (one transaction: the deliveries it cuts and the cursor). */
@@ -112,13 +108,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // Re-read under the transaction: a concurrent scheduler may have moved the position.
       const current = await trx.selectFrom('export_destinations').selectAll().where('id', '=', destination.id).executeTakeFirst();
       if (!current || current.status !== 'active') return 0;
-      const position = { receivedAt: Number(current.position_received_at), eventId: current.position_event_id };
-      const read = await eventsAfter(trx, current.env_id, position, size * BATCHES_PER_RUN, deps.now() - SETTLE_MS);
+      const position = { seq: Number(current.position_seq), eventId: current.position_event_id };
+      const read = await eventsCommittedAfter(trx, current.env_id, position, size * BATCHES_PER_RUN);
       if (read.length === 0) return 0;
-      const last = read.at(-1)!.position;
+      const last = read.at(-1)!;
       // Compare-and-swap on the position: of two schedulers reading the same events, one cuts them.
-      const moved = await trx.updateTable('export_destinations').set({ position_received_at: last.receivedAt, position_event_id: last.eventId })
-        .where('id', '=', current.id).where('position_received_at', '=', position.receivedAt).where('position_event_id', '=', position.eventId).executeTakeFirst();
+      const moved = await trx.updateTable('export_destinations').set({ position_seq: last.position.seq, position_event_id: last.position.eventId, position_received_at: Date.parse(last.receivedAt) })
+        .where('id', '=', current.id).where('position_seq', '=', position.seq).where('position_event_id', '=', position.eventId).executeTakeFirst();
       if (Number(moved.numUpdatedRows) === 0) return 0;
       return cut(trx, current, read);
     });
@@ -177,7 +173,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   return {
     async schedule() {
-      const active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_received_at').limit(DESTINATIONS_PER_RUN).execute();
+      const active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(DESTINATIONS_PER_RUN).execute();
       let created = 0;
       for (const destination of active) created += await scheduleDestination(destination);
       const due = await deliveries.dueDeliveries(deps.db, iso(deps.now()), DUE_PER_RUN);
