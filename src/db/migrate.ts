@@ -20,6 +20,7 @@ import * as tombstoneLifetime from './migrations/0110-erasure-tombstones-30-days
 import * as appInvitations from './migrations/0111-app-invitations.js';
 import * as finiteNumbers from './migrations/0130-finite-numbers.js';
 import * as exportCommitOrder from './migrations/0140-export-commit-order.js';
+import * as deliveryClaims from './migrations/0141-delivery-claims.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '0111-app-invitations': appInvitations,
   '0130-finite-numbers': finiteNumbers,
   '0140-export-commit-order': exportCommitOrder,
+  '0141-delivery-claims': deliveryClaims,
 };
 
 /**

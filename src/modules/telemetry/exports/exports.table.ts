@@ -54,6 +54,10 @@ export interface ExportDeliveriesTable {
   next_attempt_at: string | null;
   /** JSON { status, code, message }. */
   last_error: string | null;
+  /** Who is sending it now (`<job id>#<attempt>`), while status is delivering (decision 0037). */
+  claim_owner: string | null;
+  /** When that claim lapses: past it, another attempt may claim the delivery. */
+  claimed_until: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -3,16 +3,18 @@
 //   events after the destination's position in commit order (decision 0036: nothing committed late
 //   is passed over), cuts matching ones into deliveries of `batchSize`, and hands due pending
 //   deliveries to workers as `exports.deliver` jobs (one queued job per delivery).
-// - `exports.deliver`: one attempt of one delivery. The job lease is what keeps two processes from
-//   sending a delivery at once; a worker that dies leaves the delivery `delivering` and its job's
-//   lease expires, so the next lease sends it again under the same `webhook-id` (at least once).
+// - `exports.deliver`: one attempt of one delivery. The attempt first claims the delivery in one
+//   UPDATE (decision 0037): one owner at a time, until a deadline longer than any send; a second job
+//   for the same delivery finds it claimed and leaves it. An owner that dies leaves the claim to
+//   lapse, and the delivery is claimed again (same `webhook-id`: at least once). A deliver job that
+//   goes dead makes its delivery `failed`, which an operator can retry.
 import type { Kysely } from 'kysely';
 import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../../db/database.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
-import { enqueue, type JobRunner } from '../../../jobs/index.js';
+import { DEFAULT_MAX_ATTEMPTS, enqueue, type JobRunner } from '../../../jobs/index.js';
 import { eventsAfter, eventsByIds, eventsCommittedAfter, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import type { DestinationFilters } from './exports.model.js';
@@ -28,6 +30,12 @@ export const SCHEDULE_JOB = 'exports.schedule';
 export const DELIVER_JOB = 'exports.deliver';
 export const SCHEDULE_EVERY_MS = 2_000;
 export const MAX_ATTEMPTS = 12;
+/** Attempts of one deliver job (the jobs default); owners of a job's claims are `<job id>#1..N`. */
+const DELIVER_JOB_ATTEMPTS = DEFAULT_MAX_ATTEMPTS;
+/** How long a claim lasts: longer than the longest send (SEND_DEADLINE_MS), so a live owner keeps it. */
+export const CLAIM_MS = 60_000;
+/** An attempt's whole send (connect, TLS, request, answer) is abandoned past this. */
+export const SEND_DEADLINE_MS = 45_000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 /** Raw events one backfill page reads (one transaction: the deliveries it cuts and the cursor). */
 export const BACKFILL_PAGE = 1000;
@@ -73,8 +81,10 @@ export interface DeliveryWorkerDeps {
 export interface DeliveryWorker {
   /** One scheduler pass; answers how many deliveries were created. */
   schedule(): Promise<number>;
-  /** One attempt of one delivery. */
-  deliver(deliveryId: string, signal?: AbortSignal): Promise<void>;
+  /** One attempt of one delivery, by `owner` (default: a fresh id); nothing when another owner holds it. */
+  deliver(deliveryId: string, options?: { signal?: AbortSignal; owner?: string }): Promise<void>;
+  /** The deliver job of this delivery went dead: the delivery becomes failed (retryable). */
+  abandon(trx: Executor, deliveryId: string, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
   /**
    * One page of a backfill: reads the events received after `after` (and before `receivedBefore`),
    * cuts deliveries of those stamped in [from, to), and answers where the next page starts.
@@ -120,20 +130,22 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     });
   }
 
-  async function recordOutcome(row: deliveries.DeliveryRow, sent: { ok: boolean; error: DeliveryError | null }, attemptAt: number): Promise<void> {
+  async function recordOutcome(row: deliveries.DeliveryRow, owner: string, sent: { ok: boolean; error: DeliveryError | null }, attemptAt: number): Promise<void> {
     const attempts = Number(row.attempts) + 1;
     await inTransaction(deps.db, async (trx) => {
       const at = iso(attemptAt);
       if (sent.ok) {
-        await deliveries.recordAttempt(trx, row.id, { status: 'delivered', attempts, lastAttemptAt: at, nextAttemptAt: null, lastError: null });
+        // A claim lost meanwhile (this owner stalled past it): the new owner records the outcome.
+        if (!(await deliveries.recordAttempt(trx, row.id, owner, { status: 'delivered', attempts, lastAttemptAt: at, nextAttemptAt: null, lastError: null }))) return;
         await trx.updateTable('export_destinations').set({ last_attempt_at: at, last_success_at: at, consecutive_failures: 0, failing_since: null })
           .where('id', '=', row.destination_id).execute();
         return;
       }
       const final = attempts >= MAX_ATTEMPTS || isPermanent(sent.error?.status ?? null);
-      await deliveries.recordAttempt(trx, row.id, {
+      const recorded = await deliveries.recordAttempt(trx, row.id, owner, {
         status: final ? 'failed' : 'pending', attempts, lastAttemptAt: at, nextAttemptAt: final ? null : iso(attemptAt + retryDelay(attempts)), lastError: sent.error,
       });
+      if (!recorded) return;
       const destination = await trx.selectFrom('export_destinations').select(['failing_since', 'status', 'app_id', 'env_id', 'name']).where('id', '=', row.destination_id).executeTakeFirst();
       const failingSince = destination?.failing_since ?? at;
       const disable = destination?.status === 'active' && attemptAt - Date.parse(failingSince) >= DISABLE_AFTER_MS;
@@ -184,20 +196,20 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return created;
     },
 
-    async deliver(deliveryId, signal) {
+    async deliver(deliveryId, options = {}) {
+      const owner = options.owner ?? newId('own');
       const row = await deliveries.findDeliveryById(deps.db, deliveryId);
       if (!row || (row.status !== 'pending' && row.status !== 'delivering')) return;
-      // A retry not yet due (the scheduler re-enqueues it when it is).
-      if (row.status === 'pending' && row.next_attempt_at !== null && row.next_attempt_at > iso(deps.now())) return;
       const destination = await deps.db.selectFrom('export_destinations').selectAll().where('id', '=', row.destination_id).executeTakeFirst();
       if (!destination) return;
       const at = iso(deps.now());
+      // One owner at a time: not due, or claimed by a live owner, and this attempt leaves it alone.
+      if (!(await deliveries.claimDelivery(deps.db, row.id, { owner, at, until: iso(deps.now() + CLAIM_MS) }))) return;
       if (destination.status !== 'active') {
         // Paused or disabled: the delivery waits, and goes out once the destination is active again.
-        if (row.status === 'delivering') await deliveries.setStatus(deps.db, row.id, 'pending', at);
+        await deliveries.releaseClaim(deps.db, row.id, owner, at);
         return;
       }
-      if (!(await deliveries.claimDelivery(deps.db, row.id, at))) return;
       // Only events still stored go out: erased subjects' events and expired ones are gone.
       const events = await eventsByIds(deps.db, row.env_id, JSON.parse(row.event_ids) as string[]);
       if (events.length === 0) {
@@ -205,7 +217,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         return;
       }
       const attemptAt = deps.now();
-      await recordOutcome(row, await attempt(row, destination, events, signal), attemptAt);
+      // The send ends well before the claim lapses, so no second owner can start while it runs.
+      const deadline = AbortSignal.timeout(SEND_DEADLINE_MS);
+      const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+      await recordOutcome(row, owner, await attempt(row, destination, events, signal), attemptAt);
+    },
+
+    async abandon(trx, deliveryId, job) {
+      const owners = Array.from({ length: job.maxAttempts }, (_, i) => `${job.id}#${i + 1}`);
+      await deliveries.failAbandoned(trx, deliveryId, owners, { status: null, code: 'delivery_abandoned', message: `the deliver job failed on every attempt: ${job.error}`.slice(0, 1024) }, iso(deps.now()));
     },
 
     async backfillPage(trx, destination, window, after) {
@@ -221,5 +241,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
 export function registerDeliveryJobs(jobs: JobRunner, worker: DeliveryWorker): void {
   jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => { await worker.schedule(); });
-  jobs.register<{ deliveryId: string }>(DELIVER_JOB, async (job) => worker.deliver(job.payload.deliveryId, job.signal));
+  jobs.register<{ deliveryId: string }>(DELIVER_JOB, async (job) => worker.deliver(job.payload.deliveryId, { signal: job.signal, owner: `${job.id}#${job.attempt}` }), {
+    onDead: (trx, job) => worker.abandon(trx, job.payload.deliveryId, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
+  });
 }
