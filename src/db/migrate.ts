@@ -21,6 +21,7 @@ import * as appInvitations from './migrations/0111-app-invitations.js';
 import * as finiteNumbers from './migrations/0130-finite-numbers.js';
 import * as exportCommitOrder from './migrations/0140-export-commit-order.js';
 import * as deliveryClaims from './migrations/0141-delivery-claims.js';
+import * as secretFingerprint from './migrations/0142-secret-fingerprint.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '0130-finite-numbers': finiteNumbers,
   '0140-export-commit-order': exportCommitOrder,
   '0141-delivery-claims': deliveryClaims,
+  '0142-secret-fingerprint': secretFingerprint,
 };
 
 /**
