@@ -118,6 +118,8 @@ export class JobRunner {
   private started = false;
   private stopping = false;
   private polling: Promise<unknown> | null = null;
+  /** A slot freed while a poll ran: poll again as soon as it ends. */
+  private pollAgain = false;
 
   constructor(options: JobRunnerOptions) {
     this.db = options.db;
@@ -219,16 +221,32 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Plans the next poll. `0` means now (a slot just freed): it replaces a later poll already planned,
+   * or, while a poll runs, makes the next one follow at once; otherwise a slot would wait for the
+   * regular interval, and a queue of short jobs would move one job per slot per second.
+   */
   private schedulePoll(delayMs: number): void {
-    if (!this.started || this.stopping || this.timer) return;
+    if (!this.started || this.stopping) return;
+    if (this.polling) {
+      if (delayMs === 0) this.pollAgain = true;
+      return;
+    }
+    if (this.timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.pollAgain = false;
       this.polling = this.leaseAndDispatch()
         .catch((err) => this.log.warn({ err }, 'could not lease jobs'))
         .finally(() => {
           this.polling = null;
+          const again = this.pollAgain;
+          this.pollAgain = false;
           // A little jitter so processes started together do not poll in step.
-          this.schedulePoll(this.pollIntervalMs * (0.8 + 0.4 * this.random()));
+          this.schedulePoll(again ? 0 : this.pollIntervalMs * (0.8 + 0.4 * this.random()));
         });
     }, delayMs);
     this.timer.unref();

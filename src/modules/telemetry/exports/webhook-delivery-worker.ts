@@ -42,8 +42,13 @@ export const BACKFILL_PAGE = 1000;
 export const FIRST_RETRY_MS = 30_000;
 export const MAX_RETRY_MS = 6 * 3_600_000;
 export const DISABLE_AFTER_MS = 24 * 3_600_000;
-/** Batches cut per destination per scheduler run, so one busy destination cannot starve the others. */
+/** Batches cut per destination per pass (one transaction), so one busy destination cannot starve the others. */
 const BATCHES_PER_RUN = 10;
+/**
+ * Passes one scheduler run makes while some destination still has a backlog (its last read was
+ * full): a destination keeps up with ingestion instead of moving 10 batches per 2-second period.
+ */
+const PASSES_PER_RUN = 200;
 const DESTINATIONS_PER_RUN = 200;
 const DUE_PER_RUN = 500;
 
@@ -112,21 +117,23 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     return created;
   }
 
-  async function scheduleDestination(destination: destinations.DestinationRow): Promise<number> {
+  /** One pass over one destination: how many deliveries it cut, and whether events are left to read. */
+  async function scheduleDestination(destination: destinations.DestinationRow): Promise<{ created: number; more: boolean }> {
     const size = Number(destination.batch_size);
     return inTransaction(deps.db, async (trx) => {
       // Re-read under the transaction: a concurrent scheduler may have moved the position.
       const current = await trx.selectFrom('export_destinations').selectAll().where('id', '=', destination.id).executeTakeFirst();
-      if (!current || current.status !== 'active') return 0;
+      if (!current || current.status !== 'active') return { created: 0, more: false };
       const position = { seq: Number(current.position_seq), eventId: current.position_event_id };
-      const read = await eventsCommittedAfter(trx, current.env_id, position, size * BATCHES_PER_RUN);
-      if (read.length === 0) return 0;
+      const limit = size * BATCHES_PER_RUN;
+      const read = await eventsCommittedAfter(trx, current.env_id, position, limit);
+      if (read.length === 0) return { created: 0, more: false };
       const last = read.at(-1)!;
       // Compare-and-swap on the position: of two schedulers reading the same events, one cuts them.
       const moved = await trx.updateTable('export_destinations').set({ position_seq: last.position.seq, position_event_id: last.position.eventId, position_received_at: Date.parse(last.receivedAt) })
         .where('id', '=', current.id).where('position_seq', '=', position.seq).where('position_event_id', '=', position.eventId).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return 0;
-      return cut(trx, current, read);
+      if (Number(moved.numUpdatedRows) === 0) return { created: 0, more: false };
+      return { created: await cut(trx, current, read), more: read.length === limit };
     });
   }
 
@@ -185,9 +192,19 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   return {
     async schedule() {
-      const active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(DESTINATIONS_PER_RUN).execute();
+      let active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(DESTINATIONS_PER_RUN).execute();
       let created = 0;
-      for (const destination of active) created += await scheduleDestination(destination);
+      // Round robin while backlogs last: every destination with events left gets another pass, so
+      // a backlog drains at once and a busy destination still shares each round with the others.
+      for (let pass = 0; pass < PASSES_PER_RUN && active.length > 0; pass++) {
+        const behind: typeof active = [];
+        for (const destination of active) {
+          const result = await scheduleDestination(destination);
+          created += result.created;
+          if (result.more) behind.push(destination);
+        }
+        active = behind;
+      }
       const due = await deliveries.dueDeliveries(deps.db, iso(deps.now()), DUE_PER_RUN);
       await inTransaction(deps.db, async (trx) => {
         for (const id of due) await enqueue(trx, { kind: DELIVER_JOB, payload: { deliveryId: id }, dedupeKey: `${DELIVER_JOB}:${id}` }, deps.now);
