@@ -7,7 +7,7 @@ import { dialects, testConfig } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
 import { createSecretBox } from '../../../platform/secret-box.js';
 import { exposure, sendBatch } from '../ingestion/telemetry.fixtures.js';
-import { exportSetup } from './exports.fixtures.js';
+import { exportSetup, feedCaughtUp } from './exports.fixtures.js';
 import { createDeliveryWorker, DELIVER_JOB } from './webhook-delivery-worker.js';
 import type { WebhookSender } from './webhook-sender.js';
 
@@ -25,6 +25,7 @@ for (const dialect of dialects) {
       };
       const worker = createDeliveryWorker({ db, policy: { allowedHosts: [], allowPrivateNetworks: true, resolve: { 'receiver.test': '127.0.0.1' } }, box: createSecretBox(testConfig().secret, 'export-signing-secret'), send: slow, now: setup.clock.now });
       assert.equal((await sendBatch(setup.app, setup.s.sdkProd, [exposure(setup.clock.now() - 1000, 'alice')])).statusCode, 200);
+      await feedCaughtUp(db);
       assert.equal(await worker.schedule(), 1);
       const [delivery] = await setup.deliveries();
       return { ...setup, db, worker, delivery, sends: () => sends };
@@ -64,7 +65,7 @@ for (const dialect of dialects) {
       const retry = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${delivery.id}/retry`, { token: s.admin, payload: env });
       assert.equal(retry.statusCode, 202, retry.body);
       await pump();
-      assert.equal(rx.received.length, 1);
+      assert.equal(rx.received.length, 1, JSON.stringify({ deliveries: await deliveries(), jobs: await db.selectFrom('jobs').select(['kind', 'state', 'attempts', 'last_error']).execute() }));
       assert.equal((await deliveries())[0].status, 'delivered');
     });
   });

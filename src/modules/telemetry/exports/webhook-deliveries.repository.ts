@@ -81,6 +81,13 @@ export async function dueDeliveries(db: Executor, at: string, limit: number): Pr
   return rows.map((r) => r.id);
 }
 
+/** The destination's next pending delivery due by `at`, oldest first. */
+export async function nextDueOf(db: Executor, destinationId: string, at: string): Promise<string | undefined> {
+  const row = await db.selectFrom('export_deliveries').select('id').where('destination_id', '=', destinationId).where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', at).orderBy('next_attempt_at').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
+}
+
 export async function backlogOf(db: Executor, destinationId: string): Promise<{ backlog: number; oldestPendingAt: string | null }> {
   const row = await db.selectFrom('export_deliveries').select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.min('first_event_at').as('oldest')])
     .where('destination_id', '=', destinationId).where('status', 'in', ['pending', 'delivering']).executeTakeFirst();

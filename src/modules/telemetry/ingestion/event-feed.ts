@@ -73,8 +73,10 @@ export async function eventsAfter(db: Executor, envId: string, after: FeedPositi
  * ends). On SQLite every committed transaction qualifies: one writer, sequences raised in commit order.
  */
 export async function eventsCommittedAfter(db: Executor, envId: string, after: CommitPosition, limit: number): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
-  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
-    .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb.and([eb('feed_seq', '=', after.seq), eb('id', '>', after.eventId)])]));
+  // `feed_seq >= seq` first: a range on the (env_id, feed_seq, id) index. The OR alone made SQLite scan
+  // the environment's events from the start on every read, quadratic in a backlog.
+  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
+    .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb('id', '>', after.eventId)]));
   const horizon = statementCommitHorizon(db);
   if (horizon) q = q.where('feed_seq', '<', horizon);
   const rows = await q.orderBy('feed_seq').orderBy('id').limit(limit).execute();
