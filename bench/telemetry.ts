@@ -14,6 +14,9 @@
 // one process, then two processes on another fresh database ingesting into one environment, each
 // with the share of active queries found waiting for a lock;
 // BENCH_QUERY_RUNS sets the timed runs of each query (default 200).
+// 4. export throughput (BENCH_ONLY=export runs only this): a destination with batches of 100 is paused
+//    while BENCH_EXPORT_EVENTS (default 200,000) events are ingested, then set active; events/s
+//    delivered to a local HTTPS receiver (export-receiver.ts) until the backlog is drained.
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,6 +28,7 @@ import pg from 'pg';
 import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { SubjectSketch } from '../src/modules/telemetry/ingestion/index.js';
+import { RECEIVER_HOST, startReceiver } from './export-receiver.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = 16;
@@ -255,13 +259,54 @@ async function latencies(server: ServerInfo, body: object, runs: number) {
   return { p50: times[Math.floor(runs * 0.5)]!, p95: times[Math.ceil(runs * 0.95) - 1]!, p99: times[Math.ceil(runs * 0.99) - 1]!, scanned };
 }
 
+/** Drains a paused destination's backlog of `total` events into a local HTTPS receiver. */
+async function exportThroughput(total: number) {
+  const receiver = await startReceiver(dir);
+  Object.assign(process.env, {
+    ENSIGN_EXPORT_ALLOWED_HOSTS: RECEIVER_HOST, ENSIGN_EXPORT_ALLOW_PRIVATE_NETWORKS: 'true', ENSIGN_EXPORT_RESOLVE: `${RECEIVER_HOST}:${receiver.address}`, ENSIGN_EXPORT_CA_FILE: receiver.caFile,
+  });
+  const { info, stop } = await startEnsign(await migratedFile('export.db'));
+  try {
+    const api = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${info.address}${path}`, { method, headers: { authorization: `Bearer ${info.token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const created = await api('POST', '/api/v1/telemetry/exports', { appId: info.appId, env: 'prod', name: 'bench', url: `https://${RECEIVER_HOST}/in`, batchSize: BATCH, status: 'paused' }, { 'idempotency-key': 'bench-export-0001' });
+    if (created.status !== 201) throw new Error(`creating the destination answered ${created.status}: ${await created.text()}`);
+    const destination = ((await created.json()) as { destination: { id: string; version: number } }).destination;
+    let sent = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (sent < total) {
+        sent += BATCH;
+        const res = await fetch(`${info.address}/api/v1/events/batch`, { method: 'POST', headers: { authorization: `Bearer ${info.sdk.prod}`, 'content-type': 'application/json' }, body: JSON.stringify({ schemaVersion: 1, events: Array.from({ length: BATCH }, (_, i) => event(i + serial)) }) });
+        if (res.status !== 200) throw new Error(`ingestion answered ${res.status}`);
+      }
+    }));
+    const stored = await storedEvents(join(dir, 'export.db'));
+    const start = performance.now();
+    const activated = await api('PATCH', `/api/v1/telemetry/exports/${destination.id}`, { appId: info.appId, env: 'prod', version: destination.version, status: 'active' });
+    if (activated.status !== 200) throw new Error(`activating the destination answered ${activated.status}: ${await activated.text()}`);
+    const deadline = Date.now() + 300_000;
+    while (receiver.stats.events < stored && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const overall = receiver.stats.events / ((receiver.stats.last - start) / 1000);
+    const steady = receiver.stats.events / ((receiver.stats.last - receiver.stats.first) / 1000);
+    return { stored, delivered: receiver.stats.events, deliveries: receiver.stats.deliveries, overall, steady, firstAfterMs: receiver.stats.first - start };
+  } finally {
+    await stop();
+    await receiver.close();
+  }
+}
+
 const ONLY = process.env.BENCH_ONLY;
 /** Timed runs of each query: 200 make a p95 of the 10 slowest, where 40 made it of 2. */
 const QUERY_RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 200);
 const POSTGRES = process.env.BENCH_POSTGRES_URL;
 try {
   console.log(`load average at start ${loadavg()[0]!.toFixed(1)} (2 CPUs)`);
-  if (ONLY !== 'queries' && POSTGRES) {
+  if (ONLY === 'export' || ONLY === undefined) {
+    const result = await exportThroughput(Number(process.env.BENCH_EXPORT_EVENTS ?? 200_000));
+    console.log(`export of a ${result.stored.toLocaleString('en')}-event backlog, batches of ${BATCH}, to a local HTTPS receiver: ${Math.round(result.overall).toLocaleString('en')} events/s from activation (first delivery after ${result.firstAfterMs.toFixed(0)} ms), ${Math.round(result.steady).toLocaleString('en')} events/s from the first delivery to the last; ${result.delivered.toLocaleString('en')} events in ${result.deliveries} deliveries (bar ≥ 10,000 events/s); load average now ${loadavg()[0]!.toFixed(1)}`);
+  }
+  if (ONLY === 'export') {
+    // Only the export phase.
+  } else if (ONLY !== 'queries' && POSTGRES) {
     const database = await freshPostgres(POSTGRES);
     try {
       const { info, cpu, stop } = await startEnsign(database.url);
@@ -298,7 +343,7 @@ try {
     console.log(`Ensign over HTTP (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, all threads)`);
     console.log(`ratio to the canonical-row loop ${(http.eventsPerSecond / canonical.perSecond).toFixed(2)} (bar ≥ 0.3; by CPU per event ${(canonical.cpuPerEvent / http.cpuPerEvent).toFixed(2)}); ratio to the bare loop over Ensign's tables ${(http.eventsPerSecond / bare.perSecond).toFixed(2)} (bar ≥ 0.5); absolute bar ≥ 30,000 events/s: ${http.eventsPerSecond >= 30_000 ? 'met' : 'not met'}; load average now ${loadavg()[0]!.toFixed(1)}`);
   }
-  if (ONLY !== 'ingest') {
+  if (ONLY !== 'ingest' && ONLY !== 'export') {
     const file = await migratedFile('queries.db');
     const { info, stop } = await startEnsign(file);
     const seeded = seedRollups(file, info.envs.staging!);

@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { loadConfig, type EnsignConfig } from './config.js';
 import { createDb } from './db/create-db.js';
 import { migrateToLatest } from './db/migrate.js';
+import { checkSecretFingerprint } from './platform/secret-fingerprint.js';
 
 export interface StartOptions {
   /** Stop gracefully on SIGTERM/SIGINT and exit the process (the CLI and `npm start`; not tests). */
@@ -13,6 +14,12 @@ export interface StartOptions {
 export async function startServer(config: EnsignConfig = loadConfig(), options: StartOptions = {}) {
   const handle = createDb(config.databaseUrl);
   await migrateToLatest(handle.db);
+  try {
+    await checkSecretFingerprint(handle.db, config.secret);
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
   const app = await buildApp({ db: handle.db, dbHandle: handle, config });
   const address = await app.listen({ host: config.host, port: config.port });
   app.log.info({ address, database: handle.dialect, dataDir: config.dataDir }, `Ensign listening on ${address}`);

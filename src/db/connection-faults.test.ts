@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { buildApp } from '../app.js';
 import { buildTestApp, createTestDatabase, POSTGRES_URL, testConfig } from '../../test/helpers/test-app.js';
-import { createApp, signUp } from '../../test/helpers/fixtures.js';
+import { call, createApp, signUp } from '../../test/helpers/fixtures.js';
 import { createDb } from './create-db.js';
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000) {
@@ -82,6 +82,48 @@ if (POSTGRES_URL) {
       assert.ok(created.appId);
       assert.equal((await app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
       await until('LISTEN is re-established', () => listening(name));
+    });
+
+    test('while the database is unreachable every route answers 503 with Retry-After, never 500', async (t) => {
+      const database = await createTestDatabase('postgres');
+      t.after(() => database.drop());
+      // A proxy of this test's own is cut: the shared PostgreSQL server other tests use stays up.
+      const proxy = await databaseProxy(new URL(POSTGRES_URL!));
+      const name = `${database.pgSchema}_outage`;
+      const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
+      const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ logLevel: 'fatal' }) });
+      t.after(async () => {
+        await proxy.up();
+        await app.close();
+        await handle.close();
+        await database.handle.close();
+        await proxy.down();
+      });
+      const user = await signUp(app);
+      const created = await createApp(app, user.token);
+      // Credentials never used before the outage: resolving them has to read the database.
+      const cliToken = (await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signIn', email: user.email, password: user.password } })).json().token as string;
+
+      await proxy.down();
+      const requests: [string, Parameters<typeof call>[1], string, Parameters<typeof call>[3]][] = [
+        ['sign in (login lookup)', 'POST', '/api/v1/cli-token', { payload: { flow: 'signIn', email: user.email, password: user.password } }],
+        ['a session token (credential resolution)', 'GET', '/api/v1/apps', { token: cliToken }],
+        ['an admin key (credential resolution)', 'GET', `/api/v1/flags?appId=${created.appId}&env=prod`, { token: created.admin }],
+        ['a flag write', 'PATCH', '/api/v1/flags', { token: user.token, payload: { appId: created.appId, env: 'prod', key: 'during-outage', type: 'bool', value: true } }],
+        ['an idempotent create (idempotency store)', 'POST', '/api/v1/apps', { token: user.token, idem: true, payload: { name: 'Outage', slug: 'outage-app' } }],
+        ['a config read (environment key)', 'GET', '/api/v1/config', { token: created.sdk.prod }],
+        ['ingestion', 'POST', '/api/v1/events/batch', { token: created.sdk.prod, payload: { schemaVersion: 1, events: [{ id: 'outage-1', kind: 'exposure', timestamp: new Date().toISOString(), targetingKey: 'u', flagKey: 'f', variant: 'on' }] } }],
+      ];
+      for (const [what, method, url, options] of requests) {
+        const res = await call(app, method, url, options);
+        assert.equal(res.statusCode, 503, `${what}: ${res.statusCode} ${res.body}`);
+        assert.equal(res.headers['retry-after'], '1', what);
+        const body = res.json();
+        assert.equal((body.error?.code ?? body.code ?? '').toLowerCase(), 'service_unavailable', `${what}: ${res.body}`);
+      }
+
+      await proxy.up();
+      await until('the routes answer again', async () => (await call(app, 'GET', '/api/v1/apps', { token: cliToken })).statusCode === 200);
     });
 
     test('while the database is unreachable /readyz answers 503; once it is back, 200 and writes succeed', async (t) => {

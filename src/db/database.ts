@@ -20,7 +20,12 @@ import type { AggregationRunsTables } from '../modules/experimentation/experimen
 import type { RolloutsTables } from '../modules/experimentation/rollouts/rollouts.table.js';
 import type { ExportBackfillsTables } from '../modules/telemetry/exports/backfills.table.js';
 import type { AuthorityTables } from '../modules/core/authority/authority.table.js';
+import type { CommitSequenceTable } from './commit-sequence.table.js';
+import type { SecretFingerprintTables } from '../platform/secret-fingerprint.table.js';
 
 export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
   MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables,
-  BaselinesTables, AggregationRunsTables, RolloutsTables, ExportBackfillsTables {}
+  BaselinesTables, AggregationRunsTables, RolloutsTables, ExportBackfillsTables, SecretFingerprintTables {
+  /** SQLite only (db/commit-sequence.ts). */
+  commit_sequence: CommitSequenceTable;
+}

@@ -8,7 +8,7 @@ const HOUR = 3_600_000;
 const BUCKET = 1_790_000 * HOUR;
 
 const event = (id: string, metricValue: number | null, fields: Record<string, unknown> = {}) => ({
-  env_id: 'env_m', id, app_id: 'app_m', kind: 'outcome', ts: BUCKET + 60_000, received_at: BUCKET + 60_000, targeting_key: `u-${id}`, flag_key: null, variant: 'on',
+  env_id: 'env_m', id, app_id: 'app_m', kind: 'outcome', ts: BUCKET + 60_000, received_at: BUCKET + 60_000, feed_seq: 1, targeting_key: `u-${id}`, flag_key: null, variant: 'on',
   value: null, reason: null, experiment_id: null, iteration_id: null, iteration_revision: null, metric_key: 'revenue', metric_value: metricValue, attributes: null, content_hash: `h-${id}`, ...fields,
 });
 

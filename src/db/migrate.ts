@@ -21,6 +21,9 @@ import * as appInvitations from './migrations/0111-app-invitations.js';
 import * as finiteNumbers from './migrations/0130-finite-numbers.js';
 import * as eventsKeyedById from './migrations/0150-events-keyed-by-id.js';
 import * as writerSlots from './migrations/0151-writer-slots.js';
+import * as exportCommitOrder from './migrations/0152-export-commit-order.js';
+import * as deliveryClaims from './migrations/0153-delivery-claims.js';
+import * as secretFingerprint from './migrations/0154-secret-fingerprint.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -43,6 +46,9 @@ const migrations: Record<string, Migration> = {
   '0130-finite-numbers': finiteNumbers,
   '0150-events-keyed-by-id': eventsKeyedById,
   '0151-writer-slots': writerSlots,
+  '0152-export-commit-order': exportCommitOrder,
+  '0153-delivery-claims': deliveryClaims,
+  '0154-secret-fingerprint': secretFingerprint,
 };
 
 /**

@@ -4,7 +4,7 @@
 // backoff, and stops gracefully. Several runners, in one process or many, share one jobs table.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
@@ -24,6 +24,24 @@ export interface JobContext<P = unknown> {
 }
 
 export type JobHandler<P = unknown> = (job: JobContext<P>) => Promise<void>;
+
+/** A job that went dead, as its kind's `onDead` hook sees it. */
+export interface DeadJob<P = unknown> {
+  id: string;
+  kind: string;
+  payload: P;
+  /** Why: the last attempt's error, or the lease that expired on the last attempt. */
+  error: string;
+}
+
+export interface JobKindOptions<P = unknown> {
+  /**
+   * Runs in the transaction that makes a job of this kind dead (its last attempt failed, or its lease
+   * expired on the last attempt: the process running it died or stalled), so the domain record the
+   * job was working on never stays in a working state with nothing left to finish it.
+   */
+  onDead?: (trx: Transaction<Database>, job: DeadJob<P>) => Promise<void>;
+}
 
 /** Thrown by a handler when retrying cannot help (the input is invalid): the job goes dead at once. */
 export class PermanentJobError extends Error {
@@ -56,6 +74,7 @@ export interface JobRunnerOptions {
 
 interface Registration {
   handler: JobHandler<any>;
+  onDead?: JobKindOptions<any>['onDead'];
   /** Recurring: the next occurrence is queued this long after one finishes. */
   everyMs?: number;
   payload?: unknown;
@@ -99,6 +118,8 @@ export class JobRunner {
   private started = false;
   private stopping = false;
   private polling: Promise<unknown> | null = null;
+  /** A slot freed while a poll ran: poll again as soon as it ends. */
+  private pollAgain = false;
 
   constructor(options: JobRunnerOptions) {
     this.db = options.db;
@@ -115,9 +136,9 @@ export class JobRunner {
   }
 
   /** Handles jobs of `kind`. One handler per kind; register before start. */
-  register<P>(kind: string, handler: JobHandler<P>): this {
+  register<P>(kind: string, handler: JobHandler<P>, options: JobKindOptions<P> = {}): this {
     if (this.handlers.has(kind)) throw new Error(`a handler for job kind ${kind} is already registered`);
-    this.handlers.set(kind, { handler });
+    this.handlers.set(kind, { handler, ...(options.onDead ? { onDead: options.onDead } : {}) });
     return this;
   }
 
@@ -200,16 +221,32 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Plans the next poll. `0` means now (a slot just freed): it replaces a later poll already planned,
+   * or, while a poll runs, makes the next one follow at once; otherwise a slot would wait for the
+   * regular interval, and a queue of short jobs would move one job per slot per second.
+   */
   private schedulePoll(delayMs: number): void {
-    if (!this.started || this.stopping || this.timer) return;
+    if (!this.started || this.stopping) return;
+    if (this.polling) {
+      if (delayMs === 0) this.pollAgain = true;
+      return;
+    }
+    if (this.timer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.timer);
+    }
     this.timer = setTimeout(() => {
       this.timer = null;
+      this.pollAgain = false;
       this.polling = this.leaseAndDispatch()
         .catch((err) => this.log.warn({ err }, 'could not lease jobs'))
         .finally(() => {
           this.polling = null;
+          const again = this.pollAgain;
+          this.pollAgain = false;
           // A little jitter so processes started together do not poll in step.
-          this.schedulePoll(this.pollIntervalMs * (0.8 + 0.4 * this.random()));
+          this.schedulePoll(again ? 0 : this.pollIntervalMs * (0.8 + 0.4 * this.random()));
         });
     }, delayMs);
     this.timer.unref();
@@ -225,9 +262,19 @@ export class JobRunner {
     const kinds = [...this.handlers.keys()];
     const now = this.now();
     if (!(await hasLeasableJobs(this.db, kinds, this.iso(now)))) return [];
-    await buryExhausted(this.db, kinds, this.iso(now));
+    await this.buryExhausted(kinds, this.iso(now));
     const rows = await leaseJobs(this.db, { owner: this.owner, kinds, now: this.iso(now), leaseUntil: this.iso(now + this.leaseMs), limit: free });
     return rows.map((row) => this.dispatch(row));
+  }
+
+  /** Jobs whose lease expired on their last attempt become dead, and their kinds' hooks run. */
+  private async buryExhausted(kinds: string[], now: string): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
+      for (const job of await buryExhausted(trx, kinds, now)) {
+        const onDead = this.handlers.get(job.kind)?.onDead;
+        if (onDead) await onDead(trx, { id: job.id, kind: job.kind, payload: JSON.parse(job.payload), error: job.last_error ?? '' });
+      }
+    });
   }
 
   private dispatch(row: JobsTable): Running {
@@ -284,6 +331,9 @@ export class JobRunner {
     try {
       const recorded = await inTransaction(this.db, async (trx) => {
         const held = await finishJob(trx, token, outcome);
+        if (held && outcome.state === 'dead' && registration.onDead) {
+          await registration.onDead(trx, { id: row.id, kind: row.kind, payload: JSON.parse(row.payload), error: outcome.error });
+        }
         if (held && registration.everyMs !== undefined && outcome.state !== 'failed') {
           await enqueue(trx, { kind: row.kind, payload: registration.payload ?? null, dedupeKey: recurringKeyOf(row.kind), runAt: this.now() + registration.everyMs }, this.now);
         }

@@ -92,17 +92,17 @@ export async function leaseJobs(db: Kysely<Database>, request: LeaseRequest): Pr
  * Jobs whose lease expired on their last allowed attempt are dead, not leased again: a job that
  * kills its process every time would otherwise be retried forever.
  */
-export async function buryExhausted(db: Executor, kinds: string[], now: string): Promise<number> {
-  if (kinds.length === 0) return 0;
-  const result = await db
+export async function buryExhausted(db: Executor, kinds: string[], now: string): Promise<Array<Pick<JobsTable, 'id' | 'kind' | 'payload' | 'last_error'>>> {
+  if (kinds.length === 0) return [];
+  return db
     .updateTable('jobs')
     .set({ state: 'dead', lease_owner: null, lease_expires_at: null, last_error: 'lease expired on the last attempt (the process running it stopped or stalled)', updated_at: now, finished_at: now })
     .where('kind', 'in', kinds)
     .where('state', '=', 'running')
     .where('lease_expires_at', '<=', now)
     .where((eb) => eb('attempts', '>=', eb.ref('max_attempts')))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning(['id', 'kind', 'payload', 'last_error'])
+    .execute();
 }
 
 /** The lease a runner holds: the owner and the attempt it leased (a re-lease raises the attempt). */

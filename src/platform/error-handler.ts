@@ -4,6 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js';
+import { isDatabaseUnavailable } from '../db/constraint-errors.js';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
 import { isWritableHeader } from './header-values.js';
 import { newId } from './ids.js';
@@ -118,6 +119,15 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
   }
   if (fe instanceof SyntaxError || fe.name === 'SyntaxError') {
     return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
+  }
+  // The database away (a restart, a failover, a cut network) is a passing state, not a fault of the
+  // request or of Ensign: every route says so the same way, whichever query met it first.
+  if (isDatabaseUnavailable(fe)) {
+    return new AppError(503, 'service_unavailable', 'The database is unreachable right now; nothing of this request was changed.', {
+      legacyCode: 'SERVICE_UNAVAILABLE',
+      resolution: 'Retry after Retry-After seconds (the same request, with the same Idempotency-Key if it had one).',
+      headers: { 'retry-after': '1' },
+    });
   }
   const status = fe.statusCode ?? 500;
   const generic = FRAMEWORK_CODES[status];

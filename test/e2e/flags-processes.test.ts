@@ -2,51 +2,20 @@
 // applying 20 flag changes at once, spread over both processes, produce versions 1..1000 with one
 // journal entry each. (The in-process variant with two app instances is in src/modules/flags.)
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import pg from 'pg';
-import { startChild } from '../helpers/child-process.js';
 import { POSTGRES_URL } from '../helpers/test-app.js';
+import { httpCall, scratchDatabase, startServerProcess } from '../helpers/server-processes.js';
 
 const CLIENTS = 50;
 const CHANGES_PER_CLIENT = 20;
 const TOTAL = CLIENTS * CHANGES_PER_CLIENT;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-/** A database of its own: the server migrates the public schema, as in production. */
-async function scratchDatabase(t: { after(fn: () => unknown): void }): Promise<string> {
-  const name = `ensign_e2e_${randomBytes(5).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const c = new pg.Client({ connectionString: POSTGRES_URL });
-    await c.connect();
-    await c.query(statement);
-    await c.end();
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  t.after(() => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-  const url = new URL(POSTGRES_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
-/** Starts `src/main.ts` as its own process and resolves with the address it logs. */
-async function startProcess(env: NodeJS.ProcessEnv, t: { after(fn: () => unknown): void }): Promise<string> {
-  const started = await startChild(t, 'src/main.ts', env, (out) => /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null);
-  return started.value;
-}
-
-async function call(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null, text };
-}
+const startProcess = async (env: NodeJS.ProcessEnv, t: Parameters<typeof startServerProcess>[1]) => (await startServerProcess(env, t)).address;
+const call = httpCall;
 
 test('two server processes on one PostgreSQL serialise 1000 concurrent flag changes', { skip: !POSTGRES_URL && 'ENSIGN_TEST_POSTGRES_URL is not set' }, async (t) => {
   const databaseUrl = await scratchDatabase(t);

@@ -50,6 +50,15 @@ export async function markRunning(executor: Executor, runId: string, startedAt: 
   await own(executor).updateTable('experiment_aggregation_runs').set({ state: 'running', started_at: startedAt }).where('id', '=', runId).execute();
 }
 
+/**
+ * Fails a run that has not finished, in one conditional statement: a buried job's hook runs it in the
+ * transaction that buries the job, and a run another attempt finished meanwhile is left as it is.
+ */
+export async function failUnfinishedRun(trx: Executor, runId: string, fields: Partial<RunRow>, finishedAt: string): Promise<void> {
+  await own(trx).updateTable('experiment_aggregation_runs').set({ ...fields, state: 'failed', finished_at: finishedAt })
+    .where('id', '=', runId).where('state', 'in', ['queued', 'running']).execute();
+}
+
 /** Finishes a run; a success supersedes (and drops the aggregates of) the iteration's older successes. */
 export async function finishRun(trx: Executor, runId: string, state: 'succeeded' | 'failed', fields: Partial<RunRow>, finishedAt: string): Promise<void> {
   const run = await runs(trx).selectAll().where('id', '=', runId).executeTakeFirstOrThrow();

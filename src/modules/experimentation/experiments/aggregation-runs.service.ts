@@ -65,8 +65,11 @@ export interface AggregationService extends ExperimentResultsSource {
   run(principal: Principal, experimentId: string, runId: string, query: { appId: string; env: string }): Promise<AggregationRun>;
   /** The job: computes and pins one run (idempotent: a finished run is left alone). */
   execute(runId: string): Promise<void>;
-  /** Records a run whose job gave up (its last attempt failed), so it no longer counts as running. */
-  fail(runId: string, message: string): Promise<void>;
+  /**
+   * Records a run whose job went dead (its last attempt failed, or its process died on it), so it no
+   * longer counts as running; in the caller's transaction when given (the jobs' onDead hook).
+   */
+  fail(runId: string, message: string, trx?: Executor): Promise<void>;
   /** The scheduler tick: queues a run for every active iteration whose environment received events since its last run. */
   schedule(): Promise<number>;
   /**
@@ -271,10 +274,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
   return {
     execute,
 
-    async fail(runId, message) {
-      const run = await runs.findRun(db, runId);
-      if (!run || run.state === 'succeeded' || run.state === 'superseded' || run.state === 'failed') return;
-      await finish(runId, 'failed', { diagnostics: JSON.stringify(bounded([`The run failed: ${message}`])), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.' });
+    async fail(runId, message, trx = db) {
+      await runs.failUnfinishedRun(trx, runId, {
+        diagnostics: JSON.stringify(bounded([`The run failed: ${message}`])), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.',
+      }, iso(now()));
     },
 
     async results(principal, experimentId, query) {
@@ -394,14 +397,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 }
 
 export function registerAggregationJobs(jobs: JobRunner, aggregation: AggregationService): void {
-  jobs.register<{ runId: string }>(AGGREGATION_JOB, async (job) => {
-    try {
-      await aggregation.execute(job.payload.runId);
-    } catch (err) {
-      // The last attempt records the failure on the run; earlier ones leave it to the retry.
-      if (job.attempt >= job.maxAttempts) await aggregation.fail(job.payload.runId, err instanceof Error ? err.message : String(err));
-      throw err;
-    }
+  // A job that goes dead (its last attempt threw, or its process was killed on every attempt) fails
+  // its run in the same transaction: the run never stays running, so recompute and scheduling go on.
+  jobs.register<{ runId: string }>(AGGREGATION_JOB, async (job) => aggregation.execute(job.payload.runId), {
+    onDead: (trx, job) => aggregation.fail(job.payload.runId, job.error, trx),
   });
   jobs.every(AGGREGATION_SCHEDULE_JOB, AGGREGATION_INTERVAL_MS, async () => {
     await aggregation.schedule();

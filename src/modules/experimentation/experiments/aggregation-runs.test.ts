@@ -7,6 +7,7 @@ import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
 import { eventId, movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
+import { AGGREGATION_JOB } from './aggregation-runs.service.js';
 
 const MINUTE = 60_000;
 const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≈ ${expected}`);
@@ -168,6 +169,39 @@ for (const dialect of dialects) {
       await c.served(exp.id, 'ramp', { allocation: 50 });
       await tick(61_000);
       assert.deepEqual((await runsOf()).at(-1), ['iteration_change', 2, 'succeeded']);
+    });
+
+    test('a run whose job is killed on every attempt fails with a diagnostic; recompute and scheduling go on', async (t) => {
+      const clock = movableClock(T0);
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
+      const db = database.handle.db;
+      const c = await experimentsClient(app);
+      const exp = await runningExperiment(c);
+      clock.advance(2 * MINUTE);
+      await send(app, c, armEvents(exp, T0 + MINUTE, [{ variant: 'control', exposed: 5, converted: 1 }, { variant: 'treatment', exposed: 5, converted: 2 }]));
+      const path = `/api/v1/experiments/${exp.id}/results/recompute`;
+      const body = { iterationId: exp.currentIteration.id, iterationRevision: 1, analysisEngineVersion: 'descriptive-v1', idempotencyKey: 'recompute-killed-0001', confirm: true };
+      const run = (await c.post(path, body)).json().run;
+      // What a process killed on the run's last attempt leaves: the run running, its job leased under an expired lease.
+      const job = await db.selectFrom('jobs').select(['id', 'max_attempts']).where('kind', '=', AGGREGATION_JOB).where('state', '=', 'queued').executeTakeFirstOrThrow();
+      await db.updateTable('jobs').set({ state: 'running', attempts: job.max_attempts, lease_owner: 'killed:1', lease_expires_at: new Date(clock.now() - 1).toISOString() }).where('id', '=', job.id).execute();
+      await db.updateTable('experiment_aggregation_runs').set({ state: 'running' }).where('id', '=', run.id).execute();
+      await app.jobs.runDue();
+      const failed = (await c.get(`/api/v1/experiments/${exp.id}/results/runs/${run.id}`)).json().run;
+      assert.equal(failed.state, 'failed');
+      assert.match(failed.diagnostics.join(' '), /lease expired on the last attempt/);
+      const again = await c.post(path, { ...body, idempotencyKey: 'recompute-killed-0002' });
+      assert.equal(again.statusCode, 200, again.body);
+      await app.jobs.drain();
+      assert.equal((await c.get(`/api/v1/experiments/${exp.id}/results/runs/${again.json().run.id}`)).json().run.state, 'succeeded');
+      // The scheduler runs the iteration again when new events arrive.
+      clock.advance(1000);
+      await send(app, c, armEvents(exp, clock.now(), [{ variant: 'control', exposed: 1, converted: 0 }], 'late'));
+      clock.advance(2 * MINUTE);
+      await app.jobs.ensureSchedules();
+      await app.jobs.drain();
+      const runs = await db.selectFrom('experiment_aggregation_runs').select(['state', 'cause']).where('experiment_id', '=', exp.id).execute();
+      assert.deepEqual(runs.map((r) => r.state).sort(), ['failed', 'succeeded', 'superseded'], 'a scheduled run followed the recompute');
     });
 
     test('recompute: replay, idempotency conflict, watermark mismatch, unsafe recovery, raw-input gap, strict body', async (t) => {

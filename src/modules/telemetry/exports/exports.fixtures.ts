@@ -6,6 +6,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import { commitHorizon } from '../../../db/commit-sequence.js';
+import { buildTestApp, type dialects } from '../../../../test/helpers/test-app.js';
+import { call } from '../../../../test/helpers/fixtures.js';
+import { movableClock, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 
 export const HOST = 'receiver.test';
 
@@ -40,3 +47,41 @@ export async function receiver(t: { after: (fn: () => Promise<void> | void) => v
   return { received, address, caFile: join(dir, 'cert.pem') };
 }
 
+/**
+ * Waits until every event stored so far is below the commit horizon. On PostgreSQL the horizon is
+ * the server's oldest transaction in flight, which other tests' transactions hold back for moments.
+ */
+export async function feedCaughtUp(db: Kysely<Database>): Promise<void> {
+  for (;;) {
+    const newest = await db.selectFrom('telemetry_events').select((eb) => eb.fn.max('feed_seq').as('seq')).executeTakeFirst();
+    if (newest?.seq === null || newest?.seq === undefined || (await commitHorizon(db)) > Number(newest.seq)) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/**
+ * A test app with a receiver and one destination (batches of 2) in prod; `pump` moves the clock and
+ * runs every due job, as the scheduler and workers of a running server would.
+ */
+export async function exportSetup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], status: () => number = () => 200, policy: { allowPrivateNetworks?: boolean } = {}) {
+  const rx = await receiver(t, status);
+  const clock = movableClock(Date.now());
+  const { app, database } = await buildTestApp(t, {
+    dialect, now: clock.now,
+    config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: policy.allowPrivateNetworks ?? true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } },
+  });
+  const s = await telemetryApp(app);
+  const env = { appId: s.appId, env: 'prod' };
+  const created = await call(app, 'POST', '/api/v1/telemetry/exports', { token: s.admin, idem: true, payload: { ...env, name: 'rx', url: `https://${HOST}/hooks?src=ensign`, batchSize: 2 } });
+  assert.equal(created.statusCode, 201, created.body);
+  const { destination, signingSecret } = created.json();
+  const pump = async (ms = 2_500, options: { catchUp?: boolean } = {}) => {
+    if (options.catchUp !== false) await feedCaughtUp(database.handle.db);
+    clock.advance(ms);
+    await app.jobs.ensureSchedules();
+    await app.jobs.drain();
+  };
+  const qs = (extra: Record<string, string> = {}) => new URLSearchParams({ ...env, ...extra }).toString();
+  const deliveries = async (extra: Record<string, string> = {}) => (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/deliveries?${qs(extra)}`, { token: s.admin })).json().deliveries;
+  return { app, database, s, env, clock, rx, destination, signingSecret, pump, qs, deliveries };
+}

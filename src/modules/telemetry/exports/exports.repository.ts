@@ -50,14 +50,14 @@ const columnsOf = (fields: DestinationFields) => ({
 });
 
 /** Inserts a destination at version 1; false when its name is taken in the environment. */
-export async function insertDestination(db: Executor, scope: DestinationScope, row: { id: string; fields: DestinationFields; secretSealed: string; at: string; startAt: number }): Promise<boolean> {
+export async function insertDestination(db: Executor, scope: DestinationScope, row: { id: string; fields: DestinationFields; secretSealed: string; at: string; startAt: number; startSeq: number }): Promise<boolean> {
   const taken = await db.selectFrom('export_destinations').select('id').where('env_id', '=', scope.envId).where('name', '=', row.fields.name).executeTakeFirst();
   if (taken) return false;
   try {
     await db.insertInto('export_destinations').values({
       id: row.id, app_id: scope.appId, env_id: scope.envId, env: scope.env, ...columnsOf(row.fields), version: 1, secret_version: 1, secret_sealed: row.secretSealed,
       previous_secret_sealed: null, previous_secret_expires_at: null, last_attempt_at: null, last_success_at: null, consecutive_failures: 0,
-      last_error: null, failing_since: null, position_received_at: row.startAt, position_event_id: '', created_at: row.at, updated_at: row.at,
+      last_error: null, failing_since: null, position_seq: row.startSeq, position_received_at: row.startAt, position_event_id: '', created_at: row.at, updated_at: row.at,
     }).execute();
     return true;
   } catch (err) {

@@ -10,7 +10,7 @@ import { newId } from '../../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../../platform/pagination.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
-import { EVENT_KINDS, RAW_RETENTION_MS, type EventKind } from '../ingestion/index.js';
+import { EVENT_KINDS, feedStart, RAW_RETENTION_MS, type EventKind } from '../ingestion/index.js';
 import * as deliveryRepo from './webhook-deliveries.repository.js';
 import type { DeliveryStatus, DeliveryView } from './webhook-deliveries.repository.js';
 import { resolveTarget } from '../../core/config/index.js';
@@ -103,7 +103,9 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       };
       const signingSecret = newSigningSecret();
       const id = newId('dst');
-      if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso(), startAt: deps.now() }))) throw nameConflict(input.name, scope.env);
+      // The feed starts at the commit horizon: events of transactions still in flight are included.
+      const start = await feedStart(trx);
+      if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso(), startAt: deps.now(), startSeq: start.seq }))) throw nameConflict(input.name, scope.env);
       const destination = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
       await record(trx, principal, source, scope, 'export.create', id, definitionDiff('export_destination', destination.name, undefined, journaled(destination)));
       return { destination, signingSecret };

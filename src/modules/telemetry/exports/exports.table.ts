@@ -27,7 +27,12 @@ export interface ExportDestinationsTable {
   last_error: string | null;
   /** When the current run of failures began (a destination failing 24 h in a row is disabled). */
   failing_since: string | null;
-  /** The scheduler's read position in the environment's raw events: (received_at ms, event id). */
+  /**
+   * The scheduler's read position in the environment's raw events: (feed_seq, event id), commit
+   * order (decision 0036). position_received_at is the arrival time of the event at the position,
+   * kept for operators; it orders nothing.
+   */
+  position_seq: number;
   position_received_at: number;
   position_event_id: string;
   created_at: string;
@@ -49,6 +54,10 @@ export interface ExportDeliveriesTable {
   next_attempt_at: string | null;
   /** JSON { status, code, message }. */
   last_error: string | null;
+  /** Who is sending it now (`<job id>#<attempt>`), while status is delivering (decision 0037). */
+  claim_owner: string | null;
+  /** When that claim lapses: past it, another attempt may claim the delivery. */
+  claimed_until: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -44,7 +44,7 @@ export async function insertDelivery(db: Executor, row: { id: string; destinatio
   await db.insertInto('export_deliveries').values({
     id: row.id, destination_id: row.destinationId, env_id: row.envId, status: 'pending', attempts: 0, event_ids: JSON.stringify(row.eventIds),
     event_count: row.eventIds.length, first_event_at: row.firstEventAt, last_event_at: row.lastEventAt, last_attempt_at: null, next_attempt_at: row.at,
-    last_error: null, created_at: row.at, updated_at: row.at,
+    last_error: null, claim_owner: null, claimed_until: null, created_at: row.at, updated_at: row.at,
   }).execute();
 }
 
@@ -66,12 +66,26 @@ export async function listDeliveries(db: Executor, destinationId: string, option
   return q.orderBy('id', 'desc').limit(options.limit).execute();
 }
 
-/** Pending deliveries due by `at` of active destinations: what the scheduler hands to workers. */
+/**
+ * Deliveries due by `at` of active destinations, what the scheduler hands to workers: pending ones
+ * whose next attempt has come, and delivering ones whose claim lapsed (their owner died or stalled).
+ */
 export async function dueDeliveries(db: Executor, at: string, limit: number): Promise<string[]> {
   const rows = await db.selectFrom('export_deliveries').innerJoin('export_destinations', 'export_destinations.id', 'export_deliveries.destination_id')
-    .select('export_deliveries.id').where('export_deliveries.status', '=', 'pending').where('export_deliveries.next_attempt_at', '<=', at)
+    .select('export_deliveries.id')
+    .where((eb) => eb.or([
+      eb.and([eb('export_deliveries.status', '=', 'pending'), eb('export_deliveries.next_attempt_at', '<=', at)]),
+      eb.and([eb('export_deliveries.status', '=', 'delivering'), eb.or([eb('export_deliveries.claimed_until', 'is', null), eb('export_deliveries.claimed_until', '<=', at)])]),
+    ]))
     .where('export_destinations.status', '=', 'active').orderBy('export_deliveries.next_attempt_at').limit(limit).execute();
   return rows.map((r) => r.id);
+}
+
+/** The destination's next pending delivery due by `at`, oldest first. */
+export async function nextDueOf(db: Executor, destinationId: string, at: string): Promise<string | undefined> {
+  const row = await db.selectFrom('export_deliveries').select('id').where('destination_id', '=', destinationId).where('status', '=', 'pending')
+    .where('next_attempt_at', '<=', at).orderBy('next_attempt_at').orderBy('id').limit(1).executeTakeFirst();
+  return row?.id;
 }
 
 export async function backlogOf(db: Executor, destinationId: string): Promise<{ backlog: number; oldestPendingAt: string | null }> {
@@ -80,22 +94,56 @@ export async function backlogOf(db: Executor, destinationId: string): Promise<{ 
   return { backlog: Number(row?.n ?? 0), oldestPendingAt: (row?.oldest as string | null | undefined) ?? null };
 }
 
-/** Claims a delivery for an attempt: pending (or delivering left by a dead worker) becomes delivering. */
-export async function claimDelivery(db: Executor, id: string, at: string): Promise<boolean> {
-  const result = await db.updateTable('export_deliveries').set({ status: 'delivering', updated_at: at }).where('id', '=', id).where('status', 'in', ['pending', 'delivering']).executeTakeFirst();
+/**
+ * Claims a delivery for one attempt, atomically (one UPDATE): a pending delivery whose next attempt
+ * has come, or a delivering one whose claim lapsed, becomes delivering, owned by `owner` until
+ * `until`. False when another owner holds it or it is not due: the caller leaves it alone.
+ */
+export async function claimDelivery(db: Executor, id: string, claim: { owner: string; at: string; until: string }): Promise<boolean> {
+  const result = await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: claim.owner, claimed_until: claim.until, updated_at: claim.at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([
+      eb.and([eb('status', '=', 'pending'), eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', claim.at)])]),
+      eb.and([eb('status', '=', 'delivering'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', claim.at)])]),
+    ]))
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function recordAttempt(db: Executor, id: string, set: { status: DeliveryStatus; attempts: number; lastAttemptAt: string; nextAttemptAt: string | null; lastError: DeliveryError | null }): Promise<void> {
-  await db.updateTable('export_deliveries').set({
+/** Hands a claimed delivery back unsent (its destination was paused or disabled meanwhile). */
+export async function releaseClaim(db: Executor, id: string, owner: string, at: string): Promise<void> {
+  await db.updateTable('export_deliveries').set({ status: 'pending', claim_owner: null, claimed_until: null, updated_at: at })
+    .where('id', '=', id).where('status', '=', 'delivering').where('claim_owner', '=', owner).execute();
+}
+
+/**
+ * The deliver job of this delivery went dead (every attempt failed, or its process died on the last
+ * one): the delivery becomes failed, and so retryable, unless another owner holds a live claim on it.
+ */
+export async function failAbandoned(db: Executor, id: string, owners: string[], error: DeliveryError, at: string): Promise<boolean> {
+  const result = await db.updateTable('export_deliveries')
+    .set({ status: 'failed', next_attempt_at: null, claim_owner: null, claimed_until: null, last_error: JSON.stringify(error), updated_at: at })
+    .where('id', '=', id)
+    .where((eb) => eb.or([
+      eb('status', '=', 'pending'),
+      eb.and([eb('status', '=', 'delivering'), eb.or([eb('claim_owner', 'is', null), eb('claim_owner', 'in', owners), eb('claimed_until', '<=', at)])]),
+    ]))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Records the outcome of a claimed attempt; false (and nothing changes) when the claim was lost. */
+export async function recordAttempt(db: Executor, id: string, owner: string, set: { status: DeliveryStatus; attempts: number; lastAttemptAt: string; nextAttemptAt: string | null; lastError: DeliveryError | null }): Promise<boolean> {
+  const result = await db.updateTable('export_deliveries').set({
     status: set.status, attempts: set.attempts, last_attempt_at: set.lastAttemptAt, next_attempt_at: set.nextAttemptAt,
-    last_error: set.lastError === null ? null : JSON.stringify(set.lastError), updated_at: set.lastAttemptAt,
-  }).where('id', '=', id).execute();
+    last_error: set.lastError === null ? null : JSON.stringify(set.lastError), claim_owner: null, claimed_until: null, updated_at: set.lastAttemptAt,
+  }).where('id', '=', id).where('status', '=', 'delivering').where('claim_owner', '=', owner).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 export async function setStatus(db: Executor, id: string, status: DeliveryStatus, at: string, extra: { attempts?: number; nextAttemptAt?: string | null } = {}): Promise<void> {
   await db.updateTable('export_deliveries').set({
-    status, updated_at: at, ...(extra.attempts !== undefined ? { attempts: extra.attempts } : {}), ...(extra.nextAttemptAt !== undefined ? { next_attempt_at: extra.nextAttemptAt } : {}),
+    status, updated_at: at, claim_owner: null, claimed_until: null, ...(extra.attempts !== undefined ? { attempts: extra.attempts } : {}), ...(extra.nextAttemptAt !== undefined ? { next_attempt_at: extra.nextAttemptAt } : {}),
   }).where('id', '=', id).execute();
 }
 

@@ -3,34 +3,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError } from '../../../../test/helpers/fixtures.js';
-import { exposure, movableClock, sendBatch, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { exposure, sendBatch } from '../ingestion/telemetry.fixtures.js';
 import { retryDelay } from './webhook-delivery-worker.js';
-import { HOST, receiver } from './exports.fixtures.js';
-
-async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], status: () => number = () => 200, policy: { allowPrivateNetworks?: boolean } = {}) {
-  const rx = await receiver(t, status);
-  const clock = movableClock(Date.now());
-  const { app } = await buildTestApp(t, {
-    dialect, now: clock.now,
-    config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: policy.allowPrivateNetworks ?? true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } },
-  });
-  const s = await telemetryApp(app);
-  const env = { appId: s.appId, env: 'prod' };
-  const created = await call(app, 'POST', '/api/v1/telemetry/exports', { token: s.admin, idem: true, payload: { ...env, name: 'rx', url: `https://${HOST}/hooks?src=ensign`, batchSize: 2 } });
-  assert.equal(created.statusCode, 201, created.body);
-  const { destination, signingSecret } = created.json();
-  /** Lets the scheduler see events (they settle for 2 s) and runs every due job. */
-  const pump = async (ms = 2_500) => {
-    clock.advance(ms);
-    await app.jobs.ensureSchedules();
-    await app.jobs.drain();
-  };
-  const qs = (extra: Record<string, string> = {}) => new URLSearchParams({ ...env, ...extra }).toString();
-  const deliveries = async (extra: Record<string, string> = {}) => (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/deliveries?${qs(extra)}`, { token: s.admin })).json().deliveries;
-  return { app, s, env, clock, rx, destination, signingSecret, pump, qs, deliveries };
-}
+import { exportSetup as setup, HOST } from './exports.fixtures.js';
 
 for (const dialect of dialects) {
   describe(`modules/exports deliveries on ${dialect}`, () => {

@@ -1,5 +1,7 @@
-// Raw events read in arrival order, for consumers outside the module (raw exports): the canonical
-// wire shape with `receivedAt`, never the table's columns.
+// Raw events read in order, for consumers outside the module (raw exports): the canonical wire
+// shape with `receivedAt`, never the table's columns. Two orders: commit order (`feed_seq`, the live
+// export feed, decision 0036) and arrival order (`received_at`, backfills of a past window).
+import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
@@ -27,6 +29,17 @@ export interface FeedPosition {
   eventId: string;
 }
 
+/** A place in the commit-ordered feed: after the event `eventId` of the transaction `seq`. */
+export interface CommitPosition {
+  seq: number;
+  eventId: string;
+}
+
+/** Where a feed that starts now begins: no event committed from here on has a lower sequence. */
+export async function feedStart(db: Executor): Promise<CommitPosition> {
+  return { seq: await commitHorizon(db), eventId: '' };
+}
+
 function canonical(row: TelemetryEventsTable): CanonicalEvent {
   const event: CanonicalEvent = { id: row.id, kind: row.kind, timestamp: new Date(Number(row.ts)).toISOString(), receivedAt: new Date(Number(row.received_at)).toISOString() };
   if (row.targeting_key !== null) event.targetingKey = row.targeting_key;
@@ -50,6 +63,24 @@ export async function eventsAfter(db: Executor, envId: string, after: FeedPositi
   if (receivedBefore !== undefined) q = q.where('received_at', '<', receivedBefore);
   const rows = await q.orderBy('received_at').orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ ...canonical(r), position: { receivedAt: Number(r.received_at), eventId: r.id } }));
+}
+
+/**
+ * Up to `limit` events of the environment after `after` in commit order, only from transactions that
+ * can no longer be joined by an earlier one: on PostgreSQL those below the oldest transaction still in
+ * flight, taken from the very snapshot the rows are read with (a transaction that stamped its events
+ * long ago but commits only now is not passed over: its sequence holds the horizon back until it
+ * ends). On SQLite every committed transaction qualifies: one writer, sequences raised in commit order.
+ */
+export async function eventsCommittedAfter(db: Executor, envId: string, after: CommitPosition, limit: number): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
+  // `feed_seq >= seq` first: a range on the (env_id, feed_seq, id) index. The OR alone made SQLite scan
+  // the environment's events from the start on every read, quadratic in a backlog.
+  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
+    .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb('id', '>', after.eventId)]));
+  const horizon = statementCommitHorizon(db);
+  if (horizon) q = q.where('feed_seq', '<', horizon);
+  const rows = await q.orderBy('feed_seq').orderBy('id').limit(limit).execute();
+  return rows.map((r) => ({ ...canonical(r), position: { seq: Number(r.feed_seq), eventId: r.id } }));
 }
 
 /** The events of these ids still stored in the environment (erased or expired ones are gone). */

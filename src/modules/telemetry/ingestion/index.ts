@@ -9,7 +9,7 @@ export {
 } from './telemetry.model.js';
 export { flagEvaluationsOf, type FlagEvaluationCount } from './flag-evaluations.js';
 export { registerTelemetryRetention, PURGE_EXPIRED_TELEMETRY } from './retention-job.js';
-export { eventsAfter, eventsByIds, type CanonicalEvent, type FeedPosition } from './event-feed.js';
+export { eventsAfter, eventsByIds, eventsCommittedAfter, feedStart, type CanonicalEvent, type CommitPosition, type FeedPosition } from './event-feed.js';
 export { dropErasedSubjects, eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
 export { outcomeMoments, type OutcomeMoments } from './outcome-moments.js';
 export { iterationAssignments, iterationsOfSubject, outcomeEvents, type EventWindow, type ExperimentEvent } from './experiment-events.js';

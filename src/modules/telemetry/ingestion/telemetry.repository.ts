@@ -6,6 +6,7 @@ import { randomInt } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { dropDayPartitionsBefore, ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
+import { transactionSequence } from '../../../db/commit-sequence.js';
 import { repeatedInsert } from '../../../db/repeated-inserts.js';
 import { forUpdate, lockNeedsRows, writersRunConcurrently } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
@@ -31,7 +32,7 @@ export interface RollupDelta {
 
 const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'slot'] as const;
 const EVENT_COLUMNS = [
-  'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
+  'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'feed_seq', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
   'iteration_revision', 'metric_key', 'metric_value', 'attributes', 'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
 const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
@@ -93,7 +94,7 @@ async function inChunks<R>(rows: R[], size: number, run: (chunk: R[]) => Promise
   for (let i = 0; i < rows.length; i += size) await run(rows.slice(i, i + size));
 }
 
-function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEvent): TelemetryEventsTable {
+function eventRow(envId: string, appId: string, receivedAt: number, feedSeq: number, v: ValidEvent): TelemetryEventsTable {
   const e = v.event;
   return {
     env_id: envId,
@@ -102,6 +103,7 @@ function eventRow(envId: string, appId: string, receivedAt: number, v: ValidEven
     kind: e.kind,
     ts: e.ts,
     received_at: receivedAt,
+    feed_seq: feedSeq,
     targeting_key: e.targetingKey ?? null,
     flag_key: e.flagKey ?? null,
     variant: e.variant ?? null,
@@ -234,14 +236,14 @@ interface StoredBatch {
 }
 
 /** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
-async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredBatch> {
+async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number): Promise<StoredBatch> {
   if (input.events.length === 0) return { outcomes: [], accepted: [] };
   const apart = keysApart(trx);
   // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
   // the keys first, then the rows of the ids that came back.
   const { rows: inserted } = apart
     ? await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
-    : await insertNewEvents(trx, input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+    : await insertNewEvents(trx, input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)));
   // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
   // statement inserts rows in order, so the first one is the row stored).
   const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
@@ -263,7 +265,7 @@ async function storeRows(trx: Executor, input: StoreBatchInput): Promise<StoredB
       : await trx.selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
     for (const r of rows) stored.set(r.id, r.content_hash ?? '');
   }
-  if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, v)));
+  if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)));
   const acceptedSet = new Set(accepted);
   return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
 }
@@ -280,10 +282,12 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
   if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
   await ensurePartitions(db, inputs.flatMap((i) => i.events));
   return inTransaction(db, async (trx) => {
+    // One sequence for the whole group: the export feed reads in commit order (decision 0036).
+    const feedSeq = await transactionSequence(trx);
     const results: StoreOutcome[][] = [];
     const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
     for (const input of inputs) {
-      const batch = await storeRows(trx, input);
+      const batch = await storeRows(trx, input, feedSeq);
       results.push(batch.outcomes);
       const env = byEnv.get(input.envId) ?? { accepted: [], receivedAt: input.receivedAt, newest: null };
       env.accepted.push(...batch.accepted);

@@ -9,6 +9,11 @@ export interface TelemetryEventsTable {
   /** Event time, Unix ms (the day partition key on PostgreSQL). */
   ts: number;
   received_at: number;
+  /**
+   * The sequence of the transaction that stored the event (decision 0036): the transaction id on
+   * PostgreSQL, a counter on SQLite. The export feed reads in this order, which is commit order.
+   */
+  feed_seq: number;
   targeting_key: string | null;
   flag_key: string | null;
   variant: string | null;
