@@ -88,7 +88,7 @@ if (POSTGRES_URL) {
       const database = await createTestDatabase('postgres');
       t.after(() => database.drop());
       // A proxy of this test's own is cut: the shared PostgreSQL server other tests use stays up.
-      const proxy = await databaseProxy(new URL(POSTGRES_URL!));
+      const proxy = await databaseProxy(new URL(database.url));
       const name = `${database.pgSchema}_outage`;
       const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
       const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ logLevel: 'fatal' }) });

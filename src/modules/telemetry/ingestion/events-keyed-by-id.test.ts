@@ -60,7 +60,7 @@ test('migrations 0150 and 0151 on SQLite: events keep their fields and gain thei
   const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'telemetry_event%' ORDER BY name`.execute(db);
   assert.deepEqual(tables.rows.map((r) => r.name), ['telemetry_events']);
   const indexes = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'telemetry_events' AND name NOT LIKE 'sqlite_%' ORDER BY name`.execute(db);
-  assert.deepEqual(indexes.rows.map((r) => r.name), ['telemetry_events_env_received', 'telemetry_events_env_ts']);
+  assert.deepEqual(indexes.rows.map((r) => r.name), ['telemetry_events_env_feed', 'telemetry_events_env_received', 'telemetry_events_env_ts']);
 
   // The same event again is a duplicate, another content under its id a conflict, a new id accepted.
   const item = (id: string) => validateItem({ id, kind: 'exposure', timestamp: new Date(T0).toISOString(), targetingKey: 'u-x', flagKey: 'f' }, 0, T0) as ValidEvent;
