@@ -3,7 +3,7 @@
 // still never makes evaluate() throw. (The conformance vectors run through it in conformance.test.ts.)
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { compileServedDocument, ConfigInvalidError, CORE_SCHEMA_VERSION, type CoreDocument, type CoreFlag } from '../src/core.js';
+import { compileServedDocument, ConfigInvalidError, CORE_SCHEMA_VERSION, installedRegexEngine, installRegexEngine, type CoreDocument, type CoreFlag } from '../src/core.js';
 
 function flag(fields: Partial<CoreFlag> = {}): CoreFlag {
   return { type: 'bool', value: false, enabled: true, offValue: false, clientVisible: true, rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, ...fields };
@@ -54,7 +54,11 @@ describe('compileServedDocument', () => {
     }
   });
 
-  test('a flag using `matches` without a regex engine is refused, as by compileDocument', () => {
+  test('a flag using `matches` without a regex engine is refused, as by compileDocument', (t) => {
+    // The engine is process-wide, and a test file sharing this process may have installed re2js.
+    const previous = installedRegexEngine();
+    installRegexEngine(null);
+    t.after(() => installRegexEngine(previous));
     const document = documentOf({ staff: flag({ rules: [{ id: 'r', conditions: [{ attribute: 'email', operator: 'matches', values: ['@example\\.com$'] }], serve: { value: true } }] }) });
     assert.throws(() => compileServedDocument(document), (error: unknown) => error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing' && error.issues[0]!.flagKey === 'staff');
   });
