@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, signUp } from '../../../../test/helpers/fixtures.js';
-import { HOST, receiver } from '../exports/exports.fixtures.js';
+import { feedCaughtUp, HOST, receiver } from '../exports/exports.fixtures.js';
 import { eventId, exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 import { purgeExpiredTelemetry } from '../ingestion/index.js';
 import * as tombstoneMigration from '../../../db/migrations/0110-erasure-tombstones-30-days.js';
@@ -42,7 +42,7 @@ for (const dialect of dialects) {
       let answer = 503;
       const rx = await receiver(t, () => answer);
       const clock = movableClock(T0);
-      const { app } = await buildTestApp(t, { dialect, now: clock.now, config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } } });
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } } });
       const s = await telemetryApp(app);
       const env = { appId: s.appId, env: 'prod' };
       const dst = await call(app, 'POST', '/api/v1/telemetry/exports', { token: s.admin, idem: true, payload: { ...env, name: 'rx', url: `https://${HOST}/in` } });
@@ -55,7 +55,9 @@ for (const dialect of dialects) {
       assert.deepEqual([before.exposure.events, before.exposure.subjects, before.outcome.events, before.outcome.metricSum], [30, 30, 31, 535]);
       assert.equal(await eventCount(app, s.user.token, s.appId), 61);
 
-      // The export's first attempt fails: its delivery waits, holding subject-7's events.
+      // The export's first attempt fails: its delivery waits, holding subject-7's events. (On
+      // PostgreSQL the feed reads below every transaction still in flight on the server: wait for it.)
+      await feedCaughtUp(database.handle.db);
       clock.advance(3_000);
       await app.jobs.ensureSchedules();
       await app.jobs.drain();
