@@ -120,9 +120,24 @@ function scalarMembership(values: readonly unknown[], wanted: boolean): ValuePre
     const only = values[0];
     return (v) => isScalarAttribute(v) && (v === only) === wanted;
   }
+  if (values.length <= SMALL_SET) {
+    // A few values (the usual list of plans or countries): comparing them in turn costs less than
+    // hashing the attribute for a Set lookup. === agrees with Set.has's SameValueZero here: values
+    // are JSON, so never NaN, and -0 cannot be told from 0 by either.
+    const list = [...values];
+    const count = list.length;
+    return (v) => {
+      if (!isScalarAttribute(v)) return false;
+      for (let i = 0; i < count; i++) if (list[i] === v) return wanted;
+      return !wanted;
+    };
+  }
   const set = new Set(values);
   return (v) => isScalarAttribute(v) && set.has(v) === wanted;
 }
+
+/** Up to this many values, membership is a linear scan (measured: bench/RESULTS.md, issue 24). */
+const SMALL_SET = 8;
 
 /** A string attribute for which `test` holds with at least one of `needles`. */
 function anyString(needles: readonly string[], test: (v: string, needle: string) => boolean): ValuePredicate {
