@@ -43,9 +43,22 @@ function credentialError(code: CredentialCode, legacyCode: LegacyCode, message: 
   });
 }
 
+/** Whether `text` from `start` on is one or more printable ASCII characters other than space: the
+ * usual `Bearer <token>`, which the regular expression below would read the same way, found
+ * without running it on every request. */
+function isPrintableAscii(text: string, start: number): boolean {
+  if (text.length <= start) return false;
+  for (let i = start; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code <= 0x20 || code >= 0x7f) return false;
+  }
+  return true;
+}
+
 function bearerOf(headers: IncomingHttpHeaders, auth: RouteAuth): string | null {
   const header = headers.authorization;
   if (typeof header === 'string') {
+    if (header.startsWith('Bearer ') && isPrintableAscii(header, 7)) return header.slice(7);
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     return match ? match[1]! : '';
   }

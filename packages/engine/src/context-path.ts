@@ -42,7 +42,8 @@ export function compileAttributePath(path: string): AttributeAccessor {
   };
 }
 
-function ownValue(target: Readonly<Record<string, unknown>>, key: string): unknown {
+/** `target[key]` if it is the target's own property (a primitive read needs no check). */
+export function ownValue(target: Readonly<Record<string, unknown>>, key: string): unknown {
   const value = target[key];
   // Object.prototype only holds functions and objects (__proto__), so a primitive cannot be an
   // inherited property of a plain context: the own-property check is only needed for the rest,

@@ -8,7 +8,7 @@
 //   plan at all. Target absent attributes with notExists. Nothing here ever throws.
 // - Values were checked by validation, so compile-time code trusts their types.
 import type { Condition, Operator } from './model.js';
-import { compileAttributePath } from './context-path.js';
+import { compileAttributePath, ownValue } from './context-path.js';
 import { instantOf, parseRfc3339 } from './timestamp.js';
 import { parseSemver, parseSemverCached, type SemVerInstance } from './semver-version.js';
 import { compileTargetingRegex } from './targeting-regex.js';
@@ -47,8 +47,12 @@ export type ValuePredicate = (attribute: unknown) => boolean;
 export type ContextPredicate = (context: Readonly<Record<string, unknown>>) => boolean;
 
 export function compileCondition(condition: Condition): ContextPredicate {
-  const read = compileAttributePath(condition.attribute);
   const test = compileOperator(condition.operator, condition.values);
+  const attribute = condition.attribute;
+  // A top-level attribute (nearly all of them) is read here rather than through an accessor: one
+  // call fewer per condition, at a call site that sees a different accessor for every condition.
+  if (!attribute.includes('.')) return (context) => test(ownValue(context, attribute));
+  const read = compileAttributePath(attribute);
   return (context) => test(read(context));
 }
 
@@ -120,9 +124,24 @@ function scalarMembership(values: readonly unknown[], wanted: boolean): ValuePre
     const only = values[0];
     return (v) => isScalarAttribute(v) && (v === only) === wanted;
   }
+  if (values.length <= SMALL_SET) {
+    // A few values (the usual list of plans or countries): comparing them in turn costs less than
+    // hashing the attribute for a Set lookup. === agrees with Set.has's SameValueZero here: values
+    // are JSON, so never NaN, and -0 cannot be told from 0 by either.
+    const list = [...values];
+    const count = list.length;
+    return (v) => {
+      if (!isScalarAttribute(v)) return false;
+      for (let i = 0; i < count; i++) if (list[i] === v) return wanted;
+      return !wanted;
+    };
+  }
   const set = new Set(values);
   return (v) => isScalarAttribute(v) && set.has(v) === wanted;
 }
+
+/** Up to this many values, membership is a linear scan (measured: bench/RESULTS.md, issue 24). */
+const SMALL_SET = 8;
 
 /** A string attribute for which `test` holds with at least one of `needles`. */
 function anyString(needles: readonly string[], test: (v: string, needle: string) => boolean): ValuePredicate {
