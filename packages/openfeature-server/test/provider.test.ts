@@ -60,8 +60,11 @@ describe('@ensign/openfeature-server', () => {
     t.after(() => OpenFeature.clearProviders());
     const client = OpenFeature.getClient('status');
     assert.deepEqual(seen, [ProviderEvents.Ready], 'READY exactly once, derived from initialize()');
-    server.documentAnswers.push({ status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } });
+    // The server keeps failing until ERROR is seen: with Retry-After 0 the client asks again at once,
+    // and one success inside the grace period would rightly cancel the ERROR.
+    for (let i = 0; i < 1000; i++) server.documentAnswers.push({ status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } });
     await until(() => seen.includes(ProviderEvents.Error), 'ERROR after the grace period');
+    server.documentAnswers.length = 0;
     assert.deepEqual(seen.slice(1, 3), [ProviderEvents.Stale, ProviderEvents.Error]);
     assert.equal(await client.getBooleanValue('a', true), false, 'the last document is still served');
     server.current = document({ flags: { a: flag('bool', true), b: flag('string', 'x') } }, 2);
