@@ -51,10 +51,10 @@ module.exports = {
     },
     {
       name: 'cli-talks-http',
-      comment: 'The CLI talks HTTP only; the operator commands serve, migrate and admin (cli/commands/server.ts) run the server side in-process (decision 0007).',
+      comment: 'The CLI talks HTTP only (typed by the generated src/api-types/, which is types only); the operator commands serve, migrate and admin (cli/commands/server.ts) run the server side in-process (decision 0007).',
       severity: 'error',
       from: { path: '^src/cli/', pathNot: ['^src/cli/commands/server\\.ts$'] },
-      to: { path: '^src/', pathNot: ['^src/cli/'] },
+      to: { path: '^src/', pathNot: ['^src/cli/', '^src/api-types/'] },
     },
     {
       name: 'dialect-only-in-db',

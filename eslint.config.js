@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'console/**', 'packages/**', 'src/cli/api-types.ts'] },
+  { ignores: ['**/dist/**', 'node_modules/**', 'console/**', 'packages/**', 'src/api-types/**'] },
   {
     files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
     extends: [tseslint.configs.base],

@@ -5,7 +5,7 @@
 //
 //   const { flag } = await ok(ctx.client.api.PATCH('/api/v1/flags', { body }));
 //   const { metrics } = await ok(ctx.client.api.GET('/api/v1/metrics', { params: { query: { appId, env } } }));
-import type { operations } from './api-types.js';
+import type { operations } from '../api-types/index.js';
 
 export type { operations };
 export type OperationId = keyof operations;

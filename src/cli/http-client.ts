@@ -3,7 +3,7 @@
 // exchange underneath: `api`, typed from the served OpenAPI document (api.ts), for the commands
 // that use it, and request/get/post/patch/delete with a caller-named type for the others.
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from './api-types.js';
+import type { paths } from '../api-types/index.js';
 import { ApiError, NetworkError, UsageError, apiErrorFrom } from './errors.js';
 
 export const CLI_VERSION = '0.1.0';

@@ -1,22 +1,28 @@
-// The CLI's request and response types come from the OpenAPI document the server serves: the
-// committed src/cli/api-types.ts must be what `npm run generate:api-types` writes today, and the
+// The CLI's and the console's request and response types come from the OpenAPI document the server
+// serves: the committed src/api-types/ must be what `npm run generate:api-types` writes today, and the
 // commands built on them (flags set, propose set) must take the same fields.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Command } from 'commander';
-import { API_TYPES_FILE, renderApiTypes } from '../../scripts/api-types.js';
+import { API_TYPES_DIR, renderApiTypes } from '../../scripts/api-types.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { cliUser } from '../helpers/cli-runner.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 import { call, userWithApp } from '../helpers/fixtures.js';
 
-test('src/cli/api-types.ts is generated from the served OpenAPI document and up to date', async () => {
-  const committed = readFileSync(API_TYPES_FILE, 'utf8');
+test('src/api-types/ is generated from the served OpenAPI document and up to date', async () => {
   const current = await renderApiTypes();
-  assert.ok(committed === current, 'src/cli/api-types.ts is out of date with the route schemas: run `npm run generate:api-types` and commit it');
-  // It holds the operations the CLI calls, by path and by operationId.
-  for (const name of ['"/api/v1/flags"', '"/api/v1/authority/propose"', 'patchFlag: {', 'proposeChange: {']) assert.ok(current.includes(name), name);
+  const committed = readdirSync(API_TYPES_DIR).sort();
+  assert.deepEqual(committed, [...current.keys()].sort(), 'the files of src/api-types/ are the generated ones: run `npm run generate:api-types` and commit them');
+  for (const [name, text] of current) {
+    assert.ok(readFileSync(join(API_TYPES_DIR, name), 'utf8') === text, `src/api-types/${name} is out of date with the route schemas: run \`npm run generate:api-types\` and commit it`);
+  }
+  // Each subsystem holds its own operations, by path and by operationId.
+  for (const [file, names] of [['core.ts', ['"/api/v1/flags"', '"/api/v1/authority/propose"', 'patchFlag: {', 'proposeChange: {']], ['telemetry.ts', ['"/api/v1/events/batch"']], ['experimentation.ts', ['"/api/v1/experiments"']], ['delivery.ts', ['"/api/v1/evaluate"']]] as const) {
+    for (const name of names) assert.ok(current.get(file)!.includes(name), `${file} holds ${name}`);
+  }
 });
 
 const commandAt = (program: Command, path: string[]): Command => {
