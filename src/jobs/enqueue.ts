@@ -2,7 +2,7 @@
 // that asked for it: an export delivery is queued in the same transaction as the export it delivers.
 import type { Executor } from '../db/transaction.js';
 import { newId } from '../platform/ids.js';
-import { insertJob } from './jobs.repository.js';
+import { advanceQueued, insertJob } from './jobs.repository.js';
 
 export const DEFAULT_MAX_ATTEMPTS = 5;
 /** Payloads are small descriptions of work (ids, windows), never the data itself. */
@@ -47,4 +47,18 @@ export async function enqueue(db: Executor, request: EnqueueRequest, now: () => 
     updated_at: at,
     finished_at: null,
   });
+}
+
+/** The dedupe key of a recurring job's one queued occurrence. */
+export function recurringKeyOf(kind: string): string {
+  return `recurring:${kind}`;
+}
+
+/**
+ * Makes the queued occurrence of a recurring job due now, on the caller's executor (so only if the
+ * change that has work for it commits): an export destination set active is scheduled at the next
+ * poll instead of at the end of its period. Nothing when no occurrence is queued (one is running).
+ */
+export async function runRecurringNow(db: Executor, kind: string, now: () => number = Date.now): Promise<void> {
+  await advanceQueued(db, recurringKeyOf(kind), new Date(now()).toISOString());
 }

@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
-import { enqueue } from './enqueue.js';
+import { enqueue, recurringKeyOf } from './enqueue.js';
 import { buryExhausted, finishJob, hasLeasableJobs, hasPendingJob, leaseJobs, renewLease, type JobOutcome, type LeaseToken } from './jobs.repository.js';
 import type { JobsTable } from './jobs.table.js';
 
@@ -91,10 +91,6 @@ export const DEFAULT_LEASE_MS = 30_000;
 export const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 const MAX_ERROR_LENGTH = 2000;
 const silent: JobLogger = { warn: () => undefined, error: () => undefined };
-
-export function recurringKeyOf(kind: string): string {
-  return `recurring:${kind}`;
-}
 
 function messageOf(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

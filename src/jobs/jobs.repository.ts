@@ -30,6 +30,11 @@ export async function insertJob(db: Executor, row: JobsTable): Promise<{ id: str
   return { id: existing.id, deduplicated: true };
 }
 
+/** The queued job holding `dedupeKey` becomes due at `runAt` if it was due later. */
+export async function advanceQueued(db: Executor, dedupeKey: string, runAt: string): Promise<void> {
+  await db.updateTable('jobs').set({ run_at: runAt, updated_at: runAt }).where('dedupe_key', '=', dedupeKey).where('state', '=', QUEUED).where('run_at', '>', runAt).execute();
+}
+
 export interface LeaseRequest {
   owner: string;
   kinds: string[];

@@ -8,6 +8,8 @@ export type DestinationStatus = (typeof DESTINATION_STATUSES)[number];
 /** After a rotation deliveries are signed with the old and the new secret for this long. */
 export const DUAL_SIGNING_MS = 24 * 3_600_000;
 export const DEFAULT_BATCH_SIZE = 500;
+/** The recurring job that reads the feed into deliveries and hands due deliveries to workers. */
+export const SCHEDULE_JOB = 'exports.schedule';
 
 export interface DestinationFilters {
   flagKeys?: string[];

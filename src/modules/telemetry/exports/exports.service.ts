@@ -17,7 +17,8 @@ import { resolveTarget } from '../../core/config/index.js';
 import { authorityOf, definitionDiff, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import { findBackfill, listBackfills, requestBackfill, type BackfillView } from './backfills.js';
 import { checkTarget, type ExportPolicy } from './export-policy.js';
-import { DEFAULT_BATCH_SIZE, DUAL_SIGNING_MS, type Destination, type DestinationFields, type DestinationFilters, type DestinationHealth, type DestinationStatus } from './exports.model.js';
+import { runRecurringNow } from '../../../jobs/index.js';
+import { DEFAULT_BATCH_SIZE, DUAL_SIGNING_MS, SCHEDULE_JOB, type Destination, type DestinationFields, type DestinationFilters, type DestinationHealth, type DestinationStatus } from './exports.model.js';
 import * as repo from './exports.repository.js';
 
 interface EnvInput {
@@ -108,6 +109,7 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       if (!(await repo.insertDestination(trx, scope, { id, fields, secretSealed: deps.box.seal(signingSecret), at: iso(), startAt: deps.now(), startSeq: start.seq }))) throw nameConflict(input.name, scope.env);
       const destination = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
       await record(trx, principal, source, scope, 'export.create', id, definitionDiff('export_destination', destination.name, undefined, journaled(destination)));
+      if (destination.status === 'active') await runRecurringNow(trx, SCHEDULE_JOB, deps.now);
       return { destination, signingSecret };
     },
 
@@ -150,6 +152,8 @@ export function createExportsService(deps: ExportsServiceDeps): ExportsService {
       }
       const updated = repo.toDestination((await repo.findDestination(trx, scope.envId, id))!, scope.env);
       await record(trx, principal, source, scope, 'export.update', id, definitionDiff('export_destination', updated.name, journaled(current), journaled(updated)));
+      // Set active (again): its backlog is read at the next poll, not at the end of the schedule's period.
+      if (updated.status === 'active' && current.status !== 'active') await runRecurringNow(trx, SCHEDULE_JOB, deps.now);
       return updated;
     },
 

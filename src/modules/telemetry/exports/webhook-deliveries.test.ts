@@ -88,7 +88,9 @@ for (const dialect of dialects) {
       await pump();
       assert.equal(rx.received.length, 0, 'nothing is cut or sent while paused');
       assert.equal((await patch(2, 'active')).statusCode, 200);
-      await pump();
+      // Set active, the destination's backlog is read at once, not at the end of the schedule's period:
+      // no time passes here, and the events still go out.
+      await pump(0);
       assert.equal(rx.received.length, 1);
       clock.advance(24 * 3_600_000);
       await pump();

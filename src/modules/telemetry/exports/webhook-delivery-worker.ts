@@ -18,7 +18,7 @@ import type { SecretBox } from '../../../platform/secret-box.js';
 import { DEFAULT_MAX_ATTEMPTS, enqueue, type JobRunner } from '../../../jobs/index.js';
 import { eventsAfter, eventsByIds, eventsCommittedAfter, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
-import type { DestinationFilters } from './exports.model.js';
+import { SCHEDULE_JOB, type DestinationFilters } from './exports.model.js';
 import * as destinations from './exports.repository.js';
 import { signingSecretsOf } from './exports.service.js';
 import * as deliveries from './webhook-deliveries.repository.js';
@@ -27,7 +27,6 @@ import type { WebhookSender } from './webhook-sender.js';
 import type { JournalService } from '../../core/journal/index.js';
 import type { BackfillPage } from './backfills.js';
 
-export const SCHEDULE_JOB = 'exports.schedule';
 export const DELIVER_JOB = 'exports.deliver';
 export const SCHEDULE_EVERY_MS = 2_000;
 export const MAX_ATTEMPTS = 12;

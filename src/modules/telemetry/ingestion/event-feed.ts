@@ -2,6 +2,7 @@
 // shape with `receivedAt`, never the table's columns. Two orders: commit order (`feed_seq`, the live
 // export feed, decision 0036) and arrival order (`received_at`, backfills of a past window).
 import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
+import { dialectOf } from '../../../db/dialect.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
@@ -83,9 +84,26 @@ export async function eventsCommittedAfter(db: Executor, envId: string, after: C
   return rows.map((r) => ({ ...canonical(r), position: { seq: Number(r.feed_seq), eventId: r.id } }));
 }
 
-/** The events of these ids still stored in the environment (erased or expired ones are gone). */
+/**
+ * The events of these ids still stored in the environment (erased or expired ones are gone), in
+ * (receivedAt, id) order. One key lookup per id on both engines, never a walk over the environment:
+ * - SQLite: the ids are the table's own key (env_id, id). The order is made here, not in SQL: with an
+ *   ORDER BY, SQLite's planner walks the (env_id, received_at, id) index over every event of the
+ *   environment to avoid a sort (59 ms per 100-event delivery at a 50k backlog).
+ * - PostgreSQL: events are partitioned by day of event time and have no (env_id, id) index, so the
+ *   dedup keys (env_id, id → ts) lead to each event's (env_id, ts, id) entry in its own partition.
+ */
 export async function eventsByIds(db: Executor, envId: string, ids: string[]): Promise<CanonicalEvent[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids).orderBy('received_at').orderBy('id').execute();
+  const rows = await eventsByIdsQuery(db, envId, ids).execute();
+  rows.sort((a, b) => Number(a.received_at) - Number(b.received_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   return rows.map(canonical);
+}
+
+/** The query of `eventsByIds`, apart so a test can ask each engine how it plans it. */
+export function eventsByIdsQuery(db: Executor, envId: string, ids: string[]) {
+  return dialectOf(db) === 'postgres'
+    ? db.selectFrom('telemetry_event_keys as k').innerJoin('telemetry_events as e', (join) => join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'))
+      .selectAll('e').where('k.env_id', '=', envId).where('k.id', 'in', ids)
+    : db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids);
 }
