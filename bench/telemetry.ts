@@ -265,7 +265,7 @@ async function exportThroughput(total: number) {
   Object.assign(process.env, {
     ENSIGN_EXPORT_ALLOWED_HOSTS: RECEIVER_HOST, ENSIGN_EXPORT_ALLOW_PRIVATE_NETWORKS: 'true', ENSIGN_EXPORT_RESOLVE: `${RECEIVER_HOST}:${receiver.address}`, ENSIGN_EXPORT_CA_FILE: receiver.caFile,
   });
-  const { info, stop } = await startEnsign(await migratedFile('export.db'));
+  const { info, cpu, stop } = await startEnsign(await migratedFile('export.db'));
   try {
     const api = (method: string, path: string, body: unknown, headers: Record<string, string> = {}) => fetch(`${info.address}${path}`, { method, headers: { authorization: `Bearer ${info.token}`, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     const created = await api('POST', '/api/v1/telemetry/exports', { appId: info.appId, env: 'prod', name: 'bench', url: `https://${RECEIVER_HOST}/in`, batchSize: BATCH, status: 'paused' }, { 'idempotency-key': 'bench-export-0001' });
@@ -280,14 +280,17 @@ async function exportThroughput(total: number) {
       }
     }));
     const stored = await storedEvents(join(dir, 'export.db'));
+    const cpuBefore = await cpu();
     const start = performance.now();
     const activated = await api('PATCH', `/api/v1/telemetry/exports/${destination.id}`, { appId: info.appId, env: 'prod', version: destination.version, status: 'active' });
     if (activated.status !== 200) throw new Error(`activating the destination answered ${activated.status}: ${await activated.text()}`);
     const deadline = Date.now() + 300_000;
     while (receiver.stats.events < stored && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    // The server's CPU time per exported event: what the export costs, whatever else runs on the machine.
+    const cpuPerEvent = (await cpu() - cpuBefore) / Math.max(1, receiver.stats.events);
     const overall = receiver.stats.events / ((receiver.stats.last - start) / 1000);
     const steady = receiver.stats.events / ((receiver.stats.last - receiver.stats.first) / 1000);
-    return { stored, delivered: receiver.stats.events, deliveries: receiver.stats.deliveries, overall, steady, firstAfterMs: receiver.stats.first - start };
+    return { stored, delivered: receiver.stats.events, deliveries: receiver.stats.deliveries, overall, steady, firstAfterMs: receiver.stats.first - start, cpuPerEvent };
   } finally {
     await stop();
     await receiver.close();
@@ -302,7 +305,7 @@ try {
   console.log(`load average at start ${loadavg()[0]!.toFixed(1)} (2 CPUs)`);
   if (ONLY === 'export' || ONLY === undefined) {
     const result = await exportThroughput(Number(process.env.BENCH_EXPORT_EVENTS ?? 200_000));
-    console.log(`export of a ${result.stored.toLocaleString('en')}-event backlog, batches of ${BATCH}, to a local HTTPS receiver: ${Math.round(result.overall).toLocaleString('en')} events/s from activation (first delivery after ${result.firstAfterMs.toFixed(0)} ms), ${Math.round(result.steady).toLocaleString('en')} events/s from the first delivery to the last; ${result.delivered.toLocaleString('en')} events in ${result.deliveries} deliveries (bar ≥ 10,000 events/s); load average now ${loadavg()[0]!.toFixed(1)}`);
+    console.log(`export of a ${result.stored.toLocaleString('en')}-event backlog, batches of ${BATCH}, to a local HTTPS receiver: ${Math.round(result.overall).toLocaleString('en')} events/s from activation (first delivery after ${result.firstAfterMs.toFixed(0)} ms), ${Math.round(result.steady).toLocaleString('en')} events/s from the first delivery to the last; ${result.delivered.toLocaleString('en')} events in ${result.deliveries} deliveries (bar ≥ 10,000 events/s); ${result.cpuPerEvent.toFixed(1)} µs of server CPU per exported event (${Math.round(1e6 / result.cpuPerEvent).toLocaleString('en')} events per CPU-second); load average now ${loadavg()[0]!.toFixed(1)}`);
   }
   if (ONLY === 'export') {
     // Only the export phase.
