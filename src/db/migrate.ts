@@ -24,6 +24,7 @@ import * as writerSlots from './migrations/0151-writer-slots.js';
 import * as exportCommitOrder from './migrations/0152-export-commit-order.js';
 import * as deliveryClaims from './migrations/0153-delivery-claims.js';
 import * as secretFingerprint from './migrations/0154-secret-fingerprint.js';
+import * as deliveriesDueIndex from './migrations/0155-deliveries-due-index.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   '0152-export-commit-order': exportCommitOrder,
   '0153-delivery-claims': deliveryClaims,
   '0154-secret-fingerprint': secretFingerprint,
+  '0155-deliveries-due-index': deliveriesDueIndex,
 };
 
 /**

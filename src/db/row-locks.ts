@@ -10,6 +10,14 @@ export function forUpdate<DB, TB extends keyof DB, O>(db: Executor, query: Selec
 }
 
 /**
+ * The query, locking the rows it reads and skipping rows another transaction holds: workers taking
+ * the next item of a queue each get a different one. SQLite's single writer already serialises them.
+ */
+export function forUpdateSkipLocked<DB, TB extends keyof DB, O>(db: Executor, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+  return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
+}
+
+/**
  * Whether a read-modify-write must first create missing rows so the lock covers them: on PostgreSQL
  * a row another transaction is inserting cannot be locked by FOR UPDATE. SQLite's writer already
  * holds the database's one write lock once its transaction has written anything.

@@ -1,6 +1,7 @@
-// One owner per delivery (decision 0037): two attempts at once send it once; a deliver job that goes
+// One owner per delivery (decision 0037): two workers at once send it once; a deliver job that goes
 // dead (its process killed on every attempt) leaves the delivery failed and retryable, never
-// `delivering` for ever.
+// `delivering` for ever. One deliver job per destination (decision 0058) sends a backlog a few
+// deliveries at once, each once.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { dialects, testConfig } from '../../../../test/helpers/test-app.js';
@@ -8,7 +9,7 @@ import { call } from '../../../../test/helpers/fixtures.js';
 import { createSecretBox } from '../../../platform/secret-box.js';
 import { exposure, sendBatch } from '../ingestion/telemetry.fixtures.js';
 import { exportSetup, feedCaughtUp } from './exports.fixtures.js';
-import { createDeliveryWorker, DELIVER_JOB } from './webhook-delivery-worker.js';
+import { createDeliveryWorker, DELIVER_JOB, DRAIN_LANES } from './webhook-delivery-worker.js';
 import type { WebhookSender } from './webhook-sender.js';
 
 for (const dialect of dialects) {
@@ -17,10 +18,16 @@ for (const dialect of dialects) {
       const setup = await exportSetup(t, dialect);
       const db = setup.database.handle.db;
       let sends = 0;
+      let inFlight = 0;
+      let mostInFlight = 0;
       // A receiver that takes its time, as the 1.5 s receiver of the issue did.
-      const slow: WebhookSender = async () => {
+      const sentIds: string[] = [];
+      const slow: WebhookSender = async (_target, headers) => {
         sends++;
+        sentIds.push(headers['webhook-id']!);
+        mostInFlight = Math.max(mostInFlight, ++inFlight);
         await new Promise((r) => setTimeout(r, 100));
+        inFlight--;
         return { status: 200, message: '' };
       };
       const worker = createDeliveryWorker({ db, policy: { allowedHosts: [], allowPrivateNetworks: true, resolve: { 'receiver.test': '127.0.0.1' } }, box: createSecretBox(testConfig().secret, 'export-signing-secret'), send: slow, now: setup.clock.now });
@@ -28,24 +35,24 @@ for (const dialect of dialects) {
       await feedCaughtUp(db);
       assert.equal(await worker.schedule(), 1);
       const [delivery] = await setup.deliveries();
-      return { ...setup, db, worker, delivery, sends: () => sends };
+      return { ...setup, db, worker, delivery, sends: () => sends, mostInFlight: () => mostInFlight, sentIds };
     }
 
-    test('two attempts at once: one claims the delivery and sends it, the other leaves it', async (t) => {
-      const { worker, delivery, sends, deliveries } = await setup(t);
-      await Promise.all([worker.deliver(delivery.id, { owner: 'job_a#1' }), worker.deliver(delivery.id, { owner: 'job_b#1' }), worker.deliver(delivery.id)]);
+    test('three workers at once: one claims the delivery and sends it, the others leave it', async (t) => {
+      const { worker, destination, sends, deliveries } = await setup(t);
+      await Promise.all([worker.drain(destination.id, { owner: 'job_a#1' }), worker.drain(destination.id, { owner: 'job_b#1' }), worker.drain(destination.id)]);
       assert.equal(sends(), 1, 'sent once');
       const [after] = await deliveries();
       assert.deepEqual([after.status, after.attempts], ['delivered', 1]);
     });
 
     test('a claim held by a live owner is left alone; once it lapses another attempt sends', async (t) => {
-      const { db, worker, delivery, clock, sends, deliveries } = await setup(t);
+      const { db, worker, delivery, destination, clock, sends, deliveries } = await setup(t);
       await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: 'job_gone#1', claimed_until: new Date(clock.now() + 60_000).toISOString() }).where('id', '=', delivery.id).execute();
-      await worker.deliver(delivery.id, { owner: 'job_b#1' });
+      assert.deepEqual(await worker.drain(destination.id, { owner: 'job_b#1' }), { sent: 0, more: false });
       assert.equal(sends(), 0);
       clock.advance(61_000);
-      await worker.deliver(delivery.id, { owner: 'job_b#2' });
+      await worker.drain(destination.id, { owner: 'job_b#2' });
       assert.equal(sends(), 1);
       assert.equal((await deliveries())[0].status, 'delivered');
     });
@@ -67,6 +74,27 @@ for (const dialect of dialects) {
       await pump();
       assert.equal(rx.received.length, 1, JSON.stringify({ deliveries: await deliveries(), jobs: await db.selectFrom('jobs').select(['kind', 'state', 'attempts', 'last_error']).execute() }));
       assert.equal((await deliveries())[0].status, 'delivered');
+    });
+
+    test('a backlog: one deliver job for the destination, a few deliveries in flight at once, each sent once, oldest first', async (t) => {
+      const { app, db, worker, s, clock, destination, sends, sentIds, mostInFlight, deliveries } = await setup(t);
+      // 9 more events: 5 more deliveries of 2 (the first one is already cut).
+      const events = Array.from({ length: 9 }, (_, i) => exposure(clock.now() - 900 + i, `user-${i}`));
+      assert.equal((await sendBatch(app, s.sdkProd, events)).statusCode, 200);
+      await feedCaughtUp(db);
+      assert.equal(await worker.schedule(), 5);
+      const queued = await db.selectFrom('jobs').select(['payload']).where('kind', '=', DELIVER_JOB).where('state', '=', 'queued').execute();
+      assert.deepEqual(queued.map((j) => JSON.parse(j.payload)), [{ destinationId: destination.id }], 'one job for the destination, not one per delivery');
+      // Ids are time-ordered: sorted, they are the order the deliveries were cut in.
+      const created = (await deliveries()).map((d: { id: string }) => d.id).sort();
+      assert.equal(created.length, 6);
+      assert.deepEqual(await worker.drain(destination.id, { owner: 'job_c#1' }), { sent: 6, more: false });
+      assert.equal(sends(), 6, 'each delivery sent once');
+      // Oldest first: the first lanes take the oldest deliveries (they may start sending in any order).
+      assert.deepEqual(sentIds.slice(0, DRAIN_LANES).sort(), created.slice(0, DRAIN_LANES));
+      assert.deepEqual([...sentIds].sort(), created);
+      assert.ok(mostInFlight() > 1 && mostInFlight() <= DRAIN_LANES, `${mostInFlight()} in flight at most`);
+      for (const d of await deliveries()) assert.deepEqual([d.status, d.attempts], ['delivered', 1]);
     });
   });
 }

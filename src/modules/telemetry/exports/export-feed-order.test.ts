@@ -34,6 +34,8 @@ describe('the export feed in commit order', () => {
           env_id: env.id, id, app_id: env.app_id, kind: 'exposure', ts: clock.now() - 2000, received_at: clock.now() - 30_000, feed_seq: sql<number>`pg_current_xact_id()::text::bigint`,
           targeting_key: id, flag_key: 'shown', variant: 'on', value: null, reason: 'SPLIT', experiment_id: null, iteration_id: null, iteration_revision: null, metric_key: null, metric_value: null, attributes: null,
         }).execute();
+        // Its dedup key, as ingestion writes it beside the event on PostgreSQL (decision 0047).
+        await trx.insertInto('telemetry_event_keys').values({ env_id: env.id, id, content_hash: `digest-${id}`, ts: clock.now() - 2000 }).execute();
       }
       wrote();
       await released;

@@ -1,7 +1,8 @@
 // Kysely queries of export deliveries: batches of raw event ids bound for one destination.
-import type { Selectable } from 'kysely';
+import type { ExpressionBuilder, Selectable } from 'kysely';
+import { forUpdateSkipLocked } from '../../../db/row-locks.js';
 import type { Executor } from '../../../db/transaction.js';
-import type { ExportDeliveriesTable } from './exports.table.js';
+import type { ExportDeliveriesTable, ExportsTables } from './exports.table.js';
 
 export type DeliveryRow = Selectable<ExportDeliveriesTable>;
 
@@ -67,25 +68,41 @@ export async function listDeliveries(db: Executor, destinationId: string, option
 }
 
 /**
- * Deliveries due by `at` of active destinations, what the scheduler hands to workers: pending ones
- * whose next attempt has come, and delivering ones whose claim lapsed (their owner died or stalled).
+ * What is due by `at`, in two parts each read along the (destination_id, status, next_attempt_at, id)
+ * index: pending deliveries whose next attempt has come, and delivering ones whose claim lapsed (their
+ * owner died or stalled). One OR across both made SQLite read and sort the destination's whole
+ * history on every claim.
  */
-export async function dueDeliveries(db: Executor, at: string, limit: number): Promise<string[]> {
-  const rows = await db.selectFrom('export_deliveries').innerJoin('export_destinations', 'export_destinations.id', 'export_deliveries.destination_id')
-    .select('export_deliveries.id')
-    .where((eb) => eb.or([
-      eb.and([eb('export_deliveries.status', '=', 'pending'), eb('export_deliveries.next_attempt_at', '<=', at)]),
-      eb.and([eb('export_deliveries.status', '=', 'delivering'), eb.or([eb('export_deliveries.claimed_until', 'is', null), eb('export_deliveries.claimed_until', '<=', at)])]),
-    ]))
-    .where('export_destinations.status', '=', 'active').orderBy('export_deliveries.next_attempt_at').limit(limit).execute();
+const DUE_PARTS = [
+  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', at)]),
+  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) => eb.and([eb('status', '=', 'delivering'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', at)])]),
+] as const;
+
+/** Active destinations with a delivery due by `at`: the scheduler hands each to a worker. */
+export async function destinationsWithDue(db: Executor, at: string, limit: number): Promise<string[]> {
+  const rows = await db.selectFrom('export_destinations as d').select('d.id').where('d.status', '=', 'active')
+    .where((eb) => eb.or(DUE_PARTS.map((part) => eb.exists(eb.selectFrom('export_deliveries').select('export_deliveries.id').whereRef('export_deliveries.destination_id', '=', 'd.id').where((inner) => part(inner as never, at))))))
+    .orderBy('d.id').limit(limit).execute();
   return rows.map((r) => r.id);
 }
 
-/** The destination's next pending delivery due by `at`, oldest first. */
-export async function nextDueOf(db: Executor, destinationId: string, at: string): Promise<string | undefined> {
-  const row = await db.selectFrom('export_deliveries').select('id').where('destination_id', '=', destinationId).where('status', '=', 'pending')
-    .where('next_attempt_at', '<=', at).orderBy('next_attempt_at').orderBy('id').limit(1).executeTakeFirst();
-  return row?.id;
+/**
+ * Claims the destination's oldest due delivery for one attempt, atomically (one UPDATE per part):
+ * it becomes delivering, owned by `owner` until `until`. Several workers claiming at once each get a
+ * different one (on PostgreSQL locked candidates are skipped; SQLite has one writer). Nothing when
+ * none is due.
+ */
+export async function claimNextDue(db: Executor, destinationId: string, claim: { owner: string; at: string; until: string }): Promise<DeliveryRow | undefined> {
+  for (const part of DUE_PARTS) {
+    const candidate = db.selectFrom('export_deliveries').select('id').where('destination_id', '=', destinationId).where((eb) => part(eb, claim.at))
+      .orderBy('next_attempt_at').orderBy('id').limit(1);
+    const claimed = await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: claim.owner, claimed_until: claim.until, updated_at: claim.at })
+      .where('id', '=', forUpdateSkipLocked(db, candidate))
+      .where((eb) => part(eb as never, claim.at))
+      .returningAll().executeTakeFirst();
+    if (claimed) return claimed;
+  }
+  return undefined;
 }
 
 export async function backlogOf(db: Executor, destinationId: string): Promise<{ backlog: number; oldestPendingAt: string | null }> {
@@ -95,41 +112,16 @@ export async function backlogOf(db: Executor, destinationId: string): Promise<{ 
 }
 
 /**
- * Claims a delivery for one attempt, atomically (one UPDATE): a pending delivery whose next attempt
- * has come, or a delivering one whose claim lapsed, becomes delivering, owned by `owner` until
- * `until`. False when another owner holds it or it is not due: the caller leaves it alone.
+ * A deliver job went dead (every attempt failed, or its process died on the last one): the
+ * deliveries its attempts (`owners`) still hold become failed, and so retryable, instead of waiting
+ * on a claim whose owner is gone. Answers how many.
  */
-export async function claimDelivery(db: Executor, id: string, claim: { owner: string; at: string; until: string }): Promise<boolean> {
-  const result = await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: claim.owner, claimed_until: claim.until, updated_at: claim.at })
-    .where('id', '=', id)
-    .where((eb) => eb.or([
-      eb.and([eb('status', '=', 'pending'), eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', claim.at)])]),
-      eb.and([eb('status', '=', 'delivering'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', claim.at)])]),
-    ]))
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
-}
-
-/** Hands a claimed delivery back unsent (its destination was paused or disabled meanwhile). */
-export async function releaseClaim(db: Executor, id: string, owner: string, at: string): Promise<void> {
-  await db.updateTable('export_deliveries').set({ status: 'pending', claim_owner: null, claimed_until: null, updated_at: at })
-    .where('id', '=', id).where('status', '=', 'delivering').where('claim_owner', '=', owner).execute();
-}
-
-/**
- * The deliver job of this delivery went dead (every attempt failed, or its process died on the last
- * one): the delivery becomes failed, and so retryable, unless another owner holds a live claim on it.
- */
-export async function failAbandoned(db: Executor, id: string, owners: string[], error: DeliveryError, at: string): Promise<boolean> {
+export async function failAbandoned(db: Executor, destinationId: string, owners: string[], error: DeliveryError, at: string): Promise<number> {
   const result = await db.updateTable('export_deliveries')
     .set({ status: 'failed', next_attempt_at: null, claim_owner: null, claimed_until: null, last_error: JSON.stringify(error), updated_at: at })
-    .where('id', '=', id)
-    .where((eb) => eb.or([
-      eb('status', '=', 'pending'),
-      eb.and([eb('status', '=', 'delivering'), eb.or([eb('claim_owner', 'is', null), eb('claim_owner', 'in', owners), eb('claimed_until', '<=', at)])]),
-    ]))
+    .where('destination_id', '=', destinationId).where('status', '=', 'delivering').where('claim_owner', 'in', owners)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+  return Number(result.numUpdatedRows);
 }
 
 /** Records the outcome of a claimed attempt; false (and nothing changes) when the claim was lost. */

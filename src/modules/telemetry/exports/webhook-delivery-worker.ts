@@ -1,16 +1,17 @@
 // Turns accepted raw events into deliveries and sends them (issue 13). Two job kinds:
 // - `exports.schedule` (recurring, every 2 s): per active destination, reads the environment's raw
 //   events after the destination's position in commit order (decision 0036: nothing committed late
-//   is passed over), cuts matching ones into deliveries of `batchSize`, and hands due pending
-//   deliveries to workers as `exports.deliver` jobs (one queued job per delivery).
-// - `exports.deliver`: one attempt of one delivery. The attempt first claims the delivery in one
-//   UPDATE (decision 0037): one owner at a time, until a deadline longer than any send; a second job
-//   for the same delivery finds it claimed and leaves it. An owner that dies leaves the claim to
-//   lapse, and the delivery is claimed again (same `webhook-id`: at least once). A deliver job that
-//   goes dead makes its delivery `failed`, which an operator can retry.
+//   is passed over), cuts matching ones into deliveries of `batchSize`, and hands every destination
+//   with something due to a worker as its `exports.deliver` job (decision 0058: one job per
+//   destination, not per delivery).
+// - `exports.deliver`: drains one destination's due deliveries, a few at once, oldest first. Each
+//   attempt first claims its delivery in one UPDATE (decision 0037): one owner at a time, until a
+//   deadline longer than any send; two workers draining one destination claim different deliveries.
+//   An owner that dies leaves the claim to lapse, and the delivery is claimed again (same
+//   `webhook-id`: at least once). A deliver job that goes dead makes the deliveries it held
+//   `failed`, which an operator can retry.
 import type { Kysely } from 'kysely';
 import { performance } from 'node:perf_hooks';
-import { Webhook } from 'standardwebhooks';
 import type { Database } from '../../../db/database.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
@@ -24,6 +25,7 @@ import { signingSecretsOf } from './exports.service.js';
 import * as deliveries from './webhook-deliveries.repository.js';
 import type { DeliveryError } from './webhook-deliveries.repository.js';
 import type { WebhookSender } from './webhook-sender.js';
+import { signingKeyOf, signWebhook } from './webhook-signature.js';
 import type { JournalService } from '../../core/journal/index.js';
 import type { BackfillPage } from './backfills.js';
 
@@ -36,9 +38,14 @@ const DELIVER_JOB_ATTEMPTS = DEFAULT_MAX_ATTEMPTS;
 export const CLAIM_MS = 60_000;
 /** An attempt's whole send (connect, TLS, request, answer) is abandoned past this. */
 export const SEND_DEADLINE_MS = 45_000;
-/** Deliveries one deliver job may send in a row (and for how long, real time) while a backlog lasts. */
-const CHAIN_MAX = 100;
-const CHAIN_MS = 10_000;
+/**
+ * Deliveries of one destination in flight at once in one deliver job: a slow receiver (1.5 s per
+ * delivery) still takes 4 batches per 1.5 s, and a fast one is not left waiting on our round trips.
+ */
+export const DRAIN_LANES = 4;
+/** What one deliver job sends before it hands over to a fresh one (so other jobs get their turn). */
+const DRAIN_MAX = 400;
+const DRAIN_MS = 10_000;
 const FUTURE_TOLERANCE_MS = 5 * 60_000;
 /** Raw events one backfill page reads (one transaction: the deliveries it cuts and the cursor). */
 export const BACKFILL_PAGE = 1000;
@@ -53,7 +60,6 @@ const BATCHES_PER_RUN = 10;
  */
 const PASSES_PER_RUN = 200;
 const DESTINATIONS_PER_RUN = 200;
-const DUE_PER_RUN = 500;
 
 /** Growth of the retry delay per failed attempt: with it the 11 waits between 12 attempts add up to
  * about 24 hours (30 s, 70 s, 166 s, … capped at 6 h), the span the delivery contract promises. */
@@ -75,6 +81,22 @@ export function matches(event: CanonicalEvent, kinds: string[], filters: Destina
   return true;
 }
 
+/**
+ * A deliver job names its destination. Jobs queued by a version that queued one job per delivery
+ * name the delivery instead: they drain that delivery's destination.
+ */
+type DeliverPayload = { destinationId: string } | { deliveryId: string };
+
+/** Queues the destination's deliver job, unless one is queued already (a running one may be ending). */
+async function handOut(db: Executor, destinationId: string, now: () => number): Promise<void> {
+  await enqueue(db, { kind: DELIVER_JOB, payload: { destinationId }, dedupeKey: `${DELIVER_JOB}:${destinationId}` }, now);
+}
+
+async function destinationOf(db: Executor, payload: DeliverPayload): Promise<string | undefined> {
+  if ('destinationId' in payload) return payload.destinationId;
+  return (await deliveries.findDeliveryById(db, payload.deliveryId))?.destination_id;
+}
+
 export interface DeliveryWorkerDeps {
   db: Kysely<Database>;
   policy: ExportPolicy;
@@ -89,10 +111,18 @@ export interface DeliveryWorkerDeps {
 export interface DeliveryWorker {
   /** One scheduler pass; answers how many deliveries were created. */
   schedule(): Promise<number>;
-  /** One attempt of one delivery, by `owner` (default: a fresh id); nothing when another owner holds it. */
-  deliver(deliveryId: string, options?: { signal?: AbortSignal; owner?: string }): Promise<void>;
-  /** The deliver job of this delivery went dead: the delivery becomes failed (retryable). */
-  abandon(trx: Executor, deliveryId: string, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
+  /**
+   * Sends the destination's due deliveries, up to DRAIN_LANES at once, each claimed by `owner`
+   * (default: a fresh id). Stops when nothing is due, when the receiver fails (the rest wait for their
+   * retry), or at DRAIN_MAX / DRAIN_MS; `more` says a fresh job should carry on.
+   */
+  drain(destinationId: string, options?: { signal?: AbortSignal; owner?: string }): Promise<{ sent: number; more: boolean }>;
+  /** The deliver job of this destination went dead: the deliveries its attempts held become failed (retryable). */
+  abandon(trx: Executor, destinationId: string, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
+  /** One `exports.deliver` job: drains its destination; a backlog left at the job's limit goes on in a fresh job. */
+  deliverJob(payload: DeliverPayload, options: { signal: AbortSignal; owner: string }): Promise<void>;
+  /** The `exports.deliver` job went dead. */
+  deliverJobDead(trx: Executor, payload: DeliverPayload, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
   /**
    * One page of a backfill: reads the events received after `after` (and before `receivedBefore`),
    * cuts deliveries of those stamped in [from, to), and answers where the next page starts.
@@ -114,9 +144,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const times = batch.map((e) => e.timestamp).sort();
       const id = newId('dlv');
       await deliveries.insertDelivery(trx, { id, destinationId: destination.id, envId: destination.env_id, eventIds: batch.map((e) => e.id), firstEventAt: times[0]!, lastEventAt: times.at(-1)!, at: iso(deps.now()) });
-      await enqueue(trx, { kind: DELIVER_JOB, payload: { deliveryId: id }, dedupeKey: `${DELIVER_JOB}:${id}` }, deps.now);
       created++;
     }
+    if (created > 0) await handOut(trx, destination.id, deps.now);
     return created;
   }
 
@@ -183,9 +213,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       return { ok: false, error: { status: null, code: 'dns_failed', message: (err as Error).message } };
     }
     const body = JSON.stringify({ type: 'telemetry.events.v1', deliveryId: row.id, destinationId: destination.id, appId: destination.app_id, env: destination.env, events });
-    const at = new Date(deps.now());
-    const signature = signingSecretsOf(destination, deps.box, at.getTime()).map((secret) => new Webhook(secret).sign(row.id, at, body)).join(' ');
-    const headers = { 'webhook-id': row.id, 'webhook-timestamp': String(Math.floor(at.getTime() / 1000)), 'webhook-signature': signature, 'user-agent': 'Ensign-Export/1' };
+    const at = deps.now();
+    const seconds = Math.floor(at / 1000);
+    const signature = signingSecretsOf(destination, deps.box, at).map((secret) => signWebhook(signingKeyOf(secret), row.id, seconds, body)).join(' ');
+    const headers = { 'webhook-id': row.id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature, 'user-agent': 'Ensign-Export/1' };
     const result = await deps.send({ url: destination.url, address }, headers, body, signal);
     if (result.status !== null && result.status >= 200 && result.status < 300) return { ok: true, error: null };
     if (result.status === null) return { ok: false, error: { status: null, code: 'connection_failed', message: result.message } };
@@ -193,32 +224,30 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     return { ok: false, error: { status: result.status, code, message: result.message || `HTTP ${result.status}` } };
   }
 
-  /** One attempt of one delivery; answers its destination when it went out (so the next may follow). */
-  async function deliverOne(deliveryId: string, owner: string, jobSignal?: AbortSignal): Promise<string | null> {
-    const row = await deliveries.findDeliveryById(deps.db, deliveryId);
-    if (!row || (row.status !== 'pending' && row.status !== 'delivering')) return null;
-    const destination = await deps.db.selectFrom('export_destinations').selectAll().where('id', '=', row.destination_id).executeTakeFirst();
-    if (!destination) return null;
+  /**
+   * Claims and attempts the destination's next due delivery: `none` when nothing is due or the
+   * destination is no longer active, `failing` when the receiver failed in a way worth retrying
+   * (the other deliveries then wait for their own retry instead of hammering it), else `done`.
+   */
+  async function deliverNext(destinationId: string, owner: string, jobSignal?: AbortSignal): Promise<'none' | 'done' | 'failing'> {
+    const destination = await deps.db.selectFrom('export_destinations').selectAll().where('id', '=', destinationId).executeTakeFirst();
+    // Paused or disabled: its deliveries wait, and go out once it is active again.
+    if (!destination || destination.status !== 'active') return 'none';
     const at = iso(deps.now());
-    // One owner at a time: not due, or claimed by a live owner, and this attempt leaves it alone.
-    if (!(await deliveries.claimDelivery(deps.db, row.id, { owner, at, until: iso(deps.now() + CLAIM_MS) }))) return null;
-    if (destination.status !== 'active') {
-      // Paused or disabled: the delivery waits, and goes out once the destination is active again.
-      await deliveries.releaseClaim(deps.db, row.id, owner, at);
-      return null;
-    }
+    const row = await deliveries.claimNextDue(deps.db, destinationId, { owner, at, until: iso(deps.now() + CLAIM_MS) });
+    if (!row) return 'none';
     // Only events still stored go out: erased subjects' events and expired ones are gone.
     const events = await eventsByIds(deps.db, row.env_id, JSON.parse(row.event_ids) as string[]);
     if (events.length === 0) {
       await deliveries.setStatus(deps.db, row.id, 'expired', at, { nextAttemptAt: null });
-      return destination.id;
+      return 'done';
     }
     const attemptAt = deps.now();
     // The send ends well before the claim lapses, so no second owner can start while it runs.
     const deadline = AbortSignal.timeout(SEND_DEADLINE_MS);
     const sent = await attempt(row, destination, events, jobSignal ? AbortSignal.any([jobSignal, deadline]) : deadline);
     await recordOutcome(row, owner, sent, attemptAt);
-    return sent.ok ? destination.id : null;
+    return sent.ok || isPermanent(sent.error?.status ?? null) ? 'done' : 'failing';
   }
 
   return {
@@ -236,32 +265,57 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         }
         active = behind;
       }
-      const due = await deliveries.dueDeliveries(deps.db, iso(deps.now()), DUE_PER_RUN);
+      // Retries that came due, deliveries whose owner died, and backlogs a worker left: each such
+      // destination gets its deliver job (one per destination, deduplicated while queued).
+      const due = await deliveries.destinationsWithDue(deps.db, iso(deps.now()), DESTINATIONS_PER_RUN);
       await inTransaction(deps.db, async (trx) => {
-        for (const id of due) await enqueue(trx, { kind: DELIVER_JOB, payload: { deliveryId: id }, dedupeKey: `${DELIVER_JOB}:${id}` }, deps.now);
+        for (const id of due) await handOut(trx, id, deps.now);
         await deliveries.expireDeliveries(trx, iso(deps.now() - RAW_RETENTION_MS), iso(deps.now()));
       });
       return created;
     },
 
-    async deliver(deliveryId, options = {}) {
+    async drain(destinationId, options = {}) {
       const owner = options.owner ?? newId('own');
-      let destinationId = await deliverOne(deliveryId, owner, options.signal);
-      // A backlog drains through the job that is already running: after a success it claims the
-      // destination's next due delivery (each still claimed on its own), saving a job per batch.
       const started = performance.now();
-      for (let chained = 0; destinationId !== null && chained < CHAIN_MAX && performance.now() - started < CHAIN_MS && !options.signal?.aborted; chained++) {
-        const next = await deliveries.nextDueOf(deps.db, destinationId, iso(deps.now()));
-        if (!next) break;
-        destinationId = await deliverOne(next, owner, options.signal);
-      }
+      let sent = 0;
+      let claimed = 0;
+      let stopped = false;
+      let more = false;
+      const lane = async () => {
+        while (!stopped && !options.signal?.aborted) {
+          if (claimed >= DRAIN_MAX || performance.now() - started >= DRAIN_MS) {
+            more = true;
+            return;
+          }
+          claimed++;
+          const outcome = await deliverNext(destinationId, owner, options.signal);
+          if (outcome === 'none') return;
+          if (outcome === 'failing') stopped = true;
+          else sent++;
+        }
+      };
+      await Promise.all(Array.from({ length: DRAIN_LANES }, lane));
+      return { sent, more };
     },
 
-    async abandon(trx, deliveryId, job) {
+    async abandon(trx, destinationId, job) {
       const owners = Array.from({ length: job.maxAttempts }, (_, i) => `${job.id}#${i + 1}`);
-      await deliveries.failAbandoned(trx, deliveryId, owners, { status: null, code: 'delivery_abandoned', message: `the deliver job failed on every attempt: ${job.error}`.slice(0, 1024) }, iso(deps.now()));
+      await deliveries.failAbandoned(trx, destinationId, owners, { status: null, code: 'delivery_abandoned', message: `the deliver job failed on every attempt: ${job.error}`.slice(0, 1024) }, iso(deps.now()));
     },
 
+    async deliverJob(payload, options) {
+      const destinationId = await destinationOf(deps.db, payload);
+      if (destinationId === undefined) return;
+      const { more } = await this.drain(destinationId, options);
+      // Carried on at once by a fresh job (queued behind the others), not at the next schedule.
+      if (more && !options.signal.aborted) await handOut(deps.db, destinationId, deps.now);
+    },
+
+    async deliverJobDead(trx, payload, job) {
+      const destinationId = await destinationOf(trx, payload);
+      if (destinationId !== undefined) await this.abandon(trx, destinationId, job);
+    },
 
     async backfillPage(trx, destination, window, after) {
       // Read by arrival order, kept by event time: late events of the window come in later pages.
@@ -276,7 +330,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
 export function registerDeliveryJobs(jobs: JobRunner, worker: DeliveryWorker): void {
   jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => { await worker.schedule(); });
-  jobs.register<{ deliveryId: string }>(DELIVER_JOB, async (job) => worker.deliver(job.payload.deliveryId, { signal: job.signal, owner: `${job.id}#${job.attempt}` }), {
-    onDead: (trx, job) => worker.abandon(trx, job.payload.deliveryId, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
+  jobs.register<DeliverPayload>(DELIVER_JOB, async (job) => worker.deliverJob(job.payload, { signal: job.signal, owner: `${job.id}#${job.attempt}` }), {
+    onDead: async (trx, job) => worker.deliverJobDead(trx, job.payload, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
   });
 }

@@ -3,7 +3,7 @@
 // answers like any other: they are never followed.
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import type { ExportPolicy } from './export-policy.js';
 
 export interface SendResult {
@@ -17,11 +17,14 @@ export type WebhookSender = (target: { url: string; address: string }, headers: 
 const TIMEOUT_MS = 15_000;
 
 export function createWebhookSender(policy: ExportPolicy, options: { port?: number } = {}): WebhookSender {
-  const ca = policy.caFile ? [...rootCertificates, readFileSync(policy.caFile, 'utf8')] : undefined;
+  // An extra CA is built into one TLS context, once: passed as `ca`, the agent would copy every
+  // trusted certificate (~200 KB) into its connection key on each request and parse them again on each
+  // connection (0.7 ms of CPU per delivery, with the CA setting on).
+  const secureContext = policy.caFile ? createSecureContext({ ca: [...rootCertificates, readFileSync(policy.caFile, 'utf8')] }) : undefined;
   // Connections are kept alive between deliveries: a TLS handshake per batch cost more than sending
   // it. The agent keys each connection by the pinned address and the server name, so a kept
   // connection only ever carries requests for the address the policy approved for that host.
-  const agent = new Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, ...(ca ? { ca } : {}) });
+  const agent = new Agent({ keepAlive: true, maxSockets: 8, maxFreeSockets: 8, ...(secureContext ? { secureContext } : {}) });
   return (target, headers, body, signal) => new Promise((resolve) => {
     const url = new URL(target.url);
     const req = request({
@@ -31,7 +34,6 @@ export function createWebhookSender(policy: ExportPolicy, options: { port?: numb
       path: `${url.pathname}${url.search}`,
       method: 'POST',
       headers: { ...headers, host: url.host, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
-      ...(ca ? { ca } : {}),
       agent,
       timeout: TIMEOUT_MS,
       signal,

@@ -2,8 +2,8 @@
 // shape with `receivedAt`, never the table's columns. Two orders: commit order (`feed_seq`, the live
 // export feed, decision 0036) and arrival order (`received_at`, backfills of a past window).
 import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
-import { dialectOf } from '../../../db/dialect.js';
 import type { Executor } from '../../../db/transaction.js';
+import { keysApart } from './telemetry.repository.js';
 import type { TelemetryEventsTable } from './telemetry.table.js';
 
 /** A raw event as exports carry it: the ingested fields as sent, with timestamp and receivedAt. */
@@ -102,7 +102,7 @@ export async function eventsByIds(db: Executor, envId: string, ids: string[]): P
 
 /** The query of `eventsByIds`, apart so a test can ask each engine how it plans it. */
 export function eventsByIdsQuery(db: Executor, envId: string, ids: string[]) {
-  return dialectOf(db) === 'postgres'
+  return keysApart(db)
     ? db.selectFrom('telemetry_event_keys as k').innerJoin('telemetry_events as e', (join) => join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'))
       .selectAll('e').where('k.env_id', '=', envId).where('k.id', 'in', ids)
     : db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids);

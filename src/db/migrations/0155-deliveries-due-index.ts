@@ -1,0 +1,10 @@
+// Export deliveries are handed out per destination, oldest due first (issue 19, decision 0058): one
+// index answers "the destination's next due delivery" and "has this destination anything due"
+// without sorting or reading the destination's delivered history.
+import type { Kysely } from 'kysely';
+
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.createIndex('export_deliveries_due_idx').on('export_deliveries').columns(['destination_id', 'status', 'next_attempt_at', 'id']).execute();
+  // The (destination_id, status) index is a prefix of the new one.
+  await db.schema.dropIndex('export_deliveries_status_idx').execute();
+}
