@@ -291,6 +291,24 @@ for (const dialect of dialects) {
       assert.deepEqual(pending, [{ state: 'queued', run_at: new Date(T0 + 120_000).toISOString() }]);
     });
 
+    test('pollSoon: work queued while the runner waits for its next poll is taken at once, not a poll interval later', async (t) => {
+      const { db, now, runner } = await setup(t, dialect);
+      const ran: string[] = [];
+      const r = runner({ pollIntervalMs: 60_000, concurrency: 2 }).register('test.work', async (job) => {
+        ran.push(job.id);
+      });
+      r.start();
+      t.after(() => r.stop(1000));
+      // The first poll found nothing; the next one is a minute away.
+      await new Promise((res) => setTimeout(res, 50));
+      const { id } = await enqueue(db, { kind: 'test.work', payload: null }, now);
+      await new Promise((res) => setTimeout(res, 100));
+      assert.deepEqual(ran, [], 'not before a poll');
+      r.pollSoon();
+      await until(() => ran.length === 1, 3000);
+      assert.deepEqual(ran, [id]);
+    });
+
     test('stop waits for running handlers; past its timeout it aborts them and leaves the lease to expire', async (t) => {
       const { db, now, runner } = await setup(t, dialect);
       let finished = 0;

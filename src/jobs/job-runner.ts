@@ -165,6 +165,14 @@ export class JobRunner {
     }
   }
 
+  /**
+   * Work was just queued (and committed) that this runner may take: look for it now rather than at
+   * the next poll, if a slot is free. Does nothing on a runner that was not started.
+   */
+  pollSoon(): void {
+    if (this.running.size < this.concurrency) this.schedulePoll(0);
+  }
+
   /** Starts polling (the server calls this when it listens). */
   start(): void {
     if (this.started || this.stopping) return;

@@ -110,7 +110,7 @@ export interface DeliveryWorkerDeps {
 
 export interface DeliveryWorker {
   /** One scheduler pass; answers how many deliveries were created. */
-  schedule(): Promise<number>;
+  schedule(options?: { handedOut?: () => void }): Promise<number>;
   /**
    * Sends the destination's due deliveries, up to DRAIN_LANES at once, each claimed by `owner`
    * (default: a fresh id). Stops when nothing is due, when the receiver fails (the rest wait for their
@@ -251,7 +251,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   return {
-    async schedule() {
+    async schedule(options = {}) {
       let active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(DESTINATIONS_PER_RUN).execute();
       let created = 0;
       // Round robin while backlogs last: every destination with events left gets another pass, so
@@ -260,6 +260,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         const behind: typeof active = [];
         for (const destination of active) {
           const result = await scheduleDestination(destination);
+          // Its deliver job is queued (committed): a worker of this process may start on it while
+          // the other passes go on, instead of at its next poll.
+          if (result.created > 0) options.handedOut?.();
           created += result.created;
           if (result.more) behind.push(destination);
         }
@@ -272,6 +275,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         for (const id of due) await handOut(trx, id, deps.now);
         await deliveries.expireDeliveries(trx, iso(deps.now() - RAW_RETENTION_MS), iso(deps.now()));
       });
+      if (due.length > 0) options.handedOut?.();
       return created;
     },
 
@@ -329,7 +333,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 }
 
 export function registerDeliveryJobs(jobs: JobRunner, worker: DeliveryWorker): void {
-  jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => { await worker.schedule(); });
+  jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => { await worker.schedule({ handedOut: () => jobs.pollSoon() }); });
   jobs.register<DeliverPayload>(DELIVER_JOB, async (job) => worker.deliverJob(job.payload, { signal: job.signal, owner: `${job.id}#${job.attempt}` }), {
     onDead: async (trx, job) => worker.deliverJobDead(trx, job.payload, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
   });
