@@ -265,6 +265,10 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
           if (result.created > 0) options.handedOut?.();
           created += result.created;
           if (result.more) behind.push(destination);
+          // Let others at the database between passes: on SQLite every query of the process waits
+          // for one connection, and a backlog's passes, back to back, kept workers (and requests)
+          // from it until the whole backlog was cut (9 s for 200,000 events).
+          await new Promise((resolve) => setImmediate(resolve));
         }
         active = behind;
       }
