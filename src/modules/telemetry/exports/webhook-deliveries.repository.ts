@@ -1,5 +1,5 @@
 // Kysely queries of export deliveries: batches of raw event ids bound for one destination.
-import type { ExpressionBuilder, Selectable } from 'kysely';
+import { sql, type ExpressionBuilder, type Selectable } from 'kysely';
 import { forUpdateSkipLocked } from '../../../db/row-locks.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { ExportDeliveriesTable, ExportsTables } from './exports.table.js';
@@ -142,6 +142,8 @@ export async function setStatus(db: Executor, id: string, status: DeliveryStatus
 /** Deliveries whose every event left retention become expired (their events can no longer be sent). */
 export async function expireDeliveries(db: Executor, before: string, at: string): Promise<number> {
   const result = await db.updateTable('export_deliveries').set({ status: 'expired', next_attempt_at: null, updated_at: at })
-    .where('status', 'in', ['pending', 'failed', 'delivered']).where('last_event_at', '<', before).executeTakeFirst();
+    // Literal, as the partial index export_deliveries_expiry_idx states it (migration 0155): SQLite
+    // matches a partial index's predicate only against the same terms, never bound parameters.
+    .where(sql<boolean>`status in ('pending', 'failed', 'delivered')`).where('last_event_at', '<', before).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
