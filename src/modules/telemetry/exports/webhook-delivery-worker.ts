@@ -16,7 +16,7 @@ import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { DEFAULT_MAX_ATTEMPTS, enqueue, type JobRunner } from '../../../jobs/index.js';
-import { eventsAfter, eventsByIds, eventsCommittedAfter, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
+import { RAW_RETENTION_MS, telemetryReadModel, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import type { DestinationFilters } from './exports.model.js';
 import * as destinations from './exports.repository.js';
@@ -26,6 +26,8 @@ import type { DeliveryError } from './webhook-deliveries.repository.js';
 import type { WebhookSender } from './webhook-sender.js';
 import type { JournalService } from '../../core/journal/index.js';
 import type { BackfillPage } from './backfills.js';
+
+const { eventsAfter, eventsByIds, eventsCommittedAfter } = telemetryReadModel;
 
 export const SCHEDULE_JOB = 'exports.schedule';
 export const DELIVER_JOB = 'exports.deliver';

@@ -3,7 +3,10 @@
 // export feed, decision 0036) and arrival order (`received_at`, backfills of a past window).
 import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
 import type { Executor } from '../../../db/transaction.js';
-import type { TelemetryEventsTable } from './telemetry.table.js';
+import type { TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<TelemetryTables>();
 
 /** A raw event as exports carry it: the ingested fields as sent, with timestamp and receivedAt. */
 export interface CanonicalEvent {
@@ -58,7 +61,7 @@ function canonical(row: TelemetryEventsTable): CanonicalEvent {
 
 /** Up to `limit` events of the environment received after `after`, in (receivedAt, id) order. */
 export async function eventsAfter(db: Executor, envId: string, after: FeedPosition, limit: number, receivedBefore?: number): Promise<Array<CanonicalEvent & { position: FeedPosition }>> {
-  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
+  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
     .where((eb) => eb.or([eb('received_at', '>', after.receivedAt), eb.and([eb('received_at', '=', after.receivedAt), eb('id', '>', after.eventId)])]));
   if (receivedBefore !== undefined) q = q.where('received_at', '<', receivedBefore);
   const rows = await q.orderBy('received_at').orderBy('id').limit(limit).execute();
@@ -75,7 +78,7 @@ export async function eventsAfter(db: Executor, envId: string, after: FeedPositi
 export async function eventsCommittedAfter(db: Executor, envId: string, after: CommitPosition, limit: number): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
   // `feed_seq >= seq` first: a range on the (env_id, feed_seq, id) index. The OR alone made SQLite scan
   // the environment's events from the start on every read, quadratic in a backlog.
-  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
+  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
     .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb('id', '>', after.eventId)]));
   const horizon = statementCommitHorizon(db);
   if (horizon) q = q.where('feed_seq', '<', horizon);
@@ -86,6 +89,6 @@ export async function eventsCommittedAfter(db: Executor, envId: string, after: C
 /** The events of these ids still stored in the environment (erased or expired ones are gone). */
 export async function eventsByIds(db: Executor, envId: string, ids: string[]): Promise<CanonicalEvent[]> {
   if (ids.length === 0) return [];
-  const rows = await db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids).orderBy('received_at').orderBy('id').execute();
+  const rows = await own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids).orderBy('received_at').orderBy('id').execute();
   return rows.map(canonical);
 }
