@@ -5,26 +5,29 @@ import { sql, type ExpressionBuilder, type Kysely, type Transaction } from 'kyse
 import type { Database } from '../db/database.js';
 import { dialectOf } from '../db/dialect.js';
 import type { Executor } from '../db/transaction.js';
-import type { JobState, JobsTable } from './jobs.table.js';
+import type { JobState, JobsTable, JobsTables } from './jobs.table.js';
+import { ownTables } from '../db/owned-tables.js';
+
+const own = ownTables<JobsTables>();
 
 const QUEUED: JobState = 'queued';
 
 /** Inserts a job; with a dedupe key that a queued job already holds, answers that job's id instead. */
 export async function insertJob(db: Executor, row: JobsTable): Promise<{ id: string; deduplicated: boolean }> {
   if (row.dedupe_key === null) {
-    await db.insertInto('jobs').values(row).execute();
+    await own(db).insertInto('jobs').values(row).execute();
     return { id: row.id, deduplicated: false };
   }
   // ON CONFLICT rather than catching the violation: on PostgreSQL a violation would abort the
   // caller's transaction. The predicate names the partial unique index (migration 0050).
-  const inserted = await db
+  const inserted = await own(db)
     .insertInto('jobs')
     .values(row)
     .onConflict((oc) => oc.column('dedupe_key').where(sql.ref('state'), '=', sql.lit(QUEUED)).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (inserted) return { id: inserted.id, deduplicated: false };
-  const existing = await db.selectFrom('jobs').select('id').where('dedupe_key', '=', row.dedupe_key).where('state', '=', QUEUED).executeTakeFirst();
+  const existing = await own(db).selectFrom('jobs').select('id').where('dedupe_key', '=', row.dedupe_key).where('state', '=', QUEUED).executeTakeFirst();
   // The queued holder was leased between our insert and this read: the key is free again.
   if (!existing) return insertJob(db, row);
   return { id: existing.id, deduplicated: true };
@@ -45,7 +48,7 @@ export interface LeaseRequest {
 
 /** Jobs of `kinds` that may be leased at `now`: waiting and due, or running with an expired lease. */
 function dueJobs(db: Executor, request: LeaseRequest) {
-  return db
+  return own(db)
     .selectFrom('jobs')
     .select('id')
     .where('kind', 'in', request.kinds)
@@ -87,10 +90,10 @@ export async function leaseJobs(db: Kysely<Database>, request: LeaseRequest): Pr
     return db.transaction().execute(async (trx: Transaction<Database>) => {
       const ids = (await dueJobs(trx, request).forUpdate().skipLocked().execute()).map((r) => r.id);
       if (ids.length === 0) return [];
-      return trx.updateTable('jobs').set(leaseChanges(request)).where('id', 'in', ids).returningAll().execute();
+      return own(trx).updateTable('jobs').set(leaseChanges(request)).where('id', 'in', ids).returningAll().execute();
     });
   }
-  return db.updateTable('jobs').set(leaseChanges(request)).where('id', 'in', dueJobs(db, request)).returningAll().execute();
+  return own(db).updateTable('jobs').set(leaseChanges(request)).where('id', 'in', dueJobs(db, request)).returningAll().execute();
 }
 
 /**
@@ -99,7 +102,7 @@ export async function leaseJobs(db: Kysely<Database>, request: LeaseRequest): Pr
  */
 export async function buryExhausted(db: Executor, kinds: string[], now: string): Promise<Array<Pick<JobsTable, 'id' | 'kind' | 'payload' | 'last_error'>>> {
   if (kinds.length === 0) return [];
-  return db
+  return own(db)
     .updateTable('jobs')
     .set({ state: 'dead', lease_owner: null, lease_expires_at: null, last_error: 'lease expired on the last attempt (the process running it stopped or stalled)', updated_at: now, finished_at: now })
     .where('kind', 'in', kinds)
@@ -126,7 +129,7 @@ function heldBy(token: LeaseToken) {
  * yet: an expired lease is abandoned work that another runner may be leasing at this moment.
  */
 export async function renewLease(db: Executor, token: LeaseToken, until: string, now: string): Promise<boolean> {
-  const result = await db.updateTable('jobs').set({ lease_expires_at: until, updated_at: now }).where(heldBy(token)).where('lease_expires_at', '>', now).executeTakeFirst();
+  const result = await own(db).updateTable('jobs').set({ lease_expires_at: until, updated_at: now }).where(heldBy(token)).where('lease_expires_at', '>', now).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -144,7 +147,7 @@ export async function finishJob(db: Executor, token: LeaseToken, outcome: JobOut
       : outcome.state === 'dead'
         ? { ...common, last_error: outcome.error, finished_at: outcome.now }
         : { ...common, finished_at: outcome.now };
-  const result = await db.updateTable('jobs').set(changes).where(heldBy(token)).executeTakeFirst();
+  const result = await own(db).updateTable('jobs').set(changes).where(heldBy(token)).executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -167,7 +170,7 @@ export interface Job {
 }
 
 export async function findJob(db: Executor, id: string): Promise<Job | null> {
-  const r = await db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  const r = await own(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   if (!r) return null;
   return {
     id: r.id, kind: r.kind, payload: JSON.parse(r.payload), state: r.state, runAt: r.run_at, attempts: Number(r.attempts), maxAttempts: Number(r.max_attempts),
@@ -177,12 +180,12 @@ export async function findJob(db: Executor, id: string): Promise<Job | null> {
 
 /** Whether a job of this dedupe key is waiting or running (recurring schedules start only once). */
 export async function hasPendingJob(db: Executor, dedupeKey: string): Promise<boolean> {
-  const row = await db.selectFrom('jobs').select('id').where('dedupe_key', '=', dedupeKey).where('state', 'in', ['queued', 'running', 'failed']).executeTakeFirst();
+  const row = await own(db).selectFrom('jobs').select('id').where('dedupe_key', '=', dedupeKey).where('state', 'in', ['queued', 'running', 'failed']).executeTakeFirst();
   return !!row;
 }
 
 /** Deletes succeeded and dead jobs finished before `before`. */
 export async function purgeFinishedJobs(db: Executor, before: string): Promise<number> {
-  const result = await db.deleteFrom('jobs').where('state', 'in', ['succeeded', 'dead']).where('finished_at', '<', before).executeTakeFirst();
+  const result = await own(db).deleteFrom('jobs').where('state', 'in', ['succeeded', 'dead']).where('finished_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

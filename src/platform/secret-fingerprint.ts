@@ -6,6 +6,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/database.js';
 import { deriveKey } from './secret-box.js';
+import { ownTables } from '../db/owned-tables.js';
+import type { SecretFingerprintTables } from './secret-fingerprint.table.js';
+
+const own = ownTables<SecretFingerprintTables>();
 
 export class SecretMismatchError extends Error {
   override name = 'SecretMismatchError';
@@ -18,9 +22,9 @@ export function fingerprintOf(secret: string): string {
 /** Records this secret's fingerprint if none is, else checks it; throws SecretMismatchError on a mismatch. */
 export async function checkSecretFingerprint(db: Kysely<Database>, secret: string, now: () => number = Date.now): Promise<void> {
   const fingerprint = fingerprintOf(secret);
-  await db.insertInto('server_secret_fingerprint').values({ id: 1, fingerprint, created_at: new Date(now()).toISOString() })
+  await own(db).insertInto('server_secret_fingerprint').values({ id: 1, fingerprint, created_at: new Date(now()).toISOString() })
     .onConflict((oc) => oc.column('id').doNothing()).execute();
-  const stored = await db.selectFrom('server_secret_fingerprint').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow();
+  const stored = await own(db).selectFrom('server_secret_fingerprint').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow();
   if (stored.fingerprint === fingerprint) return;
   throw new SecretMismatchError(
     'This process\'s server secret does not match the one this database was first used with, so it could not open what other processes sealed '

@@ -1,7 +1,6 @@
-// The row shape of the definitions guarded by a `version` (layers, holdouts), apart from the queries
-// over it (versioned-rows.ts): table types import it, and must not import anything that reaches
-// the database type they are part of.
-export type VersionedTable = 'layers' | 'holdouts';
+// The row shape of the definitions guarded by a `version` (layers, holdouts), with no domain
+// knowledge: each of the two tables is queried by its own module's repository (decision 0052). Table
+// types import it, and must not import anything that reaches the database type they are part of.
 
 export interface VersionedRow {
   id: string;

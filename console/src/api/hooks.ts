@@ -2,13 +2,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { useParams } from 'react-router';
 import { api, unwrap } from './client';
-import type { components, paths } from './api-types';
+import type { paths } from './api-types';
 
 export type AppSummary = paths['/api/v1/apps']['get']['responses']['200']['content']['application/json']['apps'][number];
 export type Environment = AppSummary['environments'][number];
 export type FlagRecord = paths['/api/v1/flags']['get']['responses']['200']['content']['application/json']['flags'][number];
 export type Role = AppSummary['role'];
-export type { components };
 
 export const appsQuery = { queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/apps')) };
 

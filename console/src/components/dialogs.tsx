@@ -25,8 +25,6 @@ export function Modal({ open, onOpenChange, title, description, children, wide }
   );
 }
 
-export const ModalClose = Dialog.Close;
-
 /** A confirmation: the action button is the one to press to go on; Cancel (focused first) or Escape backs out. */
 export function Confirm({ open, onOpenChange, title, children, action, onAction, busy, danger }: {
   open: boolean;

@@ -2,7 +2,6 @@
 // one experiment as it sits in the environment's composite configuration (docs/decisions/0018).
 // Pure data, shared by the server and the SDK through the advanced document.
 import type { Condition, Variant } from './model.js';
-export { EXPERIMENT_REASONS, type ExperimentDetail, type ExperimentReason } from './model.js';
 
 export interface ServedExperiment {
   id: string;

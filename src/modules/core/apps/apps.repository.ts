@@ -1,7 +1,10 @@
 import type { Executor } from '../../../db/transaction.js';
 import { forUpdate } from '../../../db/row-locks.js';
-import type { AppsTable, EnvironmentsTable } from './apps.table.js';
+import type { AppsTable, EnvironmentsTable, AppsTables } from './apps.table.js';
 import type { App, Environment } from './apps.model.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<AppsTables>();
 
 export const toApp = (r: AppsTable): App => ({ id: r.id, name: r.name, slug: r.slug, createdAt: r.created_at });
 export const toEnvironment = (r: EnvironmentsTable): Environment => ({
@@ -9,41 +12,36 @@ export const toEnvironment = (r: EnvironmentsTable): Environment => ({
 });
 
 export async function findApp(db: Executor, id: string): Promise<AppsTable | undefined> {
-  return db.selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
+  return own(db).selectFrom('apps').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function findEnvironment(db: Executor, appId: string, slug: string): Promise<EnvironmentsTable | undefined> {
-  return db.selectFrom('environments').selectAll().where('app_id', '=', appId).where('slug', '=', slug).executeTakeFirst();
+  return own(db).selectFrom('environments').selectAll().where('app_id', '=', appId).where('slug', '=', slug).executeTakeFirst();
 }
 
 export async function setRequiredApprovals(db: Executor, envId: string, requiredApprovals: number): Promise<void> {
-  await db.updateTable('environments').set({ required_approvals: requiredApprovals }).where('id', '=', envId).execute();
+  await own(db).updateTable('environments').set({ required_approvals: requiredApprovals }).where('id', '=', envId).execute();
 }
 
 export async function requiredApprovalsOf(db: Executor, envId: string): Promise<number> {
-  const row = await db.selectFrom('environments').select('required_approvals').where('id', '=', envId).executeTakeFirst();
+  const row = await own(db).selectFrom('environments').select('required_approvals').where('id', '=', envId).executeTakeFirst();
   return Number(row?.required_approvals ?? 0);
 }
 
 export async function listEnvironments(db: Executor, appIds: string[]): Promise<EnvironmentsTable[]> {
   if (appIds.length === 0) return [];
-  return db.selectFrom('environments').selectAll().where('app_id', 'in', appIds).orderBy('created_at').orderBy('id').execute();
+  return own(db).selectFrom('environments').selectAll().where('app_id', 'in', appIds).orderBy('created_at').orderBy('id').execute();
 }
 
 export async function countAppsOfOwner(db: Executor, ownerUserId: string): Promise<number> {
-  const row = await db.selectFrom('apps').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_user_id', '=', ownerUserId).executeTakeFirstOrThrow();
+  const row = await own(db).selectFrom('apps').select((eb) => eb.fn.countAll<number>().as('n')).where('owner_user_id', '=', ownerUserId).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-/** Serialises one user's app creations, so the quota check cannot be raced past. */
-export async function lockOwner(db: Executor, ownerUserId: string): Promise<void> {
-  await forUpdate(db, db.selectFrom('users').select('id').where('id', '=', ownerUserId)).execute();
-}
-
 export async function insertApp(db: Executor, row: AppsTable): Promise<void> {
-  await db.insertInto('apps').values(row).execute();
+  await own(db).insertInto('apps').values(row).execute();
 }
 
 export async function insertEnvironment(db: Executor, row: EnvironmentsTable): Promise<void> {
-  await db.insertInto('environments').values(row).execute();
+  await own(db).insertInto('environments').values(row).execute();
 }

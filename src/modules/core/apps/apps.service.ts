@@ -7,6 +7,7 @@ import type { AppAccess, AppRef, Permission, Role } from '../../../platform/app-
 import { AppError, forbidden, notFound } from '../../../platform/errors.js';
 import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal, UserPrincipal } from '../../../platform/principal.js';
+import { lockUser } from '../auth/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../journal/index.js';
 import { issueKey, type IssuedKey } from '../keys/index.js';
 import { canonicalEnvSlug, DEFAULT_ENVIRONMENTS, type App, type Environment } from './apps.model.js';
@@ -80,7 +81,8 @@ export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): Ap
     requireApp,
     requireEnv,
     async create(trx, principal, input, source) {
-      await repo.lockOwner(trx, principal.userId);
+      // Serialises one user's app creations, so the quota check cannot be raced past.
+      await lockUser(trx, principal.userId);
       const limit = quotas[await planOf(principal.userId, trx)].apps;
       if ((await repo.countAppsOfOwner(trx, principal.userId)) >= limit) {
         throw new AppError(429, 'app_quota_exceeded', `Your plan allows ${limit} apps.`, {

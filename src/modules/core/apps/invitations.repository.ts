@@ -1,53 +1,44 @@
 // Invitation rows: who was invited to which app with which role, and how it ended.
 import type { Executor } from '../../../db/transaction.js';
-import type { AppInvitationsTable } from './apps.table.js';
+import type { AppInvitationsTable, AppsTables } from './apps.table.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<AppsTables>();
 
 export async function findInvitation(db: Executor, id: string): Promise<AppInvitationsTable | undefined> {
-  return db.selectFrom('app_invitations').selectAll().where('id', '=', id).executeTakeFirst();
+  return own(db).selectFrom('app_invitations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** The pending invitation of an address to an app (at most one: a partial unique index). */
 export async function findPending(db: Executor, appId: string, email: string): Promise<AppInvitationsTable | undefined> {
-  return db.selectFrom('app_invitations').selectAll().where('app_id', '=', appId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
+  return own(db).selectFrom('app_invitations').selectAll().where('app_id', '=', appId).where('email', '=', email).where('status', '=', 'pending').executeTakeFirst();
 }
 
 export async function insertInvitation(db: Executor, row: AppInvitationsTable): Promise<void> {
-  await db.insertInto('app_invitations').values(row).execute();
+  await own(db).insertInto('app_invitations').values(row).execute();
 }
 
 /** A second invite of the same address: the new role and a fresh 7 days, same id. */
 export async function renewInvitation(db: Executor, id: string, fields: Pick<AppInvitationsTable, 'role' | 'invited_by' | 'created_at' | 'expires_at'>): Promise<void> {
-  await db.updateTable('app_invitations').set(fields).where('id', '=', id).where('status', '=', 'pending').execute();
+  await own(db).updateTable('app_invitations').set(fields).where('id', '=', id).where('status', '=', 'pending').execute();
 }
 
 /** Ends a pending invitation; false when it was no longer pending (another request ended it first). */
 export async function resolveInvitation(db: Executor, id: string, status: 'accepted' | 'declined' | 'revoked', at: string): Promise<boolean> {
-  const result = await db.updateTable('app_invitations').set({ status, resolved_at: at }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
+  const result = await own(db).updateTable('app_invitations').set({ status, resolved_at: at }).where('id', '=', id).where('status', '=', 'pending').executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** An app's invitations still open at `now`, oldest first. */
 export async function listOpenForApp(db: Executor, appId: string, now: string): Promise<AppInvitationsTable[]> {
-  return db.selectFrom('app_invitations').selectAll().where('app_id', '=', appId).where('status', '=', 'pending').where('expires_at', '>', now)
+  return own(db).selectFrom('app_invitations').selectAll().where('app_id', '=', appId).where('status', '=', 'pending').where('expires_at', '>', now)
     .orderBy('created_at').orderBy('id').execute();
 }
 
 /** The invitations open at `now` for an address, with the app each opens, oldest first. */
 export async function listOpenForEmail(db: Executor, email: string, now: string): Promise<(AppInvitationsTable & { app_name: string; app_slug: string })[]> {
-  return db.selectFrom('app_invitations').innerJoin('apps', 'apps.id', 'app_invitations.app_id')
+  return own(db).selectFrom('app_invitations').innerJoin('apps', 'apps.id', 'app_invitations.app_id')
     .selectAll('app_invitations').select(['apps.name as app_name', 'apps.slug as app_slug'])
     .where('app_invitations.email', '=', email).where('app_invitations.status', '=', 'pending').where('app_invitations.expires_at', '>', now)
     .orderBy('app_invitations.created_at').orderBy('app_invitations.id').execute();
-}
-
-/** The signed-in user's address (stored lower-cased). */
-export async function emailOfUser(db: Executor, userId: string): Promise<string | undefined> {
-  return (await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst())?.email;
-}
-
-/** Whether the address belongs to a member of the app; answers only what the members list shows its owners. */
-export async function isMemberByEmail(db: Executor, appId: string, email: string): Promise<boolean> {
-  const row = await db.selectFrom('app_members').innerJoin('users', 'users.id', 'app_members.user_id').select('app_members.user_id')
-    .where('app_members.app_id', '=', appId).where('users.email', '=', email).executeTakeFirst();
-  return row !== undefined;
 }

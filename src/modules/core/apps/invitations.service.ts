@@ -17,11 +17,13 @@ import type { AppAccess, Role } from '../../../platform/app-access.js';
 import { conflict, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
 import type { Principal, UserPrincipal } from '../../../platform/principal.js';
+import { emailOfUser, userIdOfEmail } from '../auth/index.js';
 import { authorityOf, type DiffEntry, type JournalService, type JournalSource } from '../journal/index.js';
 import { INVITATION_TTL_MS, type AppInvitation, type Invitation, type Member, type ReceivedInvitation } from './apps.model.js';
 import type { AppInvitationsTable } from './apps.table.js';
 import * as repo from './invitations.repository.js';
 import * as members from './members.repository.js';
+import { memberWithEmail } from './members.service.js';
 
 export interface InvitationsService {
   /** Owners: invites `email` with `role` (202 whoever the address belongs to, if anyone). */
@@ -68,7 +70,7 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
   /** The caller's pending invitation `id`: 404 for anyone else's or one that has ended. */
   async function invitationFor(trx: Executor, principal: UserPrincipal, id: string): Promise<AppInvitationsTable> {
     const row = await repo.findInvitation(trx, id);
-    const email = row ? await repo.emailOfUser(trx, principal.userId) : undefined;
+    const email = row ? await emailOfUser(trx, principal.userId) : undefined;
     if (!row || row.status !== 'pending' || email === undefined || row.email !== email) throw notFound(`Invitation ${id}`);
     return row;
   }
@@ -80,7 +82,8 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
     async invite(trx, principal, appId, input, source) {
       await asOwner(trx, principal, appId);
       const email = normalised(input.email);
-      if (await repo.isMemberByEmail(trx, appId, email)) {
+      const userId = await userIdOfEmail(trx, email);
+      if (userId !== undefined && (await members.findMember(trx, appId, userId))) {
         throw conflict('member_exists', 'This address belongs to a member of the app already.', { resolution: 'Change their role with PATCH /api/v1/apps/{appId}/members/{userId}.' });
       }
       const now = deps.now();
@@ -122,7 +125,7 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
     },
 
     async listMine(principal) {
-      const email = await repo.emailOfUser(db, principal.userId);
+      const email = await emailOfUser(db, principal.userId);
       if (email === undefined) return [];
       const rows = await repo.listOpenForEmail(db, email, iso(deps.now()));
       return rows.map((r) => ({ ...invitationOf(r), appName: r.app_name, appSlug: r.app_slug }));
@@ -143,8 +146,8 @@ export function createInvitationsService(deps: InvitationsServiceDeps): Invitati
       await repo.resolveInvitation(trx, row.id, 'accepted', at);
       await record(trx, principal, row.app_id, 'member.join', { type: 'member', id: principal.userId },
         { op: 'add', resourceType: 'member', key: principal.userId, path: '', after: { role: row.role } }, source, { invitationId: row.id });
-      const member = (await members.listMembers(trx, row.app_id)).find((m) => m.user_id === principal.userId)!;
-      return { appId: row.app_id, member: { userId: member.user_id, email: member.email, role: member.role as Role, createdAt: member.created_at, updatedAt: member.updated_at } };
+      const member = (await memberWithEmail(trx, row.app_id, principal.userId))!;
+      return { appId: row.app_id, member };
     },
 
     async decline(trx, principal, invitationId, source) {

@@ -8,8 +8,10 @@ import type { AppAccess, Role } from '../../../platform/app-access.js';
 import { conflict, notFound } from '../../../platform/errors.js';
 import { nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
+import { emailOfUser, emailsOfUsers } from '../auth/index.js';
 import { authorityOf, type DiffEntry, type JournalService, type JournalSource } from '../journal/index.js';
 import type { Member } from './apps.model.js';
+import type { AppMembersTable } from './apps.table.js';
 import * as repo from './members.repository.js';
 
 export interface MembersService {
@@ -27,13 +29,28 @@ const lastOwner = () =>
     resolution: 'Make another member an owner first, then change or remove this one.',
   });
 
+/** An app's members with their addresses, oldest first; a member whose user is gone is left out. */
+async function membersWithEmails(executor: Executor, appId: string): Promise<Member[]> {
+  const rows = await repo.listMembers(executor, appId);
+  const emails = await emailsOfUsers(executor, rows.map((r) => r.user_id));
+  return rows.flatMap((r) => withEmail(r, emails.get(r.user_id)));
+}
+
+const withEmail = (row: AppMembersTable, email: string | undefined): Member[] => (email === undefined ? [] : [toMember({ ...row, email })]);
+
+/** One member of an app with the address; undefined when not a member (or the user is gone). */
+export async function memberWithEmail(executor: Executor, appId: string, userId: string): Promise<Member | undefined> {
+  const row = await repo.findMember(executor, appId, userId);
+  return row && withEmail(row, await emailOfUser(executor, userId))[0];
+}
+
 export function createMembersService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): MembersService {
   const { db, access, journal } = deps;
 
   async function memberOf(trx: Executor, appId: string, userId: string): Promise<Member> {
-    const found = (await repo.listMembers(trx, appId)).find((m) => m.user_id === userId);
+    const found = await memberWithEmail(trx, appId, userId);
     if (!found) throw notFound(`Member ${userId} of app ${appId}`);
-    return toMember(found);
+    return found;
   }
 
   async function record(trx: Executor, principal: Principal, appId: string, operation: string, userId: string, entry: DiffEntry, source: JournalSource) {
@@ -55,7 +72,7 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
   return {
     async list(principal, appId) {
       await access.requireApp(principal, appId, 'read');
-      return (await repo.listMembers(db, appId)).map(toMember);
+      return membersWithEmails(db, appId);
     },
 
     async setRole(trx, principal, appId, userId, role, source) {

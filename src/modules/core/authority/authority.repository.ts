@@ -1,7 +1,10 @@
 import { forUpdate } from '../../../db/row-locks.js';
 import type { Executor } from '../../../db/transaction.js';
-import type { ApprovalsTable, ProposalsTable, ReceiptsTable } from './authority.table.js';
+import type { ApprovalsTable, ProposalsTable, ReceiptsTable, AuthorityTables } from './authority.table.js';
 import type { Approval, Proposal, Receipt } from './authority.model.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<AuthorityTables>();
 
 export const toProposal = (r: ProposalsTable): Proposal => ({
   id: r.id,
@@ -35,43 +38,43 @@ export const toReceipt = (r: ReceiptsTable): Receipt => ({
 });
 
 export async function insertProposal(db: Executor, row: ProposalsTable): Promise<void> {
-  await db.insertInto('proposals').values(row).execute();
+  await own(db).insertInto('proposals').values(row).execute();
 }
 
 /** The proposal of one environment; on PostgreSQL `lock` holds its row until the transaction ends. */
 export async function findProposal(db: Executor, envId: string, id: string, lock = false): Promise<ProposalsTable | undefined> {
-  const query = db.selectFrom('proposals').selectAll().where('id', '=', id).where('env_id', '=', envId);
+  const query = own(db).selectFrom('proposals').selectAll().where('id', '=', id).where('env_id', '=', envId);
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function listProposals(db: Executor, envId: string, limit: number): Promise<ProposalsTable[]> {
-  return db.selectFrom('proposals').selectAll().where('env_id', '=', envId).orderBy('id', 'desc').limit(limit).execute();
+  return own(db).selectFrom('proposals').selectAll().where('env_id', '=', envId).orderBy('id', 'desc').limit(limit).execute();
 }
 
 export async function approvalsOf(db: Executor, proposalIds: string[]): Promise<ApprovalsTable[]> {
   if (proposalIds.length === 0) return [];
-  return db.selectFrom('approvals').selectAll().where('proposal_id', 'in', proposalIds).orderBy('id').execute();
+  return own(db).selectFrom('approvals').selectAll().where('proposal_id', 'in', proposalIds).orderBy('id').execute();
 }
 
 export async function insertApproval(db: Executor, row: ApprovalsTable): Promise<void> {
-  await db.insertInto('approvals').values(row).execute();
+  await own(db).insertInto('approvals').values(row).execute();
 }
 
 export async function receiptsOf(db: Executor, proposalIds: string[]): Promise<ReceiptsTable[]> {
   if (proposalIds.length === 0) return [];
-  return db.selectFrom('receipts').selectAll().where('proposal_id', 'in', proposalIds).execute();
+  return own(db).selectFrom('receipts').selectAll().where('proposal_id', 'in', proposalIds).execute();
 }
 
 export async function findReceipt(db: Executor, envId: string, id: string): Promise<ReceiptsTable | undefined> {
-  return db.selectFrom('receipts').selectAll().where('id', '=', id).where('env_id', '=', envId).executeTakeFirst();
+  return own(db).selectFrom('receipts').selectAll().where('id', '=', id).where('env_id', '=', envId).executeTakeFirst();
 }
 
 export async function insertReceipt(db: Executor, row: ReceiptsTable): Promise<void> {
-  await db.insertInto('receipts').values(row).execute();
+  await own(db).insertInto('receipts').values(row).execute();
 }
 
 export type ProposalRow = ProposalsTable;
 
 export async function findProposalById(db: Executor, id: string): Promise<ProposalsTable | undefined> {
-  return db.selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
+  return own(db).selectFrom('proposals').selectAll().where('id', '=', id).executeTakeFirst();
 }

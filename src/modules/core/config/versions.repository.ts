@@ -2,10 +2,14 @@
 import type { Executor } from '../../../db/transaction.js';
 import { toSnapshot } from './config-state.repository.js';
 import type { VersionMeta, VersionSnapshot } from './versions.model.js';
+import { ownTables } from '../../../db/owned-tables.js';
+import type { VersionsTables } from './versions.table.js';
+
+const own = ownTables<VersionsTables>();
 
 /** Retained versions up to `upTo`, newest first, without their (large) snapshots. */
 export async function listVersions(db: Executor, envId: string, upTo: number, limit: number): Promise<VersionMeta[]> {
-  const rows = await db
+  const rows = await own(db)
     .selectFrom('config_versions')
     .select(['version', 'created_at', 'change_id', 'operation', 'authority'])
     .where('env_id', '=', envId)
@@ -23,6 +27,6 @@ export async function listVersions(db: Executor, envId: string, upTo: number, li
 }
 
 export async function findVersion(db: Executor, envId: string, version: number): Promise<VersionSnapshot | undefined> {
-  const row = await db.selectFrom('config_versions').selectAll().where('env_id', '=', envId).where('version', '=', version).executeTakeFirst();
+  const row = await own(db).selectFrom('config_versions').selectAll().where('env_id', '=', envId).where('version', '=', version).executeTakeFirst();
   return row ? toSnapshot(row) : undefined;
 }

@@ -1,7 +1,10 @@
 import type { Executor } from '../../../db/transaction.js';
-import type { ChangesTable } from './journal.table.js';
+import type { ChangesTable, JournalTables } from './journal.table.js';
 import type { JournalEntry, NewJournalEntry } from './journal.model.js';
 import { newId, nowIso } from '../../../platform/ids.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<JournalTables>();
 
 export interface JournalFilter {
   appId: string;
@@ -61,7 +64,7 @@ export async function insertEntry(db: Executor, entry: NewJournalEntry): Promise
     context: entry.context ? JSON.stringify(entry.context) : null,
     created_at: nowIso(),
   };
-  await db.insertInto('changes').values(row).execute();
+  await own(db).insertInto('changes').values(row).execute();
   return toEntry(row);
 }
 
@@ -79,7 +82,7 @@ const EQUALITY_FILTERS = [
 ] as const satisfies readonly (readonly [keyof JournalFilter, keyof ChangesTable])[];
 
 export async function listEntries(db: Executor, f: JournalFilter): Promise<JournalEntry[]> {
-  let q = db.selectFrom('changes').selectAll().where('app_id', '=', f.appId);
+  let q = own(db).selectFrom('changes').selectAll().where('app_id', '=', f.appId);
   for (const [field, column] of EQUALITY_FILTERS) {
     const value = f[field];
     if (value) q = q.where(column, '=', value);

@@ -1,5 +1,9 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/transaction.js';
+import { ownTables } from '../../../db/owned-tables.js';
+import type { MeteringTables } from './metering.table.js';
+
+const own = ownTables<MeteringTables>();
 
 export interface SyncIncrement {
   envId: string;
@@ -25,7 +29,7 @@ export async function addSyncCounts(db: Executor, increments: SyncIncrement[], a
   const totals: SyncTotal[] = [];
   for (let i = 0; i < increments.length; i += CHUNK) {
     const rows = increments.slice(i, i + CHUNK).map((r) => ({ env_id: r.envId, month: r.month, app_id: r.appId, count: r.count, updated_at: at }));
-    const result = await db
+    const result = await own(db)
       .insertInto('config_sync_counts')
       .values(rows)
       .onConflict((oc) =>
@@ -42,6 +46,6 @@ export async function addSyncCounts(db: Executor, increments: SyncIncrement[], a
 }
 
 export async function readSyncCount(db: Executor, envId: string, month: string): Promise<number> {
-  const row = await db.selectFrom('config_sync_counts').select('count').where('env_id', '=', envId).where('month', '=', month).executeTakeFirst();
+  const row = await own(db).selectFrom('config_sync_counts').select('count').where('env_id', '=', envId).where('month', '=', month).executeTakeFirst();
   return row ? Number(row.count) : 0;
 }

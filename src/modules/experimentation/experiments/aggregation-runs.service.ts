@@ -16,13 +16,15 @@ import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import { environmentSlugOf } from '../../core/apps/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
-import { FUTURE_TOLERANCE_MS, iterationAssignments, outcomeEvents, RAW_RETENTION_MS, watermarkOf } from '../../telemetry/ingestion/index.js';
+import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, telemetryReadModel } from '../../telemetry/ingestion/index.js';
 import * as runs from './aggregation-runs.repository.js';
 import * as repo from './experiments.repository.js';
 import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
 import type {
   AggregationRun, AggregationRunCause, AggregationRunState, ExperimentResults, ExperimentResultsSource, GuardrailHealth,
 } from './results.model.js';
+
+const { iterationAssignments, outcomeEvents, watermarkOf } = telemetryReadModel;
 
 export const AGGREGATION_JOB = 'experiment-aggregation';
 export const AGGREGATION_SCHEDULE_JOB = 'experiment-aggregation-schedule';

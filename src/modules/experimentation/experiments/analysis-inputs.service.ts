@@ -10,8 +10,12 @@ import { AppError, notFound, validationError } from '../../../platform/errors.js
 import { newId } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
-import { DAY_MS, outcomeMoments } from '../../telemetry/ingestion/index.js';
+import { DAY_MS, telemetryReadModel } from '../../telemetry/ingestion/index.js';
+import * as baselines from './baselines.repository.js';
+import type { ExperimentBaselinesTable } from './baselines.table.js';
 import * as repo from './experiments.repository.js';
+
+const { outcomeMoments } = telemetryReadModel;
 
 /** A baseline older than this is reported stale (the traffic it describes may have changed). */
 export const BASELINE_STALE_DAYS = 30;
@@ -81,7 +85,7 @@ export interface AnalysisInputsDeps {
   now?: () => number;
 }
 
-type BaselineRow = Database['experiment_baselines'];
+type BaselineRow = ExperimentBaselinesTable;
 
 const fromRow = (r: BaselineRow): Baseline => ({
   id: r.id, version: Number(r.version), metricId: r.metric_id, metricRevision: Number(r.metric_revision),
@@ -188,21 +192,20 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
         }
         values = { units: m.units, mean, variance };
       }
-      const last = await trx.selectFrom('experiment_baselines').select((eb) => eb.fn.max<number>('version').as('v')).where('experiment_id', '=', experimentId).executeTakeFirst();
       const record: BaselineRow = {
-        id: newId('bsl'), env_id: envRef.id, experiment_id: experimentId, version: Number(last?.v ?? 0) + 1,
+        id: newId('bsl'), env_id: envRef.id, experiment_id: experimentId, version: (await baselines.lastBaselineVersion(trx, experimentId)) + 1,
         metric_id: primary.metricId, metric_revision: primary.revision,
         window_from: new Date(from).toISOString(), window_to: new Date(to).toISOString(),
         units: values.units, mean: values.mean, variance: values.variance, source: input.source, captured_at: new Date(now()).toISOString(),
       };
-      await trx.insertInto('experiment_baselines').values(record).execute();
+      await baselines.insertBaseline(trx, record);
       return fromRow(record);
     },
 
     async listBaselines(principal, appId, env, experimentId) {
       const { row, envId } = await experimentOf(deps.db, principal, appId, env, experimentId);
       primaryOf(row);
-      const rows = await deps.db.selectFrom('experiment_baselines').selectAll().where('env_id', '=', envId).where('experiment_id', '=', experimentId).orderBy('version', 'desc').limit(100).execute();
+      const rows = await baselines.listBaselines(deps.db, envId, experimentId);
       return rows.map(fromRow);
     },
 
@@ -211,7 +214,7 @@ export function createAnalysisInputsService(deps: AnalysisInputsDeps): AnalysisI
       const experiment = input.experimentId ? (await experimentOf(deps.db, principal, input.appId, input.env, input.experimentId)).row : undefined;
       let baseline: Baseline | undefined;
       if (input.baselineId) {
-        const found = await deps.db.selectFrom('experiment_baselines').selectAll().where('env_id', '=', envRef.id).where('id', '=', input.baselineId).executeTakeFirst();
+        const found = await baselines.findBaseline(deps.db, envRef.id, input.baselineId);
         if (!found) throw notFound(`Baseline ${input.baselineId}`);
         baseline = fromRow(found);
         if (experiment && found.experiment_id !== experiment.id) throw baselineMismatch(`Baseline ${input.baselineId} belongs to another experiment than ${experiment.id}.`);

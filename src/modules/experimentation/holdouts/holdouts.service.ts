@@ -9,7 +9,8 @@ import type { AppAccess, Permission } from '../../../platform/app-access.js';
 import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
 import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
-import { findVersioned, insertVersioned, keyTaken, listVersioned, updateVersioned, type VersionedRow } from '../../../platform/versioned-rows.js';
+import type { VersionedRow } from '../../../platform/versioned-row.js';
+import * as repo from './holdouts.repository.js';
 import { authorityOf, definitionDiff, type JournalAuthority, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import { clearanceContext, clearedPermission, clearedSource, resolveTarget, type Clearance, type EnvironmentTarget } from '../../core/config/index.js';
 import type { Holdout, HoldoutFields } from './holdouts.model.js';
@@ -55,7 +56,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
   const fieldsOf = (h: Holdout): HoldoutFields => ({ name: h.name, description: h.description, percentage: h.percentage });
 
   async function holdoutOf(executor: Executor, envTarget: EnvironmentTarget, id: string) {
-    const row = await findVersioned(executor, 'holdouts', envTarget.envId, id);
+    const row = await repo.findHoldout(executor, envTarget.envId, id);
     if (!row) throw notFound(`Holdout ${id}`);
     return toHoldout(row, envTarget.env);
   }
@@ -72,7 +73,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
         id: newId('hol'), app_id: envTarget.appId, env_id: envTarget.envId, key: input.key, version: 1, salt: randomBytes(12).toString('base64url'),
         definition: JSON.stringify(fields), created_at: at, updated_at: at, created_by: JSON.stringify(by),
       };
-      const taken = writer === null ? await keyTaken(trx, 'holdouts', envTarget.envId, input.key) : !(await insertVersioned(trx, 'holdouts', row));
+      const taken = writer === null ? await repo.keyTaken(trx, envTarget.envId, input.key) : !(await repo.insertHoldout(trx, row));
       if (taken) throw conflict('key_conflict', `A holdout with key "${input.key}" already exists in ${envTarget.env}.`, { resolution: 'Choose another key.' });
       if (writer !== null) {
         await deps.journal.record(trx, {
@@ -106,7 +107,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
       const at = nowIso();
       const next: Holdout = { ...current, ...after, version: current.version + 1, updatedAt: at };
       if (writer === null) return next;
-      if (!(await updateVersioned(trx, 'holdouts', id, input.version, JSON.stringify(after), at))) throw versionConflict((await holdoutOf(trx, envTarget, id)).version);
+      if (!(await repo.updateHoldout(trx, id, input.version, JSON.stringify(after), at))) throw versionConflict((await holdoutOf(trx, envTarget, id)).version);
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation: 'holdout.update', source, resourceType: 'holdout', resourceId: id,
         authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff, ...(clearance ? { context: clearanceContext(clearance) } : {}),
@@ -116,7 +117,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
 
     async list(principal, appId, env) {
       const envTarget = await target(principal, appId, env, 'read');
-      return (await listVersioned(deps.db, 'holdouts', envTarget.envId)).map((row) => toHoldout(row, envTarget.env));
+      return (await repo.listHoldouts(deps.db, envTarget.envId)).map((row) => toHoldout(row, envTarget.env));
     },
 
     async get(principal, appId, env, id) {
@@ -124,7 +125,7 @@ export function createHoldoutsService(deps: HoldoutsDeps): HoldoutsService {
     },
 
     async find(executor, envTarget, id) {
-      const row = await findVersioned(executor, 'holdouts', envTarget.envId, id);
+      const row = await repo.findHoldout(executor, envTarget.envId, id);
       return row ? toHoldout(row, envTarget.env) : undefined;
     },
   };

@@ -8,7 +8,8 @@ import type { AppAccess, Permission } from '../../../platform/app-access.js';
 import { conflict, notFound, versionConflict } from '../../../platform/errors.js';
 import { newId, nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
-import { findVersioned, insertVersioned, keyTaken, listVersioned, updateVersioned, type VersionedRow } from '../../../platform/versioned-rows.js';
+import type { VersionedRow } from '../../../platform/versioned-row.js';
+import * as repo from './layers.repository.js';
 import { authorityOf, definitionDiff, type JournalAuthority, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import { clearanceContext, clearedPermission, clearedSource, resolveTarget, type Clearance, type EnvironmentTarget } from '../../core/config/index.js';
 import { freeBucketsOf, placeInLayer, type Layer, type LayerAllocation, type LayerFields } from './layers.model.js';
@@ -55,7 +56,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
   const target = (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => resolveTarget(deps.access, principal, appId, env, need, executor);
 
   async function rowOf(executor: Executor, envTarget: EnvironmentTarget, id: string) {
-    const row = await findVersioned(executor, 'layers', envTarget.envId, id);
+    const row = await repo.findLayer(executor, envTarget.envId, id);
     if (!row) throw layerNotFound(id);
     return row;
   }
@@ -67,7 +68,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
       const fields = fieldsOf(row);
       const allocations = change(fields.allocations);
       if (JSON.stringify(allocations) === JSON.stringify(fields.allocations)) return row;
-      if (await updateVersioned(trx, 'layers', layerId, Number(row.version), JSON.stringify({ ...fields, allocations }), nowIso())) return row;
+      if (await repo.updateLayer(trx, layerId, Number(row.version), JSON.stringify({ ...fields, allocations }), nowIso())) return row;
     }
     throw conflict('version_conflict', 'The layer kept changing while this experiment was placed in it.', { resolution: 'Retry the request.' });
   }
@@ -86,10 +87,10 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
       };
       const keyConflict = () => conflict('key_conflict', `A layer with key "${input.key}" already exists in ${envTarget.env}.`, { resolution: 'Choose another key.' });
       if (dryRun) {
-        if (await keyTaken(trx, 'layers', envTarget.envId, input.key)) throw keyConflict();
+        if (await repo.keyTaken(trx, envTarget.envId, input.key)) throw keyConflict();
         return toLayer(row, envTarget.env);
       }
-      if (!(await insertVersioned(trx, 'layers', row))) throw keyConflict();
+      if (!(await repo.insertLayer(trx, row))) throw keyConflict();
       await deps.journal.record(trx, {
         appId: envTarget.appId, env: envTarget.env, operation: 'layer.create', source, resourceType: 'layer', resourceId: row.id,
         authority: by, beforeVersion: null, afterVersion: null, diff: definitionDiff('layer', input.key, undefined, { name: fields.name, description: fields.description }),
@@ -111,7 +112,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
       const at = nowIso();
       const next: VersionedRow = { ...row, version: input.version + 1, definition: JSON.stringify(after), updated_at: at };
       if (dryRun) return toLayer(next, envTarget.env);
-      if (!(await updateVersioned(trx, 'layers', id, input.version, next.definition, at))) {
+      if (!(await repo.updateLayer(trx, id, input.version, next.definition, at))) {
         throw versionConflict(Number((await rowOf(trx, envTarget, id)).version));
       }
       await deps.journal.record(trx, {
@@ -123,7 +124,7 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
 
     async list(principal, appId, env) {
       const envTarget = await target(principal, appId, env, 'read');
-      return (await listVersioned(deps.db, 'layers', envTarget.envId)).map((row) => toLayer(row, envTarget.env));
+      return (await repo.listLayers(deps.db, envTarget.envId)).map((row) => toLayer(row, envTarget.env));
     },
 
     async get(principal, appId, env, id) {
@@ -152,12 +153,12 @@ export function createLayersService(deps: { db: Kysely<Database>; access: AppAcc
     },
 
     async find(executor, envTarget, id) {
-      const row = await findVersioned(executor, 'layers', envTarget.envId, id);
+      const row = await repo.findLayer(executor, envTarget.envId, id);
       return row ? toLayer(row, envTarget.env) : undefined;
     },
 
     async placement(executor, envTarget, layerId, experimentId) {
-      const row = await findVersioned(executor, 'layers', envTarget.envId, layerId);
+      const row = await repo.findLayer(executor, envTarget.envId, layerId);
       const own = row ? fieldsOf(row).allocations.find((a) => a.experimentId === experimentId) : undefined;
       return row && own ? { id: layerId, salt: row.salt, start: own.start, end: own.end } : null;
     },

@@ -16,9 +16,12 @@ import type { SecretBox } from '../../../platform/secret-box.js';
 import type { Executor } from '../../../db/transaction.js';
 import { environmentSlugOf } from '../../core/apps/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
-import { eraseSubjectEvents, iterationsOfSubject, purgeExpiredTombstones, subjectHashOf, writeTombstone } from '../ingestion/index.js';
+import { telemetryReadModel, telemetrySubjectErasure } from '../ingestion/index.js';
 import * as repo from './erasure.repository.js';
 import type { SubjectErasuresTable } from './erasure.table.js';
+
+const { iterationsOfSubject } = telemetryReadModel;
+const { eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } = telemetrySubjectErasure;
 
 export const ERASE_JOB = 'telemetry.erase';
 

@@ -7,8 +7,12 @@ import type { Database } from '../../../db/database.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { enqueue, type JobRunner } from '../../../jobs/index.js';
 import { newId } from '../../../platform/ids.js';
-import type { ExportBackfillsTable } from './backfills.table.js';
+import type { ExportBackfillsTable, ExportBackfillsTables } from './backfills.table.js';
+import type { ExportsTables } from './exports.table.js';
 import { FUTURE_TOLERANCE_MS, type FeedPosition } from '../ingestion/index.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<ExportsTables & ExportBackfillsTables>();
 
 export const BACKFILL_JOB = 'exports.backfill';
 export const BACKFILL_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;
@@ -56,18 +60,18 @@ export async function requestBackfill(trx: Executor, input: { destinationId: str
     id: newId('bkf'), destination_id: input.destinationId, env_id: input.envId, from_ts: input.from, to_ts: input.to, status: 'queued', deliveries: 0, events: 0,
     cursor_received_at: start.receivedAt, cursor_event_id: start.eventId, created_at: iso(now()), completed_at: null, last_error: null,
   };
-  await trx.insertInto('export_backfills').values(row).execute();
+  await own(trx).insertInto('export_backfills').values(row).execute();
   await enqueue(trx, { kind: BACKFILL_JOB, payload: { backfillId: row.id }, maxAttempts: 10 }, now);
   return backfillView(row);
 }
 
 export async function findBackfill(db: Executor, destinationId: string, id: string): Promise<BackfillView | undefined> {
-  const row = await db.selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).where('id', '=', id).executeTakeFirst();
+  const row = await own(db).selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).where('id', '=', id).executeTakeFirst();
   return row ? backfillView(row) : undefined;
 }
 
 export async function listBackfills(db: Executor, destinationId: string, limit = 50): Promise<BackfillView[]> {
-  const rows = await db.selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const rows = await own(db).selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   return rows.map(backfillView);
 }
 
@@ -84,17 +88,17 @@ export async function runBackfill(deps: BackfillRunnerDeps, backfillId: string, 
   for (;;) {
     if (signal?.aborted) throw new Error('backfill interrupted; it resumes from its cursor');
     const finished = await inTransaction(db, async (trx) => {
-      const row = await trx.selectFrom('export_backfills').selectAll().where('id', '=', backfillId).executeTakeFirst();
+      const row = await own(trx).selectFrom('export_backfills').selectAll().where('id', '=', backfillId).executeTakeFirst();
       if (!row || row.status === 'completed' || row.status === 'failed') return true;
-      const destination = await trx.selectFrom('export_destinations').selectAll().where('id', '=', row.destination_id).executeTakeFirst();
+      const destination = await own(trx).selectFrom('export_destinations').selectAll().where('id', '=', row.destination_id).executeTakeFirst();
       if (!destination) {
-        await trx.updateTable('export_backfills').set({ status: 'failed', last_error: 'The destination no longer exists.', completed_at: iso(deps.now()) }).where('id', '=', backfillId).execute();
+        await own(trx).updateTable('export_backfills').set({ status: 'failed', last_error: 'The destination no longer exists.', completed_at: iso(deps.now()) }).where('id', '=', backfillId).execute();
         return true;
       }
       // Events received after the request are the scheduler's: the backfill re-sends what was there.
       const window = { from: Number(row.from_ts), to: Number(row.to_ts), receivedBefore: Date.parse(row.created_at) };
       const page = await deps.worker.backfillPage(trx, destination, window, { receivedAt: Number(row.cursor_received_at), eventId: row.cursor_event_id });
-      await trx.updateTable('export_backfills').set({
+      await own(trx).updateTable('export_backfills').set({
         status: page.done ? 'completed' : 'running',
         deliveries: Number(row.deliveries) + page.deliveries,
         events: Number(row.events) + page.events,
@@ -114,7 +118,7 @@ export function registerBackfillJobs(jobs: JobRunner, deps: BackfillRunnerDeps):
       await runBackfill(deps, job.payload.backfillId, job.signal);
     } catch (err) {
       if (job.attempt >= job.maxAttempts && !job.signal.aborted) {
-        await deps.db.updateTable('export_backfills').set({ status: 'failed', last_error: err instanceof Error ? err.message : String(err), completed_at: iso(deps.now()) })
+        await own(deps.db).updateTable('export_backfills').set({ status: 'failed', last_error: err instanceof Error ? err.message : String(err), completed_at: iso(deps.now()) })
           .where('id', '=', job.payload.backfillId).where('status', 'in', ['queued', 'running']).execute();
       }
       throw err;

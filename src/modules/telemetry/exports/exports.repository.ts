@@ -3,7 +3,10 @@ import type { Selectable } from 'kysely';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
 import type { Executor } from '../../../db/transaction.js';
 import type { Destination, DestinationFields, DestinationHealth, DestinationStatus } from './exports.model.js';
-import type { ExportDestinationsTable } from './exports.table.js';
+import type { ExportDestinationsTable, ExportsTables } from './exports.table.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<ExportsTables>();
 
 export type DestinationRow = Selectable<ExportDestinationsTable>;
 
@@ -51,10 +54,10 @@ const columnsOf = (fields: DestinationFields) => ({
 
 /** Inserts a destination at version 1; false when its name is taken in the environment. */
 export async function insertDestination(db: Executor, scope: DestinationScope, row: { id: string; fields: DestinationFields; secretSealed: string; at: string; startAt: number; startSeq: number }): Promise<boolean> {
-  const taken = await db.selectFrom('export_destinations').select('id').where('env_id', '=', scope.envId).where('name', '=', row.fields.name).executeTakeFirst();
+  const taken = await own(db).selectFrom('export_destinations').select('id').where('env_id', '=', scope.envId).where('name', '=', row.fields.name).executeTakeFirst();
   if (taken) return false;
   try {
-    await db.insertInto('export_destinations').values({
+    await own(db).insertInto('export_destinations').values({
       id: row.id, app_id: scope.appId, env_id: scope.envId, env: scope.env, ...columnsOf(row.fields), version: 1, secret_version: 1, secret_sealed: row.secretSealed,
       previous_secret_sealed: null, previous_secret_expires_at: null, last_attempt_at: null, last_success_at: null, consecutive_failures: 0,
       last_error: null, failing_since: null, position_seq: row.startSeq, position_received_at: row.startAt, position_event_id: '', created_at: row.at, updated_at: row.at,
@@ -68,16 +71,16 @@ export async function insertDestination(db: Executor, scope: DestinationScope, r
 }
 
 export async function findDestination(db: Executor, envId: string, id: string): Promise<DestinationRow | undefined> {
-  return db.selectFrom('export_destinations').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
+  return own(db).selectFrom('export_destinations').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
 }
 
 export async function nameTaken(db: Executor, envId: string, name: string, exceptId: string): Promise<boolean> {
-  return (await db.selectFrom('export_destinations').select('id').where('env_id', '=', envId).where('name', '=', name).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+  return (await own(db).selectFrom('export_destinations').select('id').where('env_id', '=', envId).where('name', '=', name).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
 }
 
 /** Keyset page ordered by id (ids are time-ordered). */
 export async function listDestinations(db: Executor, envId: string, options: { status?: DestinationStatus; after?: string; limit: number }): Promise<DestinationRow[]> {
-  let q = db.selectFrom('export_destinations').selectAll().where('env_id', '=', envId);
+  let q = own(db).selectFrom('export_destinations').selectAll().where('env_id', '=', envId);
   if (options.status) q = q.where('status', '=', options.status);
   if (options.after) q = q.where('id', '>', options.after);
   return q.orderBy('id').limit(options.limit).execute();
@@ -85,7 +88,7 @@ export async function listDestinations(db: Executor, envId: string, options: { s
 
 /** Writes the fields as version `expected + 1` if the row is still at `expected`. */
 export async function updateDestination(db: Executor, id: string, expected: number, fields: DestinationFields, at: string, reactivated: boolean): Promise<boolean> {
-  const result = await db.updateTable('export_destinations')
+  const result = await own(db).updateTable('export_destinations')
     .set({ ...columnsOf(fields), version: expected + 1, updated_at: at, ...(reactivated ? { consecutive_failures: 0, failing_since: null } : {}) })
     .where('id', '=', id).where('version', '=', expected).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
@@ -93,7 +96,7 @@ export async function updateDestination(db: Executor, id: string, expected: numb
 
 /** Replaces the secret (CAS on version); the old one stays valid for signing until `previousUntil`. */
 export async function rotateSecret(db: Executor, row: DestinationRow, expected: number, secretSealed: string, previousUntil: string, at: string): Promise<boolean> {
-  const result = await db.updateTable('export_destinations')
+  const result = await own(db).updateTable('export_destinations')
     .set({ secret_sealed: secretSealed, previous_secret_sealed: row.secret_sealed, previous_secret_expires_at: previousUntil, secret_version: Number(row.secret_version) + 1, version: expected + 1, updated_at: at })
     .where('id', '=', row.id).where('version', '=', expected).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;

@@ -10,7 +10,7 @@ import { newId } from '../../../platform/ids.js';
 import { decodeCursor, encodeCursor } from '../../../platform/pagination.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
-import { EVENT_KINDS, feedStart, RAW_RETENTION_MS, type EventKind } from '../ingestion/index.js';
+import { EVENT_KINDS, RAW_RETENTION_MS, telemetryReadModel, type EventKind } from '../ingestion/index.js';
 import * as deliveryRepo from './webhook-deliveries.repository.js';
 import type { DeliveryStatus, DeliveryView } from './webhook-deliveries.repository.js';
 import { resolveTarget } from '../../core/config/index.js';
@@ -20,6 +20,8 @@ import { checkTarget, type ExportPolicy } from './export-policy.js';
 import { runRecurringNow } from '../../../jobs/index.js';
 import { DEFAULT_BATCH_SIZE, DUAL_SIGNING_MS, SCHEDULE_JOB, type Destination, type DestinationFields, type DestinationFilters, type DestinationHealth, type DestinationStatus } from './exports.model.js';
 import * as repo from './exports.repository.js';
+
+const { feedStart } = telemetryReadModel;
 
 interface EnvInput {
   appId: string;

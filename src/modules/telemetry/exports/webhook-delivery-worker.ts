@@ -17,7 +17,7 @@ import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
 import { DEFAULT_MAX_ATTEMPTS, enqueue, type JobRunner } from '../../../jobs/index.js';
-import { eventsAfter, eventsByIds, eventsCommittedAfter, RAW_RETENTION_MS, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
+import { RAW_RETENTION_MS, telemetryReadModel, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import { SCHEDULE_JOB, type DestinationFilters } from './exports.model.js';
 import * as destinations from './exports.repository.js';
@@ -28,6 +28,8 @@ import type { WebhookSender } from './webhook-sender.js';
 import { signingKeyOf, signWebhook } from './webhook-signature.js';
 import type { JournalService } from '../../core/journal/index.js';
 import type { BackfillPage } from './backfills.js';
+
+const { eventsAfter, eventsByIds, eventsCommittedAfter } = telemetryReadModel;
 
 export const DELIVER_JOB = 'exports.deliver';
 export const SCHEDULE_EVERY_MS = 2_000;

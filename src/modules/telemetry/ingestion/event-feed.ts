@@ -4,7 +4,10 @@
 import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
 import type { Executor } from '../../../db/transaction.js';
 import { keysApart } from './telemetry.repository.js';
-import type { TelemetryEventsTable } from './telemetry.table.js';
+import type { TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<TelemetryTables>();
 
 /** A raw event as exports carry it: the ingested fields as sent, with timestamp and receivedAt. */
 export interface CanonicalEvent {
@@ -59,7 +62,7 @@ function canonical(row: TelemetryEventsTable): CanonicalEvent {
 
 /** Up to `limit` events of the environment received after `after`, in (receivedAt, id) order. */
 export async function eventsAfter(db: Executor, envId: string, after: FeedPosition, limit: number, receivedBefore?: number): Promise<Array<CanonicalEvent & { position: FeedPosition }>> {
-  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
+  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
     .where((eb) => eb.or([eb('received_at', '>', after.receivedAt), eb.and([eb('received_at', '=', after.receivedAt), eb('id', '>', after.eventId)])]));
   if (receivedBefore !== undefined) q = q.where('received_at', '<', receivedBefore);
   const rows = await q.orderBy('received_at').orderBy('id').limit(limit).execute();
@@ -76,7 +79,7 @@ export async function eventsAfter(db: Executor, envId: string, after: FeedPositi
 export async function eventsCommittedAfter(db: Executor, envId: string, after: CommitPosition, limit: number): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
   // `feed_seq >= seq` first: a range on the (env_id, feed_seq, id) index. The OR alone made SQLite scan
   // the environment's events from the start on every read, quadratic in a backlog.
-  let q = db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
+  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
     .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb('id', '>', after.eventId)]));
   const horizon = statementCommitHorizon(db);
   if (horizon) q = q.where('feed_seq', '<', horizon);
@@ -103,7 +106,7 @@ export async function eventsByIds(db: Executor, envId: string, ids: string[]): P
 /** The query of `eventsByIds`, apart so a test can ask each engine how it plans it. */
 export function eventsByIdsQuery(db: Executor, envId: string, ids: string[]) {
   return keysApart(db)
-    ? db.selectFrom('telemetry_event_keys as k').innerJoin('telemetry_events as e', (join) => join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'))
+    ? own(db).selectFrom('telemetry_event_keys as k').innerJoin('telemetry_events as e', (join) => join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'))
       .selectAll('e').where('k.env_id', '=', envId).where('k.id', 'in', ids)
-    : db.selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids);
+    : own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids);
 }

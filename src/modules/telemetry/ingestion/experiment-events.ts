@@ -1,6 +1,10 @@
 // Raw events an experiment aggregation reads (issue 12), paged in (ts, id) order over the
 // (env_id, ts, id) index so a run holds one page at a time, never the whole window.
 import type { Executor } from '../../../db/transaction.js';
+import { ownTables } from '../../../db/owned-tables.js';
+import type { TelemetryTables } from './telemetry.table.js';
+
+const own = ownTables<TelemetryTables>();
 
 export interface ExperimentEvent {
   id: string;
@@ -26,7 +30,7 @@ export const EXPERIMENT_EVENT_PAGE = 5000;
 async function* paged(db: Executor, window: EventWindow, narrow: (q: any) => any): AsyncGenerator<ExperimentEvent[]> {
   let after: { ts: number; id: string } | null = null;
   for (;;) {
-    let q = db
+    let q = own(db)
       .selectFrom('telemetry_events')
       .select(['id', 'ts', 'kind', 'targeting_key', 'variant', 'metric_key', 'metric_value'])
       .where('env_id', '=', window.envId)
@@ -62,7 +66,7 @@ export function outcomeEvents(db: Executor, window: EventWindow, metricKeys: rea
 
 /** The iterations a subject was exposed to or assigned in (read before its erasure, to recompute them). */
 export async function iterationsOfSubject(db: Executor, envId: string, subject: string): Promise<{ experimentId: string; iterationId: string }[]> {
-  const rows = await db
+  const rows = await own(db)
     .selectFrom('telemetry_events')
     .select(['experiment_id', 'iteration_id'])
     .distinct()

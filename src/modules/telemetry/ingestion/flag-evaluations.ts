@@ -2,6 +2,10 @@
 // events): what the stale-flag report needs to tell a flag still in use from one nobody reads.
 import type { Executor } from '../../../db/transaction.js';
 import { HOUR_MS } from './telemetry.model.js';
+import { ownTables } from '../../../db/owned-tables.js';
+import type { TelemetryTables } from './telemetry.table.js';
+
+const own = ownTables<TelemetryTables>();
 
 export interface FlagEvaluationCount {
   /** Decision events in the window. */
@@ -14,13 +18,13 @@ export interface FlagEvaluationCount {
 export async function flagEvaluationsOf(db: Executor, envId: string, since: number, until: number): Promise<Map<string, FlagEvaluationCount>> {
   const from = Math.floor(since / HOUR_MS) * HOUR_MS;
   const [inWindow, newest] = await Promise.all([
-    db.selectFrom('telemetry_rollups')
+    own(db).selectFrom('telemetry_rollups')
       .select((eb) => ['flag_key', eb.fn.sum<number | string>('events').as('n')])
       .where('env_id', '=', envId).where('kind', '=', 'decision')
       .where('bucket_start', '>=', from).where('bucket_start', '<', until)
       .groupBy('flag_key')
       .execute(),
-    db.selectFrom('telemetry_rollups')
+    own(db).selectFrom('telemetry_rollups')
       .select((eb) => ['flag_key', eb.fn.max('bucket_start').as('last')])
       .where('env_id', '=', envId).where('kind', '=', 'decision')
       .groupBy('flag_key')

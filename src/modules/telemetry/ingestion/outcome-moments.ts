@@ -3,6 +3,10 @@
 // window, so subjects without an outcome count as 0 (a proportion's non-converters).
 import { sql } from 'kysely';
 import type { Executor } from '../../../db/transaction.js';
+import { ownTables } from '../../../db/owned-tables.js';
+import type { TelemetryTables } from './telemetry.table.js';
+
+const own = ownTables<TelemetryTables>();
 
 export interface OutcomeMoments {
   units: number;
@@ -13,7 +17,7 @@ export interface OutcomeMoments {
 export async function outcomeMoments(
   db: Executor, envId: string, metricKey: string, window: { from: number; to: number }, binary: boolean,
 ): Promise<OutcomeMoments> {
-  const perSubject = db
+  const perSubject = own(db)
     .selectFrom('telemetry_events')
     .where('env_id', '=', envId)
     .where('ts', '>=', window.from)
@@ -24,7 +28,7 @@ export async function outcomeMoments(
       eb.case().when(eb.and([eb('kind', '=', 'outcome'), eb('metric_key', '=', metricKey)])).then(eb.fn.coalesce('metric_value', sql<number>`1`)).else(sql<number>`0`).end(),
     ).as('y'))
     .groupBy('targeting_key');
-  const rows = await db
+  const rows = await own(db)
     .selectFrom(perSubject.as('s'))
     .select((eb) => [
       eb.fn.countAll<number>().as('units'),

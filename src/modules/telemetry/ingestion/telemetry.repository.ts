@@ -11,11 +11,14 @@ import { repeatedInsert } from '../../../db/repeated-inserts.js';
 import { forUpdate, lockNeedsRows, writersRunConcurrently } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
-import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable } from './telemetry.table.js';
+import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable, TelemetryTables } from './telemetry.table.js';
 import {
   DAY_MS, DIMENSION_COLUMNS, DIMENSIONS, HOUR_MS,
   type Dimension, type DimensionFilters, type RedactedEvent, type RollupRow, type ValidEvent, type Watermark,
 } from './telemetry.model.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<TelemetryTables>();
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
 
@@ -55,12 +58,12 @@ const ROLLUP_ROWS_PER_STATEMENT = 100;
 
 // The statements every batch runs, compiled once per row count (db/repeated-inserts.ts).
 const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(['env_id', 'id', 'content_hash', 'ts'], (trx, rows) =>
-  trx.insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
+  own(trx).insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
 );
-const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => trx.insertInto('telemetry_events').values(rows));
+const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => own(trx).insertInto('telemetry_events').values(rows));
 /** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
 const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(EVENT_COLUMNS, (trx, rows) =>
-  trx.insertInto('telemetry_events').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']) as never,
+  own(trx).insertInto('telemetry_events').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']) as never,
 );
 
 /**
@@ -72,10 +75,10 @@ export function keysApart(db: Executor): boolean {
   return partitionsByDay(db);
 }
 const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
-  trx.insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
+  own(trx).insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
 );
 const upsertRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
-  trx
+  own(trx)
     .insertInto('telemetry_rollups')
     .values(rows)
     .onConflict((oc) =>
@@ -171,7 +174,7 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
   }
   const current = await forUpdate(
     trx,
-    trx
+    own(trx)
       .selectFrom('telemetry_rollups')
       .selectAll()
       .where('env_id', '=', deltas[0]!.key.env_id)
@@ -261,8 +264,8 @@ async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number)
   if (unknown.length > 0) {
     const ids = [...new Set(unknown)];
     const rows = apart
-      ? await trx.selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute()
-      : await trx.selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
+      ? await own(trx).selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute()
+      : await own(trx).selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
     for (const r of rows) stored.set(r.id, r.content_hash ?? '');
   }
   if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)));
@@ -303,7 +306,7 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
       if (env.newest === null) continue;
       const slot = writerSlot(trx);
       await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
-      await trx
+      await own(trx)
         .insertInto('telemetry_watermarks')
         .values({ env_id: envId, slot, received_at: env.receivedAt, event_id: env.newest })
         .onConflict((oc) =>
@@ -323,7 +326,7 @@ export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): 
 
 export async function watermarkOf(db: Executor, envId: string): Promise<Watermark | null> {
   // The newest of the environment's slots (decision 0048).
-  const row = await db.selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId)
+  const row = await own(db).selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId)
     .orderBy('received_at', 'desc').orderBy('event_id', 'desc').limit(1).executeTakeFirst();
   return row ? { receivedAt: row.received_at, eventId: row.event_id } : null;
 }
@@ -337,7 +340,7 @@ export interface RollupScan {
 }
 
 function rollupQuery(db: Executor, scan: RollupScan) {
-  let q = db.selectFrom('telemetry_rollups').where('env_id', '=', scan.envId).where('bucket_start', '>=', scan.from).where('bucket_start', '<', scan.to);
+  let q = own(db).selectFrom('telemetry_rollups').where('env_id', '=', scan.envId).where('bucket_start', '>=', scan.from).where('bucket_start', '<', scan.to);
   for (const dim of DIMENSIONS) {
     const values = scan.filters[dim];
     // Absent dimensions are stored as '' in rollups; a filter value is never empty (schema).
@@ -409,7 +412,7 @@ export interface EventScan {
 /** Raw events newest first, redacted in the query itself: the targeting key, value and attributes
  * are never read. */
 export async function listEvents(db: Executor, scan: EventScan): Promise<RedactedEvent[]> {
-  let q = db
+  let q = own(db)
     .selectFrom('telemetry_events')
     .select(['id', 'kind', 'ts', 'received_at', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'iteration_revision', 'metric_key', 'metric_value'])
     .where('env_id', '=', scan.envId)
@@ -444,14 +447,14 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
 /** The event time of a stored event (legacy cursors name an event by id). */
 export async function eventTimeOf(db: Executor, envId: string, eventId: string): Promise<number | null> {
   const row = keysApart(db)
-    ? await db.selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst()
-    : await db.selectFrom('telemetry_events').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
+    ? await own(db).selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst()
+    : await own(db).selectFrom('telemetry_events').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
   return row ? Number(row.ts) : null;
 }
 
 /** Marks a legacy cursor digest as redeemed; false when it already was. */
 export async function redeemLegacyCursor(db: Executor, digest: string, now: number): Promise<boolean> {
-  const rows = await db.insertInto('insight_legacy_cursors').values({ digest, used_at: now }).onConflict((oc) => oc.column('digest').doNothing()).returning('digest').execute();
+  const rows = await own(db).insertInto('insight_legacy_cursors').values({ digest, used_at: now }).onConflict((oc) => oc.column('digest').doNothing()).returning('digest').execute();
   return rows.length === 1;
 }
 
@@ -465,11 +468,11 @@ export interface PurgeResult {
 export async function purgeBefore(db: Kysely<Database>, rawBefore: number, rollupsBefore: number): Promise<PurgeResult> {
   const droppedPartitions = await dropDayPartitionsBefore(db, 'telemetry_events', rawBefore);
   // On SQLite, and for rows in PostgreSQL's default partition, rows are deleted.
-  const events = await db.deleteFrom('telemetry_events').where('ts', '<', rawBefore).executeTakeFirst();
+  const events = await own(db).deleteFrom('telemetry_events').where('ts', '<', rawBefore).executeTakeFirst();
   // SQLite's keys are the event rows just deleted.
-  const keys = keysApart(db) ? await db.deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst() : events;
-  const rollups = await db.deleteFrom('telemetry_rollups').where('bucket_start', '<', rollupsBefore).executeTakeFirst();
-  await db.deleteFrom('insight_legacy_cursors').where('used_at', '<', rawBefore).execute();
+  const keys = keysApart(db) ? await own(db).deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst() : events;
+  const rollups = await own(db).deleteFrom('telemetry_rollups').where('bucket_start', '<', rollupsBefore).executeTakeFirst();
+  await own(db).deleteFrom('insight_legacy_cursors').where('used_at', '<', rawBefore).execute();
   return {
     droppedPartitions,
     deletedEvents: Number(events.numDeletedRows),

@@ -6,13 +6,15 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { validationError, AppError } from '../../../platform/errors.js';
 import {
-  countRollups, DAY_MS, DIMENSIONS, HOUR_MS, ROLLUP_RETENTION_MS, scanRollups, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, watermarkOf,
+  DAY_MS, DIMENSIONS, HOUR_MS, ROLLUP_RETENTION_MS, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, telemetryReadModel,
   type Dimension, type DimensionFilters, type Watermark,
 } from '../ingestion/index.js';
 import { queryDigest, type CursorCodec } from './insight-cursor.js';
 import { deadlineExceeded, passed, type Deadline } from './query-deadline.js';
 import type { AggregateQueryBody, Filters, InsightMeasure } from './insights.schemas.js';
 import type { RateLimitState } from './query-rate-limit.js';
+
+const { countRollups, scanRollups, watermarkOf } = telemetryReadModel;
 
 export const MINIMUM_SUBJECTS = 20;
 export const MAX_ROWS_PER_PAGE = 1000;

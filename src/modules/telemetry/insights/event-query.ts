@@ -3,11 +3,13 @@
 // (base64url of {"receivedAt": ms, "eventId": "…"}) is redeemed once and answered with an ie1_ cursor.
 import { createHash } from 'node:crypto';
 import { validationError } from '../../../platform/errors.js';
-import { DAY_MS, eventTimeOf, listEvents, RAW_RETENTION_MS, redeemLegacyCursor, watermarkOf, type RedactedEvent, type Watermark } from '../ingestion/index.js';
+import { DAY_MS, RAW_RETENTION_MS, telemetryReadModel, type RedactedEvent, type Watermark } from '../ingestion/index.js';
 import { queryDigest } from './insight-cursor.js';
 import { deadlineExceeded, execution, passed } from './query-deadline.js';
 import { filtersOf, freshnessOf, windowOf, type QueryContext } from './aggregate-query.js';
 import type { EventQueryBody } from './insights.schemas.js';
+
+const { eventTimeOf, listEvents, redeemLegacyCursor, watermarkOf } = telemetryReadModel;
 
 type Position = { ts: number; id: string } | null;
 
