@@ -101,3 +101,32 @@ export async function rotateSecret(db: Executor, row: DestinationRow, expected: 
     .where('id', '=', row.id).where('version', '=', expected).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+// What the delivery worker reads and records on a destination.
+
+export async function findDestinationById(db: Executor, id: string): Promise<DestinationRow | undefined> {
+  return own(db).selectFrom('export_destinations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Active destinations, least advanced first: one scheduler run's round. */
+export async function activeDestinations(db: Executor, limit: number): Promise<DestinationRow[]> {
+  return own(db).selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(limit).execute();
+}
+
+/** Moves the feed position from `from` to `to`; false when another scheduler moved it first (compare-and-swap). */
+export async function movePosition(db: Executor, id: string, from: { seq: number; eventId: string }, to: { seq: number; eventId: string; receivedAt: number }): Promise<boolean> {
+  const moved = await own(db).updateTable('export_destinations').set({ position_seq: to.seq, position_event_id: to.eventId, position_received_at: to.receivedAt })
+    .where('id', '=', id).where('position_seq', '=', from.seq).where('position_event_id', '=', from.eventId).executeTakeFirst();
+  return Number(moved.numUpdatedRows) > 0;
+}
+
+export async function recordSuccess(db: Executor, id: string, at: string): Promise<void> {
+  await own(db).updateTable('export_destinations').set({ last_attempt_at: at, last_success_at: at, consecutive_failures: 0, failing_since: null }).where('id', '=', id).execute();
+}
+
+/** One more failed attempt; the destination becomes disabled when `disable` says its failures have lasted too long. */
+export async function recordFailure(db: Executor, id: string, failure: { at: string; error: unknown; failingSince: string; disable: boolean }): Promise<void> {
+  await own(db).updateTable('export_destinations')
+    .set((eb) => ({ last_attempt_at: failure.at, consecutive_failures: eb('consecutive_failures', '+', 1), last_error: JSON.stringify(failure.error), failing_since: failure.failingSince, ...(failure.disable ? { status: 'disabled' } : {}) }))
+    .where('id', '=', id).execute();
+}

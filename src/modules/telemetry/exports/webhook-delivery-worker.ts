@@ -27,6 +27,7 @@ import type { DeliveryError } from './webhook-deliveries.repository.js';
 import type { WebhookSender } from './webhook-sender.js';
 import { signingKeyOf, signWebhook } from './webhook-signature.js';
 import type { JournalService } from '../../core/journal/index.js';
+import { environmentSlugOf } from '../../core/apps/index.js';
 import type { BackfillPage } from './backfills.js';
 
 const { eventsAfter, eventsByIds, eventsCommittedAfter } = telemetryReadModel;
@@ -157,7 +158,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
     const size = Number(destination.batch_size);
     return inTransaction(deps.db, async (trx) => {
       // Re-read under the transaction: a concurrent scheduler may have moved the position.
-      const current = await trx.selectFrom('export_destinations').selectAll().where('id', '=', destination.id).executeTakeFirst();
+      const current = await destinations.findDestinationById(trx, destination.id);
       if (!current || current.status !== 'active') return { created: 0, more: false };
       const position = { seq: Number(current.position_seq), eventId: current.position_event_id };
       const limit = size * BATCHES_PER_RUN;
@@ -165,9 +166,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (read.length === 0) return { created: 0, more: false };
       const last = read.at(-1)!;
       // Compare-and-swap on the position: of two schedulers reading the same events, one cuts them.
-      const moved = await trx.updateTable('export_destinations').set({ position_seq: last.position.seq, position_event_id: last.position.eventId, position_received_at: Date.parse(last.receivedAt) })
-        .where('id', '=', current.id).where('position_seq', '=', position.seq).where('position_event_id', '=', position.eventId).executeTakeFirst();
-      if (Number(moved.numUpdatedRows) === 0) return { created: 0, more: false };
+      if (!(await destinations.movePosition(trx, current.id, position, { ...last.position, receivedAt: Date.parse(last.receivedAt) }))) return { created: 0, more: false };
       return { created: await cut(trx, current, read), more: read.length === limit };
     });
   }
@@ -179,8 +178,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (sent.ok) {
         // A claim lost meanwhile (this owner stalled past it): the new owner records the outcome.
         if (!(await deliveries.recordAttempt(trx, row.id, owner, { status: 'delivered', attempts, lastAttemptAt: at, nextAttemptAt: null, lastError: null }))) return;
-        await trx.updateTable('export_destinations').set({ last_attempt_at: at, last_success_at: at, consecutive_failures: 0, failing_since: null })
-          .where('id', '=', row.destination_id).execute();
+        await destinations.recordSuccess(trx, row.destination_id, at);
         return;
       }
       const final = attempts >= MAX_ATTEMPTS || isPermanent(sent.error?.status ?? null);
@@ -188,16 +186,13 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
         status: final ? 'failed' : 'pending', attempts, lastAttemptAt: at, nextAttemptAt: final ? null : iso(attemptAt + retryDelay(attempts)), lastError: sent.error,
       });
       if (!recorded) return;
-      const destination = await trx.selectFrom('export_destinations').select(['failing_since', 'status', 'app_id', 'env_id', 'name']).where('id', '=', row.destination_id).executeTakeFirst();
+      const destination = await destinations.findDestinationById(trx, row.destination_id);
       const failingSince = destination?.failing_since ?? at;
       const disable = destination?.status === 'active' && attemptAt - Date.parse(failingSince) >= DISABLE_AFTER_MS;
-      await trx.updateTable('export_destinations')
-        .set((eb) => ({ last_attempt_at: at, consecutive_failures: eb('consecutive_failures', '+', 1), last_error: JSON.stringify(sent.error), failing_since: failingSince, ...(disable ? { status: 'disabled' } : {}) }))
-        .where('id', '=', row.destination_id).execute();
+      await destinations.recordFailure(trx, row.destination_id, { at, error: sent.error, failingSince, disable });
       if (disable && destination && deps.journal) {
-        const env = await trx.selectFrom('environments').select('slug').where('id', '=', destination.env_id).executeTakeFirst();
         await deps.journal.record(trx, {
-          appId: destination.app_id, env: env?.slug ?? null, operation: 'export.disable', source: 'system', resourceType: 'export_destination', resourceId: row.destination_id,
+          appId: destination.app_id, env: await environmentSlugOf(trx, destination.env_id), operation: 'export.disable', source: 'system', resourceType: 'export_destination', resourceId: row.destination_id,
           authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [{ op: 'change', resourceType: 'export_destination', key: destination.name, path: 'status', before: 'active', after: 'disabled' }],
           context: { failingSince, lastError: sent.error },
         });
@@ -232,7 +227,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * (the other deliveries then wait for their own retry instead of hammering it), else `done`.
    */
   async function deliverNext(destinationId: string, owner: string, jobSignal?: AbortSignal): Promise<'none' | 'done' | 'failing'> {
-    const destination = await deps.db.selectFrom('export_destinations').selectAll().where('id', '=', destinationId).executeTakeFirst();
+    const destination = await destinations.findDestinationById(deps.db, destinationId);
     // Paused or disabled: its deliveries wait, and go out once it is active again.
     if (!destination || destination.status !== 'active') return 'none';
     const at = iso(deps.now());
@@ -254,7 +249,7 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
   return {
     async schedule(options = {}) {
-      let active = await deps.db.selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(DESTINATIONS_PER_RUN).execute();
+      let active = await destinations.activeDestinations(deps.db, DESTINATIONS_PER_RUN);
       let created = 0;
       // Round robin while backlogs last: every destination with events left gets another pass, so
       // a backlog drains at once and a busy destination still shares each round with the others.
