@@ -7,7 +7,7 @@ import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
 import { eventId, movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
-import { AGGREGATION_JOB } from './aggregation-runs.service.js';
+import { AGGREGATION_JOB } from './aggregation-runs.jobs.js';
 
 const MINUTE = 60_000;
 const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≈ ${expected}`);
