@@ -37,7 +37,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       response: { 201: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'key_conflict', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/experiments', fingerprint: request.body, statusCode: 201,
+    fingerprint: request.body, statusCode: 201,
     work: async (trx, principal) => ({ experiment: await experiments.create(trx, principal, request.body, sourceOf(request)) }),
   }));
 
@@ -61,7 +61,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       response: { 200: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 'experiment_not_draft', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'PATCH /api/v1/experiments/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+    fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
     work: async (trx, principal) => ({ experiment: await experiments.patch(trx, principal, request.params.id, request.body, sourceOf(request)) }),
   }));
 
@@ -81,7 +81,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
         response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...IDEMPOTENCY_ERRORS) },
       },
     }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-      route: `POST /api/v1/experiments/{id}/${route.path}`, fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+      fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
       work: (trx, principal) => (route.run as (...args: unknown[]) => Promise<unknown>)(trx, principal, request.params.id, request.body, sourceOf(request)),
     }));
   }
