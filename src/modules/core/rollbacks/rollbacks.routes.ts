@@ -21,7 +21,7 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
     schema: {
       tags: ['rollbacks'], operationId: 'planRollback', summary: 'Deterministic plan restoring a retained version (within a scope); changes nothing', security: [{ bearer: [] }],
       body: RollbackPlanBody,
-      response: { 200: RollbackPlanResponse, ...errorResponses(400, 'rollback_invalid', 401, 403, 404, 'plan_conflict') },
+      response: { 200: RollbackPlanResponse, ...errorResponses(400, 'rollback_invalid', 401, 403, 404, 'version_conflict', 'plan_conflict') },
     },
   }, async (request) => ({ plan: await rollbacks.plan(principalOf(request), request.body) }));
 

@@ -21,7 +21,7 @@ export const analysisInputsRoutes: FastifyPluginAsyncTypebox<AnalysisInputsRoute
     schema: {
       tags, operationId: 'experimentPowerAnalysis', summary: 'Plan an experiment: units and days to detect a relative effect, power and MDE at planned units', security,
       body: PowerAnalysisBody,
-      response: { 200: PowerAnalysisResponse, ...errorResponses(400, 401, 403, 404) },
+      response: { 200: PowerAnalysisResponse, ...errorResponses(400, 'baseline_mismatch', 401, 403, 404) },
     },
   }, async (request) => inputs.powerAnalysis(principalOf(request), request.body));
 

@@ -66,9 +66,9 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
   }));
 
   const served = [
-    { path: 'transition', operationId: 'transitionExperiment', summary: 'Move an experiment through its lifecycle: start, pause, resume, complete, archive', body: TransitionBody, run: experiments.transition },
-    { path: 'ramp', operationId: 'rampExperiment', summary: 'Change the allocation of a running or paused experiment, keeping every assigned subject in its variant', body: RampBody, run: experiments.ramp },
-    { path: 'iterate', operationId: 'iterateExperiment', summary: 'Start a new iteration of a paused experiment with a new salt: its population is re-randomised', body: IterateBody, run: experiments.iterate },
+    { path: 'transition', operationId: 'transitionExperiment', summary: 'Move an experiment through its lifecycle: start, pause, resume, complete, archive', body: TransitionBody, run: experiments.transition, errors: [] },
+    { path: 'ramp', operationId: 'rampExperiment', summary: 'Change the allocation of a running or paused experiment, keeping every assigned subject in its variant', body: RampBody, run: experiments.ramp, errors: ['layer_full'] },
+    { path: 'iterate', operationId: 'iterateExperiment', summary: 'Start a new iteration of a paused experiment with a new salt: its population is re-randomised', body: IterateBody, run: experiments.iterate, errors: [] },
   ] as const;
   for (const route of served) {
     app.post(`/api/v1/experiments/:id/${route.path}`, {
@@ -78,7 +78,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
         headers: IDEMPOTENCY_HEADER,
         params: IdParams,
         body: route.body,
-        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...IDEMPOTENCY_ERRORS) },
+        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...route.errors, ...IDEMPOTENCY_ERRORS) },
       },
     }, async (request, reply) => runIdempotent(idempotency, request, reply, {
       fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,

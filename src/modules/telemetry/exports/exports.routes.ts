@@ -25,7 +25,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       tags: ['exports'], operationId: 'createExportDestination', summary: 'Create a raw telemetry export destination; the signing secret is shown once', security,
       headers: CREATE_IDEMPOTENCY_HEADER,
       body: CreateDestinationBody,
-      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 'export_target_not_allowed', 401, 403, 404, 'name_conflict', ...IDEMPOTENCY_ERRORS) },
+      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 'export_target_not_allowed', 'idempotency_key_required', 401, 403, 404, 'name_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
     return runIdempotent(idempotency, request, reply, {
