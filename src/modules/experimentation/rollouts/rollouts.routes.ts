@@ -79,7 +79,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'approveRolloutRecommendation', summary: 'Act on the stored recommendation: proceed to the next step, pause, or roll the flag back', security,
       headers: IDEMPOTENCY_HEADER, params: PlanParams, body: ApproveBody,
-      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'recommendation_mismatch', 'recommendation_not_actionable', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
+      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'capability_missing', 'approval_required', 404, 'recommendation_mismatch', 'recommendation_not_actionable', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
     fingerprint: { ...request.params, body: request.body }, statusCode: 200,
