@@ -1,5 +1,6 @@
-// The only file that reads process.env. Every operator setting of CONTRACT.md section 1b lives here,
-// validated once at start so a typo fails loudly instead of silently falling back.
+// The only file that reads process.env, and the only place with defaults. Every operator setting of
+// CONTRACT.md section 1b lives here, validated once at start so a typo fails loudly instead of
+// silently falling back; appSettingsOf fills in what a caller of buildApp (tests, benches) left out.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -61,7 +62,58 @@ export const DEFAULT_FAST_LANE = true;
 export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
 export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
 
+/** Request bodies are limited to 1 MiB unless a route says less (docs/conventions.md). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Flag keys of up to 128 characters travel in OFREP paths, percent-encoded (':' is 3 characters). */
+export const MAX_PARAM_LENGTH = 512;
+/** How often delivery polls the store for configuration changes a notification may have missed. */
+export const DEFAULT_CONFIG_POLL_INTERVAL_MS = 500;
+/** How often each process writes the key usage it counted in memory and purges expired idempotency records. */
+export const PROCESS_TASKS_INTERVAL_MS = 5000;
+
 export type EnsignConfig = Static<typeof ConfigSchema> & { logLevel: string; defaultPlan: Plan };
+
+export const DEFAULT_JOB_SETTINGS: EnsignConfig['jobs'] = { concurrency: 2, pollIntervalMs: 1000 };
+export const DEFAULT_HTTP_SETTINGS: EnsignConfig['http'] = {
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  // Fastify's default: above the 60 s idle timeout of common load balancers, so they never reuse a
+  // connection the server is closing.
+  keepAliveTimeoutMs: 72_000,
+  shutdownGraceMs: 10_000,
+};
+/** No export destination is allowed until the operator lists its host (ENSIGN_EXPORT_ALLOWED_HOSTS). */
+export const DEFAULT_EXPORT_POLICY: EnsignConfig['exportPolicy'] = { allowedHosts: [], allowPrivateNetworks: false, resolve: {} };
+
+/** What buildApp needs of the configuration; tests and benches leave out what has a default. */
+export type AppConfig = Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'>
+  & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http' | 'fastLane'>>;
+
+/** The settings the app runs with: what the configuration gives, the defaults for the rest. */
+export interface AppSettings extends Required<Omit<AppConfig, 'metricsToken' | 'telemetryWriter'>>, Pick<AppConfig, 'metricsToken' | 'telemetryWriter'> {
+  bodyLimit: number;
+  maxParamLength: number;
+  /** null: only notifications carry changes between processes (a test proves LISTEN/NOTIFY with it). */
+  configPollIntervalMs: number | null;
+  processTasksIntervalMs: number;
+}
+
+export function appSettingsOf(config: AppConfig, configPollIntervalMs?: number | null): AppSettings {
+  return {
+    ...config,
+    jobs: config.jobs ?? DEFAULT_JOB_SETTINGS,
+    telemetryEventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    insightsQueriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+    exportPolicy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY,
+    http: config.http ?? DEFAULT_HTTP_SETTINGS,
+    fastLane: config.fastLane ?? DEFAULT_FAST_LANE,
+    bodyLimit: DEFAULT_BODY_LIMIT,
+    maxParamLength: MAX_PARAM_LENGTH,
+    configPollIntervalMs: configPollIntervalMs === undefined ? DEFAULT_CONFIG_POLL_INTERVAL_MS : configPollIntervalMs,
+    processTasksIntervalMs: PROCESS_TASKS_INTERVAL_MS,
+  };
+}
+
 export type QuotaSet = Static<typeof PlanQuotas>;
 
 type Env = Record<string, string | undefined>;
@@ -124,8 +176,8 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       },
     },
     jobs: {
-      concurrency: integerFrom(env, 'ENSIGN_JOBS_CONCURRENCY', 2),
-      pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', 1000),
+      concurrency: integerFrom(env, 'ENSIGN_JOBS_CONCURRENCY', DEFAULT_JOB_SETTINGS.concurrency),
+      pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', DEFAULT_JOB_SETTINGS.pollIntervalMs),
     },
     ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
     telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
@@ -150,14 +202,6 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
   return config as EnsignConfig;
 }
 
-export const DEFAULT_HTTP_SETTINGS: EnsignConfig['http'] = {
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  // Fastify's default: above the 60 s idle timeout of common load balancers, so they never reuse a
-  // connection the server is closing.
-  keepAliveTimeoutMs: 72_000,
-  shutdownGraceMs: 10_000,
-};
 
 function httpSettingsFrom(env: Env): EnsignConfig['http'] {
   return {

@@ -1,6 +1,7 @@
 // Runs the migrations that build both databases; called at start and by `ensign migrate`.
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { dialectOf } from './dialect.js';
+import { retryDelayMs } from '../jobs/backoff.js';
 import * as foundation from './migrations/0001-foundation.js';
 import * as configVersions from './migrations/0002-config-versions.js';
 import * as syncMetering from './migrations/0003-sync-metering.js';
@@ -77,13 +78,16 @@ function isCatalogRace(err: unknown): boolean {
   return e.code === '42P01' || e.code === '3F000' || e.code === '42703' || (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)));
 }
 
+/** Another process's migration holds the catalogue for milliseconds. */
+const CATALOG_RACE_RETRY = { baseMs: 20, maxMs: 160 };
+
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await migrateOnce(db);
     } catch (err) {
       if (attempt >= 5 || dialectOf(db) !== 'postgres' || !isCatalogRace(err)) throw err;
-      await new Promise((r) => setTimeout(r, 20 * attempt));
+      await new Promise((r) => setTimeout(r, retryDelayMs(attempt, CATALOG_RACE_RETRY)));
     }
   }
 }

@@ -4,3 +4,4 @@ export { JobRunner, PermanentJobError, type JobRunnerOptions } from './job-runne
 export { retryDelayMs, DEFAULT_BACKOFF } from './backoff.js';
 export { findJob } from './jobs.repository.js';
 export { registerJobsMaintenance } from './maintenance.js';
+export { ProcessTasks } from './process-tasks.js';

@@ -5,6 +5,8 @@ import { describe, test } from 'node:test';
 import { createTestDatabase, buildTestApp, dialects, type TestContext, type TestDatabase } from '../../test/helpers/test-app.js';
 import { inTransaction } from '../db/transaction.js';
 import { DEFAULT_BACKOFF, JobRunner, PermanentJobError, enqueue, findJob, recurringKeyOf, retryDelayMs, type JobRunnerOptions } from './index.js';
+import { testClock } from '../../test/helpers/clock.js';
+import { waitFor } from '../../test/helpers/polling.js';
 
 const T0 = Date.parse('2026-11-22T10:00:00.000Z');
 
@@ -15,15 +17,15 @@ async function setup(t: TestContext, dialect: (typeof dialects)[number]) {
     for (const h of handles) await h.close();
     await database.drop();
   });
-  let clock = T0;
-  const now = () => clock;
+  const clock = testClock(T0);
+  const now = clock.now;
   /** A runner on its own connection, as another process would have. */
   const runner = (options: Partial<JobRunnerOptions> = {}) => {
     const handle = database.open();
     handles.push(handle);
     return new JobRunner({ db: handle.db, now, random: () => 0.5, ...options });
   };
-  return { database, db: database.handle.db, now, advance: (ms: number) => (clock += ms), runner };
+  return { database, db: database.handle.db, now, advance: clock.advance, runner };
 }
 
 const deferred = () => {
@@ -32,13 +34,6 @@ const deferred = () => {
   return { promise, resolve };
 };
 
-async function until(check: () => Promise<boolean> | boolean, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test('jobs: backoff grows exponentially, stays within its bounds and is capped', () => {
   const policy = { baseMs: 1000, maxMs: 10_000 };
@@ -93,7 +88,7 @@ for (const dialect of dialects) {
       const gate = deferred();
       const r = runner().register('test.agg', () => gate.promise);
       const running = r.runDue();
-      await until(async () => (await findJob(db, first.id))?.state === 'running');
+      await waitFor(async () => (await findJob(db, first.id))?.state === 'running');
       // Work that arrives while the job runs gets a queued job of its own.
       const next = await enqueue(db, { kind: 'test.agg', payload: { n: 3 }, dedupeKey: 'agg:exp_1' }, now);
       assert.equal(next.deduplicated, false);
@@ -194,7 +189,7 @@ for (const dialect of dialects) {
       const b = runner({ leaseMs: 1000 }).register('test.stall', async (job) => void byB.push(job.attempt));
       const { id } = await enqueue(db, { kind: 'test.stall', payload: null }, now);
       const stalled = a.runDue();
-      await until(async () => (await findJob(db, id))?.state === 'running');
+      await waitFor(async () => (await findJob(db, id))?.state === 'running');
       assert.equal(await b.runDue(), 0, 'the lease still holds');
       advance(1000);
       assert.equal(await b.runDue(), 1, 'an expired lease is abandoned work');
@@ -213,11 +208,11 @@ for (const dialect of dialects) {
       const b = runner({ leaseMs: 1000 }).register('test.long', async () => undefined);
       const { id } = await enqueue(db, { kind: 'test.long', payload: null }, now);
       const running = a.runDue();
-      await until(async () => (await findJob(db, id))?.state === 'running');
+      await waitFor(async () => (await findJob(db, id))?.state === 'running');
       for (let i = 0; i < 3; i++) {
         advance(800);
         const expected = new Date(now() + 1000).toISOString();
-        await until(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
+        await waitFor(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
         assert.equal(await b.runDue(), 0);
       }
       gate.resolve();
@@ -237,11 +232,11 @@ for (const dialect of dialects) {
       const b = runner({ leaseMs: 60_000 }).register('test.abortable', async () => undefined);
       const { id } = await enqueue(db, { kind: 'test.abortable', payload: null }, now);
       const first = a.runDue();
-      await until(async () => (await findJob(db, id))?.state === 'running');
+      await waitFor(async () => (await findJob(db, id))?.state === 'running');
       // The process stalled past its lease (the clock jumps between two renewals): the next renewal
       // finds the lease expired and aborts the handler, and the job is free for another runner.
       advance(5000);
-      await until(() => aborted !== null);
+      await waitFor(() => aborted !== null);
       assert.equal(await b.runDue(), 1);
       await first;
       const job = await findJob(db, id);
@@ -257,7 +252,7 @@ for (const dialect of dialects) {
       const b = runner({ leaseMs: 1000 }).register('test.poison', async () => void runsOnB++);
       const { id } = await enqueue(db, { kind: 'test.poison', payload: null, maxAttempts: 1 }, now);
       const stalled = a.runDue();
-      await until(async () => (await findJob(db, id))?.state === 'running');
+      await waitFor(async () => (await findJob(db, id))?.state === 'running');
       advance(1000);
       assert.equal(await b.runDue(), 0);
       assert.equal(runsOnB, 0);
@@ -305,7 +300,7 @@ for (const dialect of dialects) {
       await new Promise((res) => setTimeout(res, 100));
       assert.deepEqual(ran, [], 'not before a poll');
       r.pollSoon();
-      await until(() => ran.length === 1, 3000);
+      await waitFor(() => ran.length === 1, 3000);
       assert.deepEqual(ran, [id]);
     });
 
@@ -318,7 +313,7 @@ for (const dialect of dialects) {
       });
       const { id } = await enqueue(db, { kind: 'test.work', payload: null }, now);
       r.start();
-      await until(() => r.active === 1);
+      await waitFor(() => r.active === 1);
       await r.stop(5000);
       assert.equal(finished, 1);
       assert.equal((await findJob(db, id))?.state, 'succeeded');
@@ -330,7 +325,7 @@ for (const dialect of dialects) {
       });
       const stuck = await enqueue(db, { kind: 'test.stuck', payload: null }, now);
       s.start();
-      await until(() => s.active === 1);
+      await waitFor(() => s.active === 1);
       await s.stop(30);
       assert.equal((signal as AbortSignal | null)?.aborted, true);
       assert.equal((await findJob(db, stuck.id))?.state, 'running', 'its lease will expire and another process runs it');
@@ -347,20 +342,20 @@ for (const dialect of dialects) {
       const { id } = await enqueue(database.handle.db, { kind: 'test.app', payload: null });
       assert.equal(seen.length, 0, 'nothing runs before listen');
       await app.listen({ host: '127.0.0.1', port: 0 });
-      await until(() => seen.length === 1);
+      await waitFor(() => seen.length === 1);
       assert.deepEqual(seen, [id]);
-      await until(async () => (await database.handle.db.selectFrom('jobs').select('id').where('kind', '=', 'jobs.purge-finished').executeTakeFirst()) !== undefined);
+      await waitFor(async () => (await database.handle.db.selectFrom('jobs').select('id').where('kind', '=', 'jobs.purge-finished').executeTakeFirst()) !== undefined);
     });
 
     test('finished jobs older than the retention are purged by the maintenance job', async (t) => {
-      let clock = T0;
-      const { app, database } = await buildTestApp(t, { dialect, now: () => clock });
+      const clock = testClock(T0);
+      const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       app.jobs.register('test.old', async () => undefined);
-      const old = await enqueue(db, { kind: 'test.old', payload: null }, () => clock);
+      const old = await enqueue(db, { kind: 'test.old', payload: null }, clock.now);
       await app.jobs.runDue();
-      clock += 8 * 24 * 3600 * 1000;
-      const recent = await enqueue(db, { kind: 'test.old', payload: null }, () => clock);
+      clock.advance(8 * 24 * 3600 * 1000);
+      const recent = await enqueue(db, { kind: 'test.old', payload: null }, clock.now);
       await app.jobs.runDue();
       await app.jobs.ensureSchedules();
       await app.jobs.runDue();

@@ -10,6 +10,7 @@ import { describe, test } from 'node:test';
 import { startChild } from '../../test/helpers/child-process.js';
 import { createTestDatabase, dialects, type TestContext, type TestDatabase } from '../../test/helpers/test-app.js';
 import { enqueue, findJob } from './index.js';
+import { waitFor } from '../../test/helpers/polling.js';
 
 async function worker(t: TestContext, database: TestDatabase, logFile: string, env: Record<string, string>): Promise<ChildProcess> {
   const databaseEnv = { JOB_DB_URL: database.url, ...(database.pgSchema ? { JOB_PG_SCHEMA: database.pgSchema } : {}) };
@@ -17,13 +18,8 @@ async function worker(t: TestContext, database: TestDatabase, logFile: string, e
   return started.child;
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+/** Child processes start a Node runtime each: they get longer than a check inside this process. */
+const CHILD_TIMEOUT_MS = 30_000;
 
 const linesOf = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean).map((l) => l.split(' ')) : []);
 
@@ -46,10 +42,10 @@ for (const dialect of dialects) {
       const [a, b] = await Promise.all([worker(t, database, logFile, settings), worker(t, database, logFile, settings)]);
       const ids: string[] = [];
       for (let i = 0; i < 60; i++) ids.push((await enqueue(db, { kind: 'test.record', payload: { i } })).id);
-      await until(async () => {
+      await waitFor(async () => {
         const done = await db.selectFrom('jobs').select('id').where('kind', '=', 'test.record').where('state', '=', 'succeeded').execute();
         return done.length === ids.length;
-      });
+      }, CHILD_TIMEOUT_MS, { what: 'every job succeeded' });
       const runs = linesOf(logFile).filter(([event]) => event === 'run');
       assert.equal(runs.length, ids.length, 'one run per job');
       assert.deepEqual(new Set(runs.map(([, id]) => id)), new Set(ids));
@@ -61,12 +57,12 @@ for (const dialect of dialects) {
       const { database, db, logFile } = await setup(t);
       const victim = await worker(t, database, logFile, { JOB_HANG: '1', JOB_LEASE_MS: '1500' });
       const { id } = await enqueue(db, { kind: 'test.slow', payload: null });
-      await until(async () => linesOf(logFile).some(([event, job]) => event === 'start' && job === id));
+      await waitFor(() => linesOf(logFile).some(([event, job]) => event === 'start' && job === id), CHILD_TIMEOUT_MS, { what: 'the job started' });
       victim.kill('SIGKILL');
       await new Promise((r) => victim.once('exit', r));
       assert.equal((await findJob(db, id))?.state, 'running', 'the killed process still holds the lease');
       const heir = await worker(t, database, logFile, { JOB_LEASE_MS: '1500' });
-      await until(async () => (await findJob(db, id))?.state === 'succeeded');
+      await waitFor(async () => (await findJob(db, id))?.state === 'succeeded', CHILD_TIMEOUT_MS, { what: 'the heir finished the job' });
       const job = await findJob(db, id);
       assert.equal(job?.attempts, 2);
       assert.deepEqual(linesOf(logFile), [

@@ -61,7 +61,7 @@ export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: 
     const { dryRun, ...input } = request.body as Input;
     const source = spec.sourceOf(request);
     return previewOrRun(idempotency, request, reply, dryRun, async (principal) => ({ ...(await service.create(null, principal, input as never, source)), id: null }), {
-      route: `POST ${path}`, fingerprint: input, statusCode: 201,
+      fingerprint: input, statusCode: 201,
       work: async (trx, principal) => ({ [singular]: await service.create(trx, principal, input as never, source) }),
     });
   });
@@ -85,7 +85,7 @@ export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: 
     const { id } = request.params as { id: string };
     const source = spec.sourceOf(request);
     return previewOrRun(idempotency, request, reply, dryRun, (principal) => service.patch(null, principal, id, input as never, source), {
-      route: `PATCH ${path}/{id}`, fingerprint: { id, input }, statusCode: 200,
+      fingerprint: { id, input }, statusCode: 200,
       work: async (trx, principal) => ({ [singular]: await service.patch(trx, principal, id, input as never, source) }),
     });
   });

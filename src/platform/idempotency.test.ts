@@ -7,7 +7,7 @@ import Fastify from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { buildTestApp, createTestDatabase, dialects, type TestContext } from '../../test/helpers/test-app.js';
-import { call, createApp, expectError, expectValidation, HOUR, manualClock, MINUTE, signUp, uniqueKey, userWithApp } from '../../test/helpers/fixtures.js';
+import { call, createApp, expectError, expectValidation, HOUR, MINUTE, signUp, uniqueKey, userWithApp } from '../../test/helpers/fixtures.js';
 import type { DialectName } from '../db/dialect.js';
 import { registerErrorHandling } from './error-handler.js';
 import { AppError } from './errors.js';
@@ -15,6 +15,7 @@ import { createIdempotencyService, idempotencyKeyOf, sendStored } from './idempo
 import { registerRequestIds, requestIdOf } from './request-id.js';
 import { createSecretBox } from './secret-box.js';
 import { registerValidation } from './validation.js';
+import { testClock } from '../../test/helpers/clock.js';
 
 const ThingBody = Type.Object(
   { name: Type.String(), secret: Type.Optional(Type.Boolean()), fail: Type.Optional(Type.Boolean()), idempotencyKey: Type.Optional(Type.String()) },
@@ -24,7 +25,7 @@ const ThingBody = Type.Object(
 /** A bare app with one route per key rule, over the mechanism alone, on a test database. */
 async function mechanismApp(t: TestContext, dialect: DialectName) {
   const database = await createTestDatabase(dialect);
-  const clock = manualClock(Date.parse('2026-03-01T12:00:00.000Z'));
+  const clock = testClock(Date.parse('2026-03-01T12:00:00.000Z'));
   const service = createIdempotencyService(database.handle.db, createSecretBox('mechanism-test-secret-0123456789abcdef'), clock.now);
   const app = Fastify({ genReqId: requestIdOf }).withTypeProvider<TypeBoxTypeProvider>();
   registerRequestIds(app);
@@ -170,7 +171,7 @@ for (const dialect of dialects) {
 
   describe(`idempotency on the app and key routes on ${dialect}`, () => {
     test('an app creation replays with its secrets for 15 minutes, then answers 409 idempotency_replay_expired', async (t) => {
-      const clock = manualClock();
+      const clock = testClock(Date.now());
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const user = await signUp(app);
       const idem = uniqueKey();
@@ -191,7 +192,7 @@ for (const dialect of dialects) {
     });
 
     test('a key creation is deduplicated for 24 hours; the stored replay holds no plaintext token', async (t) => {
-      const clock = manualClock();
+      const clock = testClock(Date.now());
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await userWithApp(app);
       const idem = uniqueKey();

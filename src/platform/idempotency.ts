@@ -2,4 +2,4 @@
 // the HTTP helper (idempotency-http.ts), the service (idempotency.service.ts) and the repository
 // (idempotency.repository.ts). Routes import from here.
 export { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored } from './idempotency-http.js';
-export { createIdempotencyService, type IdempotencyService, type StoredResponse } from './idempotency.service.js';
+export { createIdempotencyService, type IdempotencyService } from './idempotency.service.js';

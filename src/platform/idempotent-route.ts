@@ -1,7 +1,7 @@
-// The shape every management mutation route shares: the caller's principal, an optional
-// Idempotency-Key scoped to (principal, route), and the work in one transaction whose answer is
-// stored with the key (CONTRACT section 1). Create routes and CAS mutations of definitions
-// (metrics, layers, holdouts, experiments) use it, so a retried request replays its first answer.
+// The one shape of every idempotent route: the caller's principal, an Idempotency-Key scoped to
+// (principal, route), and the work in one transaction whose answer is stored with the key (CONTRACT
+// section 1). Every create route and mutation that takes a key goes through runIdempotent, so a
+// retried request replays its first answer; the route's name comes from its own pattern.
 import { IdempotencyKeyHeaders } from './idempotency-http.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/transaction.js';
@@ -16,21 +16,46 @@ export const MANAGEMENT_AUTH = { auth: { allow: ['cli', 'admin'] as ('cli' | 'ad
 export const IDEMPOTENCY_HEADER = IdempotencyKeyHeaders;
 
 export interface IdempotentWork {
-  /** The route name idempotency records are scoped to, e.g. `POST /api/v1/metrics`. */
-  route: string;
   /** What the request asks: the same key with a different fingerprint is 409 idempotency_conflict. */
   fingerprint: unknown;
   statusCode: number;
-  work: (trx: Executor, principal: Principal) => Promise<unknown>;
+  work: (trx: Executor, principal: Principal, key: string | null) => Promise<unknown>;
+  /** Without a key the route answers 400 idempotency_key_required (app, key and export creation). */
+  keyRequired?: boolean;
+  /** The body field that may carry the key instead of the header (both given must agree). */
+  bodyField?: string;
+  /** The answer holds one-time secrets: stored encrypted, replayable only within the delivery window. */
+  containsSecrets?: boolean;
+  /** What a replay adds to the stored answer (the bulk routes' replay metadata). */
+  replayed?: (body: unknown) => unknown;
 }
 
+/**
+ * The route an idempotency record is scoped to, from the route's own pattern (`:id` written `{id}`,
+ * as in the OpenAPI document): `POST /api/v1/metrics/{id}/revisions`. No route types its URL twice.
+ */
+export function idempotencyRouteOf(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined) throw new Error('idempotent work runs in a route handler');
+  return `${request.method} ${pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+}
+
+/** The stored answer is the first one; a replay of a route with replay metadata says it is one. */
+export function replayedAnswer(body: unknown): unknown {
+  const answer = body as { replay: Record<string, unknown> };
+  return { ...answer, replay: { ...answer.replay, replayed: true } };
+}
+
+/** Runs `call.work` once per (caller, route, key): a retry with the key replays the stored answer. */
 export async function runIdempotent(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, call: IdempotentWork) {
   const principal = principalOf(request);
-  const key = idempotencyKeyOf(request, { required: false });
-  const result = await idempotency.run({ scope: `${principalScope(principal)}:${call.route}`, key, request: call.fingerprint }, async (trx) => ({
+  const key = idempotencyKeyOf(request, { required: call.keyRequired ?? false, bodyField: call.bodyField });
+  const result = await idempotency.run({ scope: `${principalScope(principal)}:${idempotencyRouteOf(request)}`, key, request: call.fingerprint }, async (trx) => ({
     statusCode: call.statusCode,
-    body: await call.work(trx, principal),
+    body: await call.work(trx, principal, key),
+    ...(call.containsSecrets ? { containsSecrets: true } : {}),
   }));
+  if (result.replayed && call.replayed) result.response.body = call.replayed(result.response.body);
   return sendStored(reply, result);
 }
 

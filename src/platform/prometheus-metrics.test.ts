@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { bearer } from '../../test/helpers/fixtures.js';
 import { buildTestApp, dialects, type TestApp } from '../../test/helpers/test-app.js';
-import { changeFlags, eventually, flagsFixture, FLAGS } from '../modules/delivery/evaluation/evaluation.fixtures.js';
+import { changeFlags, flagsFixture, FLAGS } from '../modules/delivery/evaluation/evaluation.fixtures.js';
+import { waitFor } from '../../test/helpers/polling.js';
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
@@ -76,7 +77,7 @@ for (const dialect of dialects) {
       const notified = sample(text, 'ensign_config_change_notifications_total{source="notification"}') ?? 0;
       await changeFlags(test, fx, [{ ...FLAGS[0]!, description: 'changed' }]);
       // On PostgreSQL the notification travels through the database.
-      await eventually(async () => sample(await scrape(test), 'ensign_config_change_notifications_total{source="notification"}')! > notified);
+      await waitFor(async () => sample(await scrape(test), 'ensign_config_change_notifications_total{source="notification"}')! > notified);
     });
 
     test('served to loopback clients only, unless a token is set: then to its holders only', async (t) => {

@@ -7,9 +7,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { eventually, startEnsign } from '../e2e/openfeature.fixtures.js';
+import { startEnsign } from '../e2e/openfeature.fixtures.js';
 import { serveStaticSite } from '../helpers/static-site.js';
 import { launchChromium } from './chromium.js';
+import { waitFor } from '../helpers/polling.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -70,9 +71,9 @@ test('the web provider in Chromium: local evaluation, a context change without a
   });
 
   await t.test('a server write arrives through the change stream as CONFIGURATION_CHANGED', async () => {
-    await eventually(() => toEnsign.some((r) => r.startsWith('GET /api/ofrep/v1/events')), 10_000);
+    await waitFor(() => toEnsign.some((r) => r.startsWith('GET /api/ofrep/v1/events')), 10_000);
     await ensign.setFlag({ key: 'dark-mode', value: true });
-    await eventually(async () => (await call<{ type: string }[]>('ensignPage.events()')).some((e) => e.type === 'PROVIDER_CONFIGURATION_CHANGED'), 10_000);
+    await waitFor(async () => (await call<{ type: string }[]>('ensignPage.events()')).some((e) => e.type === 'PROVIDER_CONFIGURATION_CHANGED'), 10_000);
     const changed = (await call<{ type: string; flagsChanged?: string[] }[]>('ensignPage.events()')).find((e) => e.type === 'PROVIDER_CONFIGURATION_CHANGED');
     assert.deepEqual(changed?.flagsChanged, ['dark-mode']);
     assert.equal((await call<Evaluation>('ensignPage.evaluate()')).darkMode, true);
@@ -80,7 +81,7 @@ test('the web provider in Chromium: local evaluation, a context change without a
 
   await t.test('STALE when the server stops; the last document is still served', async () => {
     await ensign.stop();
-    await eventually(async () => (await call<{ type: string }[]>('ensignPage.events()')).some((e) => e.type === 'PROVIDER_STALE'), 15_000);
+    await waitFor(async () => (await call<{ type: string }[]>('ensignPage.events()')).some((e) => e.type === 'PROVIDER_STALE'), 15_000);
     const now = await call<Evaluation>('ensignPage.evaluate()');
     assert.equal(now.status, 'STALE');
     assert.equal(now.darkMode, true);
@@ -91,7 +92,7 @@ test('the web provider in Chromium: local evaluation, a context change without a
     const again = await call<{ source: string }>(`ensignPage.start(${JSON.stringify(ensign.address)}, ${JSON.stringify(ensign.pub)}, { targetingKey: 'visitor-1', plan: 'beta', country: 'NO' })`);
     assert.equal(again.source, 'persisted');
     assert.equal((await call<Evaluation>('ensignPage.evaluate()')).darkMode, true);
-    await eventually(async () => (await call<Evaluation>('ensignPage.evaluate()')).status === 'STALE', 15_000);
+    await waitFor(async () => (await call<Evaluation>('ensignPage.evaluate()')).status === 'STALE', 15_000);
   });
 
   assert.deepEqual(problems, [], 'no page errors');

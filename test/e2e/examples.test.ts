@@ -11,10 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { build } from 'esbuild';
-import { eventually, startEnsign } from './openfeature.fixtures.js';
+import { startEnsign } from './openfeature.fixtures.js';
 import { ROOT } from '../helpers/child-process.js';
 import { serveStaticSite } from '../helpers/static-site.js';
 import { launchChromium } from '../browser/chromium.js';
+import { waitFor } from '../helpers/polling.js';
 
 const EXAMPLES = join(ROOT, 'examples');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -50,7 +51,7 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
-  await eventually(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null, 30_000);
+  await waitFor(() => /listening on http:\/\/127\.0\.0\.1:\d+/.test(out) || child.exitCode !== null, 30_000);
   assert.match(out, /flags from network/);
   const listening = out.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
   assert.ok(listening, `the service did not start:\n${out}`);
@@ -62,8 +63,8 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   assert.equal((await checkout('user=user-1&plan=free')).checkout, 'classic');
 
   await ensign.setFlag({ key: 'dark-mode', value: true });
-  await eventually(async () => (await checkout('user=user-1')).darkMode === true, 10_000);
-  await eventually(() => /changed: dark-mode/.test(out), 5_000);
+  await waitFor(async () => (await checkout('user=user-1')).darkMode === true, 10_000);
+  await waitFor(() => /changed: dark-mode/.test(out), 5_000);
 
   assert.equal((await fetch(`${service}/purchase?user=user-1&amount=12.5`, { method: 'POST' })).status, 202);
   child.kill('SIGTERM');
@@ -111,7 +112,7 @@ test('examples/browser-page, bundled as its build does, decides in Chromium: a p
   assert.deepEqual(toEnsign.slice(before), [], 'no request for a context change');
 
   assert.equal(await page.evaluate('document.body.classList.contains("dark")'), false);
-  await eventually(() => toEnsign.some((p) => p === '/api/ofrep/v1/events'), 10_000);
+  await waitFor(() => toEnsign.some((p) => p === '/api/ofrep/v1/events'), 10_000);
   await ensign.setFlag({ key: 'dark-mode', value: true });
   await page.waitForFunction('document.body.classList.contains("dark")', undefined, { timeout: 10_000 });
   assert.deepEqual(problems, []);

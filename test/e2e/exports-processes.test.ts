@@ -11,6 +11,7 @@ import { Webhook } from 'standardwebhooks';
 import { HOST, receiver } from '../../src/modules/telemetry/exports/exports.fixtures.js';
 import { POSTGRES_URL } from '../helpers/test-app.js';
 import { httpCall as call, scratchDatabase, startServerProcess } from '../helpers/server-processes.js';
+import { waitFor } from '../helpers/polling.js';
 
 const CLIENTS = 8;
 const BATCHES_PER_CLIENT = 40;
@@ -74,17 +75,16 @@ test('one of two processes paused mid-ingestion: every acknowledged event is exp
   assert.ok(acknowledged.size > CLIENTS * BATCHES_PER_CLIENT * EVENTS_PER_BATCH / 2, `most events acknowledged (${acknowledged.size})`);
 
   const exported = new Set<string>();
-  const deadline = Date.now() + 60_000;
   let verified = 0;
-  while (Date.now() < deadline) {
+  // Past the minute the assertion below names what is missing.
+  await waitFor(() => {
     for (; verified < rx.received.length; verified++) {
       const r = rx.received[verified]!;
       const payload = signer.verify(r.body, r.headers) as { events: { id: string }[] };
       for (const e of payload.events) exported.add(e.id);
     }
-    if ([...acknowledged].every((id) => exported.has(id))) break;
-    await sleep(250);
-  }
+    return [...acknowledged].every((id) => exported.has(id));
+  }, 60_000, { intervalMs: 250, what: 'every acknowledged event exported' }).catch(() => undefined);
   const missing = [...acknowledged].filter((id) => !exported.has(id));
   assert.deepEqual(missing, [], `${missing.length} acknowledged events never exported`);
 });

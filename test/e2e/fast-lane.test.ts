@@ -12,10 +12,11 @@ import type { TSchema } from '@sinclair/typebox';
 import { bearer } from '../helpers/fixtures.js';
 import { buildTestApp, dialects, type TestApp } from '../helpers/test-app.js';
 import type { EnvironmentFixture } from '../helpers/delivery-fixtures.js';
-import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../../src/modules/delivery/evaluation/evaluation.fixtures.js';
+import { flagsFixture, revokeKey, storeInvalidConfig } from '../../src/modules/delivery/evaluation/evaluation.fixtures.js';
 import { fastLaneRoute } from '../../src/platform/fast-lane.js';
 import { TOKEN_TYPES, type TokenType } from '../../src/platform/tokens.js';
 import type { FastLaneRouteInfo } from '../../src/platform/fast-lane.js';
+import { waitFor } from '../helpers/polling.js';
 
 const EVALUATE = '/api/v1/evaluate';
 const BULK = '/api/ofrep/v1/evaluate/flags';
@@ -268,7 +269,7 @@ for (const dialect of dialects) {
       // A configuration that cannot be compiled: 500 from either way.
       await storeInvalidConfig(test, fx);
       const sdk = { ...bearer(fx.sdk), ...JSON_HEADERS };
-      await eventually(async () => (await test.app.inject({ method: 'POST', url: EVALUATE, headers: sdk, payload: '{"context":{}}' })).statusCode === 500);
+      await waitFor(async () => (await test.app.inject({ method: 'POST', url: EVALUATE, headers: sdk, payload: '{"context":{}}' })).statusCode === 500);
       await expectSameAnswer(test, base, { name: 'evaluate, invalid config', url: EVALUATE, headers: sdk, body: '{"context":{}}', way: 'lane', status: 500 });
       await expectSameAnswer(test, base, { name: 'OFREP flag, invalid config', url: single('checkout'), headers: sdk, body: '{"context":{}}', way: 'lane', status: 500 });
       await expectSameAnswer(test, base, { name: 'OFREP bulk, invalid config', url: BULK, headers: sdk, body: '{"context":{}}', way: 'lane', status: 500 });

@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { ClientProviderEvents, OpenFeature } from '@openfeature/web-sdk';
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider';
-import { eventually, startEnsign } from './openfeature.fixtures.js';
+import { startEnsign } from './openfeature.fixtures.js';
+import { waitFor } from '../helpers/polling.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -46,7 +47,7 @@ test('the OpenFeature web SDK evaluates Ensign flags through OFREP, polling with
   });
 
   await t.test('polling sends the ETag back and gets 304 while nothing changes', async () => {
-    await eventually(() => exchanges.filter((e) => e.status === 304).length >= 2, 2000);
+    await waitFor(() => exchanges.filter((e) => e.status === 304).length >= 2, 2000);
     const polled = exchanges.filter((e) => e.status === 304);
     assert.ok(polled.every((e) => e.ifNoneMatch?.startsWith('"')));
   });
@@ -55,7 +56,7 @@ test('the OpenFeature web SDK evaluates Ensign flags through OFREP, polling with
     let changed: string[] | undefined;
     client.addHandler(ClientProviderEvents.ConfigurationChanged, (details) => (changed = details?.flagsChanged));
     await ensign.setFlag({ key: 'dark-mode', value: true });
-    const elapsed = await eventually(() => client.getBooleanValue('dark-mode', false) === true, 2000);
+    const elapsed = await waitFor(() => client.getBooleanValue('dark-mode', false) === true, 2000);
     t.diagnostic(`change seen after ${elapsed} ms`);
     assert.deepEqual(changed, ['dark-mode']);
   });
@@ -100,12 +101,12 @@ test('the web provider follows the eventStreams entry: a change arrives as refet
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l))));
   child.stderr.on('data', (d: Buffer) => (stderr += d));
-  await eventually(() => lines.length > 0, 5000).catch(() => assert.fail(`the child did not start: ${stderr}`));
+  await waitFor(() => lines.length > 0, 5000).catch(() => assert.fail(`the child did not start: ${stderr}`));
   assert.deepEqual(lines[0], { what: 'ready', value: false, sse: true });
   await new Promise((r) => setTimeout(r, 300));
 
   const started = Date.now();
   await ensign.setFlag({ key: 'dark-mode', value: true });
-  await eventually(() => lines.some((l) => l.what === 'changed' && l.value === true), 2000);
+  await waitFor(() => lines.some((l) => l.what === 'changed' && l.value === true), 2000);
   t.diagnostic(`change pushed to the web provider after ${Date.now() - started} ms`);
 });

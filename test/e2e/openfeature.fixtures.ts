@@ -65,12 +65,3 @@ export async function startEnsign(t: TestContext): Promise<EnsignServer> {
   };
 }
 
-/** Polls until `check` holds, or fails after `timeoutMs`. */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 3000): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    assert.ok(Date.now() - started < timeoutMs, `not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return Date.now() - started;
-}

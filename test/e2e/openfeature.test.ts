@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { OpenFeature, type Client } from '@openfeature/server-sdk';
 import { OFREPProvider } from '@openfeature/ofrep-provider';
-import { eventually, startEnsign } from './openfeature.fixtures.js';
+import { startEnsign } from './openfeature.fixtures.js';
+import { waitFor } from '../helpers/polling.js';
 
 test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t) => {
   const ensign = await startEnsign(t);
@@ -79,10 +80,10 @@ test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t
 
   await t.test('a change is seen without restarting anything', async () => {
     await ensign.setFlag({ key: 'dark-mode', value: true });
-    const elapsed = await eventually(async () => (await server.getBooleanValue('dark-mode', false, { targetingKey: 'user-1' })) === true, 1000);
+    const elapsed = await waitFor(async () => (await server.getBooleanValue('dark-mode', false, { targetingKey: 'user-1' })) === true, 1000);
     t.diagnostic(`change seen after ${elapsed} ms`);
     await ensign.setFlag({ key: 'checkout', value: 'modern' });
-    await eventually(async () => (await browserKey.getStringValue('checkout', 'fallback', { targetingKey: 'user-3' })) === 'modern', 1000);
+    await waitFor(async () => (await browserKey.getStringValue('checkout', 'fallback', { targetingKey: 'user-3' })) === 'modern', 1000);
   });
 
   await t.test('an unknown key makes evaluations fail to the code default', async () => {

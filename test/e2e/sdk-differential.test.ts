@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { flattenMetadata, toOpenFeature } from '@ensign/engine';
 import { createClient, type EvaluationContext } from '@ensign/sdk';
-import { eventually, startEnsign } from './openfeature.fixtures.js';
+import { startEnsign } from './openfeature.fixtures.js';
+import { waitFor } from '../helpers/polling.js';
 
 /** A small deterministic generator (mulberry32), so a failure names a reproducible case. */
 function random(seed: number) {
@@ -99,7 +100,7 @@ test('the client projection for a pub_ key, a change through the real stream, an
   client.on('changed', ({ keys }) => changed.push(keys));
   const started = Date.now();
   await ensign.setFlag({ key: 'dark-mode', value: true });
-  await eventually(() => changed.length > 0, 3000);
+  await waitFor(() => changed.length > 0, 3000);
   t.diagnostic(`change seen through the stream after ${Date.now() - started} ms`);
   assert.deepEqual(changed[0], ['dark-mode']);
   assert.equal(client.boolean('dark-mode', {}, false), true);

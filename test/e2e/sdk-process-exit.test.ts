@@ -7,8 +7,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { eventually, startEnsign } from './openfeature.fixtures.js';
+import { startEnsign } from './openfeature.fixtures.js';
 import { ROOT } from '../helpers/child-process.js';
+import { waitFor } from '../helpers/polling.js';
 
 const CHILD = `
 import { createClient } from '@ensign/sdk';
@@ -42,7 +43,7 @@ test('a Node process using the SDK exits on its own after close()', async (t) =>
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await eventually(() => /closed /.test(out) || child.exitCode !== null, 60_000);
+  await waitFor(() => /closed /.test(out) || child.exitCode !== null, 60_000);
   // After close() resolved, the process has at most a moment to wind down; 10 s is far more than
   // that and far less than what any leftover (the stream, a poll timer, a socket) would hold it.
   const stillRunning = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -9,6 +9,7 @@ import { inTransaction } from '../../src/db/transaction.js';
 import type { FlagDefinition } from '@ensign/engine';
 import { bearer, createApp, createKey, signUp } from './fixtures.js';
 import { createConfigStateStore, type EnvironmentTarget, type FlagRecord } from '../../src/modules/core/config/index.js';
+import { waitFor } from './polling.js';
 
 export interface EnvironmentFixture {
   target: EnvironmentTarget;
@@ -63,13 +64,11 @@ export function getConfig(app: FastifyInstance, token: string, headers: Record<s
 
 /** Polls `app` until it serves a version above `than`; returns the response and how long it took. */
 export async function waitForVersionAbove(app: FastifyInstance, token: string, than: number, timeoutMs = 3000): Promise<{ res: LightMyRequestResponse; elapsedMs: number }> {
-  const started = Date.now();
-  for (;;) {
-    const res = await getConfig(app, token);
+  let res!: LightMyRequestResponse;
+  const elapsedMs = await waitFor(async () => {
+    res = await getConfig(app, token);
     assert.equal(res.statusCode, 200, res.body);
-    const elapsedMs = Date.now() - started;
-    if (res.json().version > than) return { res, elapsedMs };
-    assert.ok(elapsedMs < timeoutMs, `still version ${res.json().version} after ${elapsedMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return res.json().version > than;
+  }, timeoutMs, { intervalMs: 25, what: `a version above ${than}` });
+  return { res, elapsedMs };
 }

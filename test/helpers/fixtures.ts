@@ -138,11 +138,5 @@ export async function insertCliToken(db: Kysely<Database>, userId: string, optio
   return issued.token;
 }
 
-/** A clock the test moves by hand. */
-export function manualClock(start = Date.now()) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
-}
-
 export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;

@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.js';
 import { DEFAULT_HTTP_SETTINGS, DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import type { DialectName } from '../../src/db/dialect.js';
+import { watchDeclaredErrors } from './declared-errors.js';
 import { copyPostgresTemplate, copySqliteTemplate, dropPostgresDatabase } from './template-databases.js';
 
 export const POSTGRES_URL = process.env.ENSIGN_TEST_POSTGRES_URL;
@@ -115,6 +116,7 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
   const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now, consoleDir: options.consoleDir });
   options.routes?.(app, database);
+  const undeclaredErrors = watchDeclaredErrors(app);
   try {
     await app.ready();
   } catch (err) {
@@ -128,6 +130,8 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
     await app.close();
     await database.handle.close();
     await database.drop();
+    const undeclared = undeclaredErrors();
+    if (undeclared.length > 0) throw new Error(`routes answered codes their schemas do not list (add them to errorResponses):\n${undeclared.join('\n')}`);
   });
   return { app, database, logs: () => captured };
 }

@@ -5,14 +5,10 @@ import {
   ErrorCode, GeneralError, OpenFeatureEventEmitter, ProviderEvents, ProviderFatalError,
   type EvaluationContext, type JsonValue, type Provider, type ResolutionDetails, type TrackingEventDetails,
 } from '@openfeature/server-sdk';
-import { createClient, EnsignError, openFeatureDetails, watchProviderStatus, type ClientOptions, type EnsignClient, type FlagType } from '@ensign/sdk';
+import { createClient, providerCore, type EnsignClient, type FlagType, type ProviderCore, type ProviderOptions } from '@ensign/sdk';
 
-export interface EnsignProviderOptions extends ClientOptions {
-  /** How long initialize() waits for a first configuration (default 5,000 ms). */
-  readyTimeoutMs?: number;
-  /** How long the provider stays STALE before it reports ERROR (default 30,000 ms). */
-  errorGracePeriodMs?: number;
-}
+/** The client's options, readyTimeoutMs (default 5,000 ms) and errorGracePeriodMs (default 30,000 ms). */
+export type EnsignProviderOptions = ProviderOptions;
 
 export class EnsignServerProvider implements Provider {
   readonly metadata = { name: 'ensign' } as const;
@@ -20,31 +16,24 @@ export class EnsignServerProvider implements Provider {
   readonly events = new OpenFeatureEventEmitter();
   /** The SDK client under the provider (its events, eventStats(), flush()). */
   readonly client: EnsignClient;
-  private readonly watcher: ReturnType<typeof watchProviderStatus>;
-  private closed: Promise<void> | null = null;
+  private readonly core: ProviderCore;
 
-  constructor(private readonly options: EnsignProviderOptions) {
+  constructor(options: EnsignProviderOptions) {
     // An application served through OpenFeature gets no persisted copy by default (a server has no
     // localStorage); pass `store: fileStore(…)` from @ensign/sdk/file-store for one.
     this.client = createClient({ store: null, ...options });
-    this.watcher = watchProviderStatus(this.client, (signal) => {
+    this.core = providerCore(this.client, options, (signal) => {
       if (signal.event === 'ready') this.events.emit(ProviderEvents.Ready);
       else if (signal.event === 'stale') this.events.emit(ProviderEvents.Stale, { message: signal.message });
       else if (signal.event === 'changed') this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
       else this.events.emit(ProviderEvents.Error, { message: signal.message, errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL });
-    }, options.errorGracePeriodMs ?? 30_000);
+    });
   }
 
   /** Resolves once a configuration is served; throws ProviderFatalError for a refused key and
    * GeneralError when none arrived within readyTimeoutMs. */
   async initialize(): Promise<void> {
-    try {
-      await this.client.ready({ timeoutMs: this.options.readyTimeoutMs });
-    } catch (error) {
-      if (error instanceof EnsignError && error.fatal) throw new ProviderFatalError(error.message);
-      throw new GeneralError(error instanceof Error ? error.message : String(error));
-    }
-    this.watcher.started();
+    await this.core.initialize({ fatal: (message) => new ProviderFatalError(message), general: (message) => new GeneralError(message) });
   }
 
   resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
@@ -71,14 +60,10 @@ export class EnsignServerProvider implements Provider {
 
   /** Flushes the events and closes the client; idempotent. */
   onClose(): Promise<void> {
-    this.closed ??= (async () => {
-      this.watcher.stop();
-      await this.client.close();
-    })();
-    return this.closed;
+    return this.core.close();
   }
 
   private resolve<T>(flagKey: string, defaultValue: T, context: EvaluationContext, type: FlagType): ResolutionDetails<T> {
-    return openFeatureDetails(this.client, flagKey, defaultValue, context as Record<string, unknown>, type) as ResolutionDetails<T>;
+    return this.core.resolve(flagKey, defaultValue, context, type) as ResolutionDetails<T>;
   }
 }

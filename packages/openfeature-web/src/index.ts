@@ -6,14 +6,10 @@ import {
   ClientProviderEvents, ErrorCode, GeneralError, OpenFeatureEventEmitter, ProviderFatalError,
   type EvaluationContext, type JsonValue, type Provider, type ResolutionDetails, type TrackingEventDetails,
 } from '@openfeature/web-sdk';
-import { createClient, EnsignError, openFeatureDetails, watchProviderStatus, type ClientOptions, type EnsignClient, type FlagType } from '@ensign/sdk';
+import { createClient, providerCore, type EnsignClient, type FlagType, type ProviderCore, type ProviderOptions } from '@ensign/sdk';
 
-export interface EnsignWebProviderOptions extends ClientOptions {
-  /** How long initialize() waits for a first configuration (default 5,000 ms). */
-  readyTimeoutMs?: number;
-  /** How long the provider stays STALE before it reports ERROR (default 30,000 ms). */
-  errorGracePeriodMs?: number;
-}
+/** The client's options, readyTimeoutMs (default 5,000 ms) and errorGracePeriodMs (default 30,000 ms). */
+export type EnsignWebProviderOptions = ProviderOptions;
 
 export class EnsignWebProvider implements Provider {
   readonly metadata = { name: 'ensign' } as const;
@@ -21,27 +17,20 @@ export class EnsignWebProvider implements Provider {
   readonly events = new OpenFeatureEventEmitter();
   /** The SDK client under the provider. */
   readonly client: EnsignClient;
-  private readonly watcher: ReturnType<typeof watchProviderStatus>;
-  private closed: Promise<void> | null = null;
+  private readonly core: ProviderCore;
 
-  constructor(private readonly options: EnsignWebProviderOptions) {
+  constructor(options: EnsignWebProviderOptions) {
     this.client = createClient(options);
-    this.watcher = watchProviderStatus(this.client, (signal) => {
+    this.core = providerCore(this.client, options, (signal) => {
       if (signal.event === 'ready') this.events.emit(ClientProviderEvents.Ready);
       else if (signal.event === 'stale') this.events.emit(ClientProviderEvents.Stale, { message: signal.message });
       else if (signal.event === 'changed') this.events.emit(ClientProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
       else this.events.emit(ClientProviderEvents.Error, { message: signal.message, errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL });
-    }, options.errorGracePeriodMs ?? 30_000);
+    });
   }
 
   async initialize(): Promise<void> {
-    try {
-      await this.client.ready({ timeoutMs: this.options.readyTimeoutMs });
-    } catch (error) {
-      if (error instanceof EnsignError && error.fatal) throw new ProviderFatalError(error.message);
-      throw new GeneralError(error instanceof Error ? error.message : String(error));
-    }
-    this.watcher.started();
+    await this.core.initialize({ fatal: (message) => new ProviderFatalError(message), general: (message) => new GeneralError(message) });
   }
 
   /** Evaluation is local, so a new context needs nothing from the server. */
@@ -68,14 +57,10 @@ export class EnsignWebProvider implements Provider {
   }
 
   onClose(): Promise<void> {
-    this.closed ??= (async () => {
-      this.watcher.stop();
-      await this.client.close();
-    })();
-    return this.closed;
+    return this.core.close();
   }
 
   private resolve<T>(flagKey: string, defaultValue: T, context: EvaluationContext, type: FlagType): ResolutionDetails<T> {
-    return openFeatureDetails(this.client, flagKey, defaultValue, context as Record<string, unknown>, type) as ResolutionDetails<T>;
+    return this.core.resolve(flagKey, defaultValue, context, type) as ResolutionDetails<T>;
   }
 }

@@ -4,11 +4,12 @@ import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
-import { principalScope, type UserPrincipal } from '../../../platform/principal.js';
+import { IdempotencyKeyHeaders, type IdempotencyService } from '../../../platform/idempotency.js';
+import type { UserPrincipal } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
 import type { AppsService } from './apps.service.js';
 import { CreateAppBody, CreateAppResponse, ListAppsResponse, ListEnvsQuery, ListEnvsResponse, SetPolicyBody, SetPolicyResponse } from './apps.schemas.js';
+import { runIdempotent } from '../../../platform/idempotent-route.js';
 
 export interface AppsRouteDeps {
   db: Kysely<Database>;
@@ -34,14 +35,10 @@ export const appsRoutes: FastifyPluginAsyncTypebox<AppsRouteDeps> = async (app, 
       response: { 201: CreateAppResponse, ...errorResponses(400, 'idempotency_key_required', 401, 404, 'slug_conflict', ...IDEMPOTENCY_ERRORS, 'app_quota_exceeded') },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request) as UserPrincipal;
-    const key = idempotencyKeyOf(request, { required: true });
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/apps`, key, request: request.body }, async (trx) => ({
-      statusCode: 201,
-      body: await apps.create(trx, principal, request.body, sourceOf(request)),
-      containsSecrets: true,
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: request.body, statusCode: 201, keyRequired: true, containsSecrets: true,
+      work: (trx, principal) => apps.create(trx, principal as UserPrincipal, request.body, sourceOf(request)),
+    });
   });
 
   app.get('/api/v1/envs', {

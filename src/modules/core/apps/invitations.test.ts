@@ -7,14 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation, insertCliToken, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 import { journalOf } from '../flags/flags.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
-
-function clockAt(start: number) {
-  let t = start;
-  return { now: () => t, set: (ms: number) => void (t = ms) };
-}
 
 function client(app: FastifyInstance, appId: string) {
   return {
@@ -31,7 +27,7 @@ function client(app: FastifyInstance, appId: string) {
 for (const dialect of dialects) {
   describe(`invitations on ${dialect}`, () => {
     test('the same 202 for an address with and without an account; membership starts on acceptance; journaled without addresses', async (t) => {
-      const clock = clockAt(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const owner = await userWithApp(app);
       const known = await signUp(app, 'known@example.com');
@@ -81,7 +77,7 @@ for (const dialect of dialects) {
     });
 
     test('an invitation is found only by its invitee: another user, a second accept, a declined or revoked one is 404', async (t) => {
-      const clock = clockAt(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const owner = await userWithApp(app);
       const bob = await signUp(app);
@@ -113,7 +109,7 @@ for (const dialect of dialects) {
     });
 
     test('invitations expire after 7 days (the injected clock); a second invite renews one (same id, new role, 7 more days)', async (t) => {
-      const clock = clockAt(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const owner = await userWithApp(app);
       const bob = await signUp(app);
@@ -149,7 +145,7 @@ for (const dialect of dialects) {
     });
 
     test('owners list and revoke invitations; everyone else is refused; the invitee side needs a full login token', async (t) => {
-      const clock = clockAt(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const owner = await userWithApp(app);
       const other = await userWithApp(app);

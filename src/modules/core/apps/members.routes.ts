@@ -5,13 +5,13 @@ import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
-import { principalScope } from '../../../platform/principal.js';
+import { type IdempotencyService } from '../../../platform/idempotency.js';
 import { sourceOf } from '../journal/index.js';
 import type { InvitationsService } from './invitations.service.js';
 import { InvitationResponse } from './invitations.schemas.js';
 import type { MembersService } from './members.service.js';
 import { AddMemberBody, AppParams, ListMembersResponse, MemberParams, MemberResponse, SetRoleBody } from './apps.schemas.js';
+import { runIdempotent } from '../../../platform/idempotent-route.js';
 
 export interface MembersRouteDeps {
   db: Kysely<Database>;
@@ -44,14 +44,11 @@ export const membersRoutes: FastifyPluginAsyncTypebox<MembersRouteDeps> = async 
       response: { 202: InvitationResponse, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'invitation_exists', 'member_exists', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: false });
     const { appId } = request.params;
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/apps/${appId}/members`, key, request: request.body }, async (trx) => ({
-      statusCode: 202,
-      body: { invitation: await invitations.invite(trx, principal, appId, request.body, sourceOf(request)) },
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: { appId, body: request.body }, statusCode: 202,
+      work: async (trx, principal) => ({ invitation: await invitations.invite(trx, principal, appId, request.body, sourceOf(request)) }),
+    });
   });
 
   app.patch('/api/v1/apps/:appId/members/:userId', {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../app.js';
 import { buildTestApp, dialects, testConfig } from '../../../../test/helpers/test-app.js';
-import { assertContainsNone, call, createApp, expectError, expectValidation, insertCliToken, manualClock, MINUTE, signUp } from '../../../../test/helpers/fixtures.js';
+import { assertContainsNone, call, createApp, expectError, expectValidation, insertCliToken, MINUTE, signUp } from '../../../../test/helpers/fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const PASSWORD = 'correct horse battery';
 const login = (app: FastifyInstance, payload: unknown, headers: Record<string, string> = {}) =>
@@ -104,7 +105,7 @@ for (const dialect of dialects) {
     });
 
     test('two app instances on one database share the limit (the counts live in the database), and it ends with its window', async (t) => {
-      const clock = manualClock();
+      const clock = testClock(Date.now());
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const otherHandle = database.open();
       const other = await buildApp({ db: otherHandle.db, dbHandle: otherHandle, notifyChannel: database.pgSchema, config: testConfig(), now: clock.now });

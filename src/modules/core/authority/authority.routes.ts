@@ -31,7 +31,9 @@ export const authorityRoutes: FastifyPluginAsyncTypebox<{ authority: AuthoritySe
     schema: {
       tags: ['authority'], operationId: 'proposeChange', summary: 'Propose a configuration change: validated and previewed now, immutable', security,
       body: ProposeBody,
-      response: { 200: ProposeResponse, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'version_conflict', 'flag_exists', 'flag_quota_exceeded') },
+      // A proposal previews its change through the change kind that owns it (flags, experiments, layers,
+      // holdouts, rollouts), so it answers what that preview refuses.
+      response: { 200: ProposeResponse, ...errorResponses(400, 401, 403, 'capability_missing', 404, 'version_conflict', 'flag_exists', 'plan_conflict', 'invalid_transition', 'recommendation_mismatch', 'flag_quota_exceeded') },
     },
   }, async (request) => ({ proposal: await authority.propose(principalOf(request), request.body as Parameters<AuthorityService['propose']>[1]) }));
 
@@ -59,7 +61,7 @@ export const authorityRoutes: FastifyPluginAsyncTypebox<{ authority: AuthoritySe
     schema: {
       tags: ['authority'], operationId: 'approveProposal', summary: 'Approve a proposal (not your own); immutable evidence', security,
       body: ApproveBody,
-      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'capability_missing', 'self_approval_forbidden', 404, 'proposal_closed', 'proposal_expired') },
+      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'capability_missing', 'self_approval_forbidden', 404, 'proposal_closed', 'proposal_expired', 'digest_mismatch') },
     },
   }, async (request) => ({ approval: await authority.approve(principalOf(request), request.body) }));
 

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { buildApp } from '../../../app.js';
 import { buildTestApp, createTestDatabase, dialects, testConfig } from '../../../../test/helpers/test-app.js';
-import { addMember, call, expectError, expectValidation, manualClock, signUp } from '../../../../test/helpers/fixtures.js';
+import { addMember, call, expectError, expectValidation, signUp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 import { authorityClient, twoPeople } from './authority.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 for (const dialect of dialects) {
   describe(`authority workflow on ${dialect}`, () => {
@@ -114,7 +115,7 @@ for (const dialect of dialects) {
     });
 
     test('stale and expired proposals are refused (409) and change nothing', async (t) => {
-      const clock = manualClock();
+      const clock = testClock(Date.now());
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await twoPeople(app);
       const prod = flagsClient(app, s.alice.token, s.appId, 'prod');
@@ -195,7 +196,7 @@ for (const dialect of dialects) {
     });
 
     test('scoped tokens: minted by a login token only, limited to their apps, environments, capabilities and lifetime', async (t) => {
-      const clock = manualClock();
+      const clock = testClock(Date.now());
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await twoPeople(app);
       const au = authorityClient(app, s.appId, 'dev');

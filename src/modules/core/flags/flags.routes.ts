@@ -1,18 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import type { Executor } from '../../../db/transaction.js';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService, type StoredResponse } from '../../../platform/idempotency.js';
+import { IdempotencyKeyHeaders, type IdempotencyService } from '../../../platform/idempotency.js';
 import { validationError } from '../../../platform/errors.js';
 import { nowIso } from '../../../platform/ids.js';
-import { principalScope, type Principal } from '../../../platform/principal.js';
 import { sourceOf } from '../journal/index.js';
 import type { FlagsService } from './flags.service.js';
-import {
-  BulkApplyBody, BulkApplyResponse, DeleteFlagQuery, DeleteFlagResponse, LegacyBulkBody, LegacyBulkResponse,
-  ListFlagsQuery, ListFlagsResponse, PatchFlagBody, PatchFlagResponse,
-} from './flags.schemas.js';
+import { BulkApplyBody, BulkApplyResponse, DeleteFlagQuery, DeleteFlagResponse, LegacyBulkBody, LegacyBulkResponse, ListFlagsQuery, ListFlagsResponse, PatchFlagBody, PatchFlagResponse } from './flags.schemas.js';
+import { replayedAnswer, runIdempotent } from '../../../platform/idempotent-route.js';
 
 export interface FlagsRouteDeps {
   flags: FlagsService;
@@ -46,20 +41,6 @@ function decodeFlagCursor(cursor: string | undefined, q: string | undefined): st
 const management = { auth: { allow: ['cli', 'admin'] as ('cli' | 'admin')[] } };
 
 export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app, { flags, idempotency }) => {
-  /**
-   * Every mutation goes through the idempotency records (scoped to the caller and the route): with a
-   * key, a retried toggle or bulk apply replays its first answer instead of applying twice; without
-   * one it is simply one transaction.
-   */
-  function mutation(request: FastifyRequest, route: string, fingerprint: unknown, options: { bodyField?: string }, work: (trx: Executor, principal: Principal, key: string | null) => Promise<unknown>) {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: false, bodyField: options.bodyField });
-    return idempotency.run({ scope: `${principalScope(principal)}:${route}`, key, request: fingerprint }, async (trx): Promise<StoredResponse> => ({
-      statusCode: 200,
-      body: await work(trx, principal, key),
-    }));
-  }
-
   app.get('/api/v1/flags', {
     config: management,
     schema: {
@@ -84,8 +65,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       response: { 200: PatchFlagResponse, ...errorResponses(400, 'rollout_variants_exclusive', 401, 403, 'approval_required', 404, 'version_conflict', 'flag_exists', ...IDEMPOTENCY_ERRORS, 'flag_quota_exceeded') },
     },
   }, async (request, reply) => {
-    const result = await mutation(request, 'PATCH /api/v1/flags', request.body, {}, (trx, principal) => flags.patch(trx, principal, request.body, sourceOf(request)));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, { fingerprint: request.body, statusCode: 200, work: (trx, principal) => flags.patch(trx, principal, request.body, sourceOf(request)) });
   });
 
   app.delete('/api/v1/flags', {
@@ -97,8 +77,7 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       response: { 200: DeleteFlagResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const result = await mutation(request, 'DELETE /api/v1/flags', request.query, {}, (trx, principal) => flags.remove(trx, principal, request.query, sourceOf(request)));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, { fingerprint: request.query, statusCode: 200, work: (trx, principal) => flags.remove(trx, principal, request.query, sourceOf(request)) });
   });
 
   app.patch('/api/v1/flags/bulk', {
@@ -112,14 +91,10 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
   }, async (request, reply) => {
     // The key is where the request is stored, not part of what it asks: header and body forms match.
     const { idempotencyKey: _key, ...input } = request.body;
-    const result = await mutation(request, 'PATCH /api/v1/flags/bulk', input, { bodyField: 'idempotencyKey' }, async (trx, principal, key) => ({
-      ...(await flags.bulkApply(trx, principal, input)),
-      replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() },
-    }));
-    // The stored answer is the first one; a replay says so in its replay metadata.
-    const body = result.response.body as { replay: { replayed: boolean } };
-    if (result.replayed) body.replay = { ...body.replay, replayed: true };
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: input, statusCode: 200, bodyField: 'idempotencyKey', replayed: replayedAnswer,
+      work: async (trx, principal, key) => ({ ...(await flags.bulkApply(trx, principal, input)), replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() } }),
+    });
   });
 
   app.post('/api/v1/flags/bulk', {
@@ -131,10 +106,12 @@ export const flagsRoutes: FastifyPluginAsyncTypebox<FlagsRouteDeps> = async (app
       response: { 200: LegacyBulkResponse, ...errorResponses(400, 'rollout_variants_exclusive', 401, 403, 'approval_required', 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const result = await mutation(request, 'POST /api/v1/flags/bulk', request.body, {}, async (trx, principal) => {
-      const applied = await flags.bulkApply(trx, principal, request.body);
-      return { version: applied.version, updated: applied.updated };
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: request.body, statusCode: 200,
+      work: async (trx, principal) => {
+        const applied = await flags.bulkApply(trx, principal, request.body);
+        return { version: applied.version, updated: applied.updated };
+      },
     });
-    return sendStored(reply, result);
   });
 };

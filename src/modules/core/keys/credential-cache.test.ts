@@ -8,19 +8,20 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { createJournalService } from '../journal/index.js';
 import { createCredentialCache } from './credential-cache.js';
 import { createKeysService } from './keys.service.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const known: CredentialResolution = { ok: true, principal: { type: 'sdk', appId: 'app_1', envId: 'env_1', env: 'prod', keyId: 'key_1', fingerprint: 'f' } };
 
 describe('credential cache', () => {
   test('an unknown token is answered from memory until its short lifetime ends', () => {
-    let now = 0;
-    const cache = createCredentialCache({ unknownTtlMs: 5000, now: () => now });
+    const clock = testClock(0);
+    const cache = createCredentialCache({ unknownTtlMs: 5000, now: clock.now });
     assert.equal(cache.get('sdk_made_up'), undefined);
     cache.setUnknown('sdk_made_up');
     assert.deepEqual(cache.get('sdk_made_up'), { ok: false, reason: 'invalid' });
-    now = 4999;
+    clock.set(4999);
     assert.deepEqual(cache.get('sdk_made_up'), { ok: false, reason: 'invalid' });
-    now = 5000;
+    clock.set(5000);
     assert.equal(cache.get('sdk_made_up'), undefined, 'asked of the database again after the lifetime');
   });
 
@@ -50,9 +51,9 @@ for (const dialect of dialects) {
         },
         transformResult: async (args) => args.result,
       });
-      let now = 1_000_000;
+      const clock = testClock(1_000_000);
       // Resolution needs neither the journal nor app access.
-      const keys = createKeysService(counting, createJournalService(counting), {} as AppAccess, { now: () => now });
+      const keys = createKeysService(counting, createJournalService(counting), {} as AppAccess, { now: clock.now });
       const token = `sdk_${'x'.repeat(43)}`;
       const first = await Promise.all(Array.from({ length: 20 }, async () => keys.resolve(token, 'sdk')));
       assert.equal(reads, 1, 'twenty concurrent asks, one read');
@@ -63,7 +64,7 @@ for (const dialect of dialects) {
         assert.deepEqual(again, { ok: false, reason: 'invalid' });
       }
       assert.equal(reads, 1);
-      now += 5000;
+      clock.advance(5000);
       const later = keys.resolve(token, 'sdk');
       assert.ok(later instanceof Promise, 'read again once forgotten');
       // Awaited before the database closes: a read left running would outlive the test.

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { IdempotencyKeyHeaders, idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
-import { principalScope } from '../../../platform/principal.js';
+import { IdempotencyKeyHeaders, type IdempotencyService } from '../../../platform/idempotency.js';
 import { sourceOf } from '../journal/index.js';
 import type { KeysService } from './keys.service.js';
 import { CreateKeyBody, CreateKeyResponse, ListKeysQuery, ListKeysResponse, RevokeKeyBody, RevokeKeyQuery, RevokeKeyResponse } from './keys.schemas.js';
+import { runIdempotent } from '../../../platform/idempotent-route.js';
 
 export interface KeysRouteDeps {
   keys: KeysService;
@@ -33,14 +33,10 @@ export const keysRoutes: FastifyPluginAsyncTypebox<KeysRouteDeps> = async (app, 
       response: { 201: CreateKeyResponse, ...errorResponses(400, 'idempotency_key_required', 401, 403, 404, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: true });
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/keys`, key, request: request.body }, async (trx) => ({
-      statusCode: 201,
-      body: { key: await keys.create(trx, principal, request.body, sourceOf(request)) },
-      containsSecrets: true,
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: request.body, statusCode: 201, keyRequired: true, containsSecrets: true,
+      work: async (trx, principal) => ({ key: await keys.create(trx, principal, request.body, sourceOf(request)) }),
+    });
   });
 
   app.patch('/api/v1/keys', {

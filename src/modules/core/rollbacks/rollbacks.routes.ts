@@ -2,11 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { IdempotencyKeyHeaders } from '../../../platform/idempotency-http.js';
 import { principalOf } from '../../../platform/authenticate.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
+import { type IdempotencyService } from '../../../platform/idempotency.js';
 import { nowIso } from '../../../platform/ids.js';
-import { principalScope } from '../../../platform/principal.js';
 import type { RollbacksService } from './rollbacks.service.js';
 import { RollbackApplyBody, RollbackApplyResponse, RollbackPlanBody, RollbackPlanResponse } from './rollbacks.schemas.js';
+import { replayedAnswer, runIdempotent } from '../../../platform/idempotent-route.js';
 
 export interface RollbacksRouteDeps {
   rollbacks: RollbacksService;
@@ -21,7 +21,7 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
     schema: {
       tags: ['rollbacks'], operationId: 'planRollback', summary: 'Deterministic plan restoring a retained version (within a scope); changes nothing', security: [{ bearer: [] }],
       body: RollbackPlanBody,
-      response: { 200: RollbackPlanResponse, ...errorResponses(400, 'rollback_invalid', 401, 403, 404, 'plan_conflict') },
+      response: { 200: RollbackPlanResponse, ...errorResponses(400, 'rollback_invalid', 401, 403, 404, 'version_conflict', 'plan_conflict') },
     },
   }, async (request) => ({ plan: await rollbacks.plan(principalOf(request), request.body) }));
 
@@ -34,16 +34,11 @@ export const rollbacksRoutes: FastifyPluginAsyncTypebox<RollbacksRouteDeps> = as
       response: { 200: RollbackApplyResponse, ...errorResponses(400, 'rollback_invalid', 'idempotency_key_required', 401, 403, 'approval_required', 404, 'plan_conflict', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: true, bodyField: 'idempotencyKey' })!;
     // The key is where the request is stored, not part of what it asks: header and body forms match.
     const { idempotencyKey: _key, ...input } = request.body;
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/rollbacks/apply`, key, request: input }, async (trx) => ({
-      statusCode: 200,
-      body: { ...(await rollbacks.apply(trx, principal, input)), replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() } },
-    }));
-    const body = result.response.body as { replay: { replayed: boolean } };
-    if (result.replayed) body.replay = { ...body.replay, replayed: true };
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: input, statusCode: 200, keyRequired: true, bodyField: 'idempotencyKey', replayed: replayedAnswer,
+      work: async (trx, principal, key) => ({ ...(await rollbacks.apply(trx, principal, input)), replay: { idempotencyKey: key, replayed: false, firstAppliedAt: nowIso() } }),
+    });
   });
 };

@@ -9,7 +9,8 @@ import { bearer } from '../../../../test/helpers/fixtures.js';
 import { getConfig } from '../../../../test/helpers/delivery-fixtures.js';
 import { compileFlagSet, type FlagDefinition } from '@ensign/engine';
 import { bulk, byKey, single } from '../ofrep/ofrep.fixtures.js';
-import { changeFlags, eventually, evaluate, FLAGS, flagsFixture } from './evaluation.fixtures.js';
+import { changeFlags, evaluate, FLAGS, flagsFixture } from './evaluation.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 const OFF = { checkout: 'off', limit: 0, banner: { text: 'off' } } as const;
 
@@ -21,7 +22,7 @@ for (const dialect of dialects) {
       const enabledVersion = (await getConfig(test.app, fx.sdk)).json().version;
       // checkout has an override and a rule, limit a rollout, banner variants: all disabled.
       await changeFlags(test, fx, (Object.keys(OFF) as (keyof typeof OFF)[]).map((key) => ({ ...FLAGS.find((f) => f.key === key)!, enabled: false, offValue: OFF[key] })));
-      await eventually(async () => (await getConfig(test.app, fx.sdk)).json().version >= enabledVersion + 3);
+      await waitFor(async () => (await getConfig(test.app, fx.sdk)).json().version >= enabledVersion + 3);
       const contexts = [{}, { targetingKey: 'user-vip' }, { targetingKey: 'u-1', plan: 'beta', country: 'NO' }, { targetingKey: 'u-2' }];
 
       for (const context of contexts) {
@@ -79,7 +80,7 @@ for (const dialect of dialects) {
 
       // Enabled again, the targeting is back.
       await changeFlags(test, fx, [{ ...FLAGS.find((f) => f.key === 'checkout')!, enabled: true }]);
-      await eventually(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'checkout', context: { targetingKey: 'user-vip' } })).json().value === 'vip');
+      await waitFor(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'checkout', context: { targetingKey: 'user-vip' } })).json().value === 'vip');
       const doc = (await getConfig(test.app, fx.sdk)).json().doc;
       assert.equal(doc.flags.checkout.value, 'classic');
       assert.deepEqual(doc.overrides.checkout, { 'user-vip': 'vip' });

@@ -92,12 +92,3 @@ export async function revokeKey(app: FastifyInstance, fx: EnvironmentFixture, to
   assert.equal(res.statusCode, 200, res.body);
 }
 
-/** Polls until `check` holds (changes reach a process within a second). */
-export async function eventually(check: () => Promise<boolean>, timeoutMs = 3000): Promise<number> {
-  const started = Date.now();
-  while (!(await check())) {
-    assert.ok(Date.now() - started < timeoutMs, `not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return Date.now() - started;
-}

@@ -4,9 +4,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
-import {
-  changeFlags, evaluate, eventually, expectLegacyError, FLAG_KEYS, flagsFixture, revokeKey, storeInvalidConfig,
-} from './evaluation.fixtures.js';
+import { changeFlags, evaluate, expectLegacyError, FLAG_KEYS, flagsFixture, revokeKey, storeInvalidConfig } from './evaluation.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 const DETAIL_FIELDS = ['key', 'value', 'variant', 'reason', 'ruleId', 'errorCode', 'errorMessage', 'origin', 'fallbackClass', 'version', 'flagMetadata'];
 
@@ -97,7 +96,7 @@ for (const dialect of dialects) {
       const fx = await flagsFixture(test);
       const before = (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).json();
       await changeFlags(test, fx, [{ key: 'dark-mode', type: 'bool', value: true }]);
-      await eventually(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).json().value === true, 1000);
+      await waitFor(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).json().value === true, 1000);
       const after = (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).json();
       assert.equal(after.version, before.version + 1);
     });
@@ -170,7 +169,7 @@ for (const dialect of dialects) {
       const test = await buildTestApp(t, { dialect, captureLogs: true });
       const fx = await flagsFixture(test);
       await storeInvalidConfig(test, fx);
-      await eventually(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).statusCode === 500, 1000);
+      await waitFor(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'dark-mode', context: {} })).statusCode === 500, 1000);
       const res = await evaluate(test.app, fx.sdk, { context: {} });
       expectLegacyError(res, 500, 'CONFIG_INVALID');
       assert.doesNotMatch(res.body, /nope|stack|select/i, 'no internals in the body');

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { AppError } from '../../../platform/errors.js';
 import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
 import { createSyncMeter, monthKeyOf, nextMonthStartOf } from './sync-meter.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const subject = { envId: 'env_meter', appId: 'app_meter' };
 
@@ -52,8 +53,8 @@ for (const dialect of dialects) {
         await database.handle.close();
         await database.drop();
       });
-      let now = Date.parse('2026-11-30T23:59:58.000Z');
-      const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 2, now: () => now, flushIntervalMs: 60_000 });
+      const clock = testClock(Date.parse('2026-11-30T23:59:58.000Z'));
+      const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 2, now: clock.now, flushIntervalMs: 60_000 });
       t.after(() => meter.close());
 
       assert.deepEqual(await meter.admit(subject), { limit: 2, remaining: 1 });
@@ -63,7 +64,7 @@ for (const dialect of dialects) {
       assert.equal(over.legacyCode, 'MONTHLY_CONFIG_SYNC_QUOTA_EXCEEDED');
       assert.equal(over.headers?.['retry-after'], '2');
 
-      now = Date.parse('2026-12-01T00:00:00.500Z');
+      clock.set(Date.parse('2026-12-01T00:00:00.500Z'));
       assert.deepEqual(meter.admit(subject), { limit: 2, remaining: 1 }, 'a new month');
       await meter.flush();
       const rows = await database.handle.db.selectFrom('config_sync_counts').select(['month', 'count']).where('env_id', '=', subject.envId).orderBy('month').execute();

@@ -5,8 +5,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { createKey } from '../../../../test/helpers/fixtures.js';
-import { changeFlags, CLIENT_KEYS, eventually, FLAG_KEYS, flagsFixture, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
+import { changeFlags, CLIENT_KEYS, FLAG_KEYS, flagsFixture, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
 import { bulk, byKey, expectOfrepError, OFREP } from './ofrep.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 for (const dialect of dialects) {
   describe(`OFREP bulk evaluation on ${dialect}`, () => {
@@ -62,7 +63,7 @@ for (const dialect of dialects) {
       assert.equal(otherCredential.statusCode, 200, 'a tag is bound to the credential');
 
       await changeFlags(test, fx, [{ key: 'dark-mode', type: 'bool', value: true, clientEnabled: true }]);
-      await eventually(async () => (await bulk(test.app, { context }, { token: fx.pub, headers: { 'if-none-match': etag } })).statusCode === 200, 1000);
+      await waitFor(async () => (await bulk(test.app, { context }, { token: fx.pub, headers: { 'if-none-match': etag } })).statusCode === 200, 1000);
       const changed = await bulk(test.app, { context }, { token: fx.pub, headers: { 'if-none-match': etag } });
       assert.equal(byKey(changed)['dark-mode']!.value, true);
     });
@@ -95,7 +96,7 @@ for (const dialect of dialects) {
       const test = await buildTestApp(t, { dialect, captureLogs: true });
       const fx = await flagsFixture(test);
       await storeInvalidConfig(test, fx);
-      await eventually(async () => (await bulk(test.app, { context: {} }, { token: fx.sdk })).statusCode === 500, 1000);
+      await waitFor(async () => (await bulk(test.app, { context: {} }, { token: fx.sdk })).statusCode === 500, 1000);
       expectOfrepError(await bulk(test.app, { context: {} }, { token: fx.pub }), 500, 'PARSE_ERROR');
     });
 

@@ -8,6 +8,7 @@ import { buildApp } from '../../../app.js';
 import { buildTestApp, dialects, testConfig, type TestContext, type TestDatabase } from '../../../../test/helpers/test-app.js';
 import { changeFlags, flagsFixture, revokeKey } from '../evaluation/evaluation.fixtures.js';
 import { bulk, expectOfrepError, OFREP } from './ofrep.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 interface EventStreamClient {
   status: number;
@@ -43,11 +44,7 @@ async function connect(base: string, requestUri: string, headers: Record<string,
     status: res.status,
     headers: res.headers,
     async until(pattern, timeoutMs = 1000) {
-      const started = Date.now();
-      while (!pattern.test(text)) {
-        if (Date.now() - started > timeoutMs) assert.fail(`no ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(text)}`);
-        await new Promise((r) => setTimeout(r, 10));
-      }
+      await waitFor(() => pattern.test(text), timeoutMs, { intervalMs: 10, what: `${pattern} in the stream` }).catch((err: Error) => assert.fail(`${err.message}; got ${JSON.stringify(text)}`));
       return text;
     },
     close() {

@@ -4,8 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
-import { eventually, flagsFixture, revokeKey, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
+import { flagsFixture, revokeKey, storeInvalidConfig } from '../evaluation/evaluation.fixtures.js';
 import { expectOfrepError, OFREP, single } from './ofrep.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 for (const dialect of dialects) {
   describe(`OFREP single-flag evaluation on ${dialect}`, () => {
@@ -46,7 +47,7 @@ for (const dialect of dialects) {
         payload: { appId: fx.target.appId, env: 'prod', privacy: { clientMetadataKeys: ['team'] } },
       });
       assert.equal(privacy.statusCode, 200, privacy.body);
-      await eventually(async () => (await single(test.app, 'dark-mode', { context: {} }, { token: fx.pub })).json().metadata?.team === 'web', 1000);
+      await waitFor(async () => (await single(test.app, 'dark-mode', { context: {} }, { token: fx.pub })).json().metadata?.team === 'web', 1000);
       assert.deepEqual((await single(test.app, 'dark-mode', { context: {} }, { token: fx.pub })).json().metadata, { team: 'web' });
     });
 
@@ -109,7 +110,7 @@ for (const dialect of dialects) {
       const big = await single(test.app, 'dark-mode', { context: { pad: 'x'.repeat(64 * 1024) } }, { token: fx.sdk });
       expectOfrepError(big, 413, 'PAYLOAD_TOO_LARGE', 'dark-mode');
       await storeInvalidConfig(test, fx);
-      await eventually(async () => (await single(test.app, 'dark-mode', { context: {} }, { token: fx.sdk })).statusCode === 500, 1000);
+      await waitFor(async () => (await single(test.app, 'dark-mode', { context: {} }, { token: fx.sdk })).statusCode === 500, 1000);
       expectOfrepError(await single(test.app, 'dark-mode', { context: {} }, { token: fx.sdk }), 500, 'PARSE_ERROR', 'dark-mode');
     });
 

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { bearer } from '../../../../test/helpers/fixtures.js';
 import { environmentFixture, type EnvironmentFixture } from '../../../../test/helpers/delivery-fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 export interface AdvancedClient {
   fx: EnvironmentFixture;
@@ -35,14 +36,13 @@ export async function advancedClient(app: FastifyInstance): Promise<AdvancedClie
     fx,
     get,
     async until(token, version, headers = {}) {
-      const started = Date.now();
-      for (;;) {
-        const res = await get(token, { headers });
-        if (res.statusCode === 200 && res.json().version >= version) return res;
+      let res!: Awaited<ReturnType<typeof get>>;
+      await waitFor(async () => {
+        res = await get(token, { headers });
         assert.ok([200, 304].includes(res.statusCode), res.body);
-        assert.ok(Date.now() - started < 3000, `still not version ${version} after 3 s`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+        return res.statusCode === 200 && res.json().version >= version;
+      }, 3000, { what: `version ${version} served` });
+      return res;
     },
     manage: (headers = {}) => get(fx.admin, { query: scope, headers }),
     patchFlag,

@@ -34,7 +34,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRouteDeps> = async 
       response: { 201: MetricResponse, ...errorResponses(400, 401, 403, 404, 'key_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/metrics', fingerprint: request.body, statusCode: 201,
+    fingerprint: request.body, statusCode: 201,
     work: async (trx, principal) => ({ metric: await metrics.create(trx, principal, request.body, sourceOf(request)) }),
   }));
 
@@ -68,7 +68,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<MetricsRouteDeps> = async 
       response: { 200: MetricResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/metrics/{id}/revisions', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+    fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
     work: async (trx, principal) => ({ metric: await metrics.revise(trx, principal, request.params.id, request.body, sourceOf(request)) }),
   }));
 };

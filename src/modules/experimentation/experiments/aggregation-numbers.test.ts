@@ -5,15 +5,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { eventId, movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient } from './experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const MINUTE = 60_000;
 
 for (const dialect of dialects) {
   describe(`aggregation runs meeting numbers they cannot sum on ${dialect}`, () => {
     test('fail with a diagnostic naming the metric, never pin zeros; legacy aggregates leave the metric out, said so', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       const c = await experimentsClient(app);

@@ -2,14 +2,14 @@
 // up to the telemetry watermark, reduces them (iteration-aggregate.ts) and pins the aggregate. Results
 // analyse the newest succeeded run of the iteration's revision with descriptive-v1. Runs start on a
 // schedule (at most once a minute per iteration while its environment receives events), on
-// recompute, and after a subject's erasure (so no result keeps the subject).
-import { createHash } from 'node:crypto';
+// recompute, and after a subject's erasure (so no result keeps the subject). Queries live in the
+// repositories, the rules that need no database in aggregation-runs.model.ts, the job registration
+// in aggregation-runs.jobs.ts; this file orders them.
 import type { Kysely } from 'kysely';
-import { analyzeExperiment, isFiniteStatistic, ANALYSIS_ENGINE_VERSION } from '../../../analysis/index.js';
 import type { Database } from '../../../db/database.js';
 import { isUniqueViolation } from '../../../db/constraint-errors.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
-import { enqueue, PermanentJobError, type JobRunner } from '../../../jobs/index.js';
+import { PermanentJobError } from '../../../jobs/index.js';
 import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, conflict, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
@@ -17,42 +17,17 @@ import type { Principal } from '../../../platform/principal.js';
 import { environmentSlugOf } from '../../core/apps/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, telemetryReadModel } from '../../telemetry/ingestion/index.js';
+import { enqueueRun } from './aggregation-runs.jobs.js';
+import { bounded, pinnedAggregateOf, publicRun, requestHashOf, resultsOf, scheduleDecision, type RecomputeRequest, type StoredRun } from './aggregation-runs.model.js';
 import * as runs from './aggregation-runs.repository.js';
 import * as repo from './experiments.repository.js';
-import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric, type StoredVariant } from './iteration-aggregate.js';
-import type {
-  AggregationRun, AggregationRunCause, AggregationRunState, ExperimentResults, ExperimentResultsSource, GuardrailHealth,
-} from './results.model.js';
+import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric } from './iteration-aggregate.js';
+import type { AggregationRun, AggregationRunCause, ExperimentResults, ExperimentResultsSource } from './results.model.js';
 
 const { iterationAssignments, outcomeEvents, watermarkOf } = telemetryReadModel;
 
-export const AGGREGATION_JOB = 'experiment-aggregation';
-export const AGGREGATION_SCHEDULE_JOB = 'experiment-aggregation-schedule';
-/** Scheduled runs of one iteration start at most this often. */
-export const AGGREGATION_INTERVAL_MS = 60_000;
-/** Diagnostics a run or a result carries at most. */
-export const MAX_DIAGNOSTICS = 20;
 /** Experiments the scheduler looks at per tick (the oldest-run first ones wait for the next tick). */
 const SCHEDULE_BATCH = 500;
-
-interface PinnedAggregate {
-  variants: StoredVariant[];
-  multipleExposures: number;
-  primaryMetricId: string | null;
-  /** Direction and tolerated degradation of every guardrail, as the run saw them. */
-  guardrails: { metricId: string; higherIsBetter: boolean; maxRelativeDegradation: number }[];
-}
-
-export interface RecomputeRequest {
-  appId: string;
-  env: string;
-  iterationId: string;
-  iterationRevision: number;
-  analysisEngineVersion: string;
-  idempotencyKey: string;
-  confirm: boolean;
-  priorWatermark?: { receivedAt: number; eventId: string };
-}
 
 export interface ResultsQuery {
   appId: string;
@@ -90,30 +65,7 @@ export interface AggregationDeps {
   now?: () => number;
 }
 
-type RunRow = runs.RunRow;
-
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function runOf(row: RunRow): AggregationRun {
-  return {
-    id: row.id,
-    state: row.state as AggregationRunState,
-    cause: row.cause as AggregationRunCause,
-    watermark: row.watermark_received_at === null ? null : { receivedAt: Number(row.watermark_received_at), eventId: row.watermark_event_id ?? '' },
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    diagnostics: JSON.parse(row.diagnostics) as string[],
-    remediation: row.remediation,
-  };
-}
-
-const bounded = (list: string[]) => (list.length <= MAX_DIAGNOSTICS ? list : [...list.slice(0, MAX_DIAGNOSTICS - 1), `${list.length - MAX_DIAGNOSTICS + 1} more diagnostic(s) omitted.`]);
-
-function requestHashOf(experimentId: string, body: RecomputeRequest): string {
-  const { appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark } = body;
-  const canonical = JSON.stringify([experimentId, appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark?.receivedAt ?? null, priorWatermark?.eventId ?? null]);
-  return createHash('sha256').update(canonical).digest('hex');
-}
 
 export function createAggregationService(deps: AggregationDeps): AggregationService {
   const now = deps.now ?? Date.now;
@@ -134,19 +86,14 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 
   const latestSucceeded = runs.latestSucceededRun;
 
-  async function createRun(trx: Executor, input: { envId: string; experimentId: string; iterationId: string; iterationRevision: number; cause: AggregationRunCause; idempotencyKey?: string; requestHash?: string }): Promise<RunRow> {
-    const row: RunRow = {
-      id: newId('run'), env_id: input.envId, experiment_id: input.experimentId, iteration_id: input.iterationId, iteration_revision: input.iterationRevision,
-      state: 'queued', cause: input.cause, watermark_received_at: null, watermark_event_id: null, queued_at: iso(now()), started_at: null, finished_at: null,
-      diagnostics: '[]', remediation: null, aggregate: null, idempotency_key: input.idempotencyKey ?? null, request_hash: input.requestHash ?? null,
-    };
-    await runs.insertRun(trx, row);
-    await enqueue(trx, { kind: AGGREGATION_JOB, payload: { runId: row.id }, maxAttempts: 5 }, now);
-    return row;
+  async function createRun(trx: Executor, input: { envId: string; experimentId: string; iterationId: string; iterationRevision: number; cause: AggregationRunCause; idempotencyKey?: string; requestHash?: string }): Promise<StoredRun> {
+    const run = await runs.insertRun(trx, { ...input, id: newId('run'), queuedAt: iso(now()) });
+    await enqueueRun(trx, run.id, now);
+    return run;
   }
 
-  async function finish(runId: string, state: 'succeeded' | 'failed', fields: Partial<RunRow>) {
-    await inTransaction(db, (trx) => runs.finishRun(trx, runId, state, fields, iso(now())));
+  async function finish(runId: string, state: 'succeeded' | 'failed', outcome: runs.RunOutcome) {
+    await inTransaction(db, (trx) => runs.finishRun(trx, runId, state, outcome, iso(now())));
   }
 
   async function metricsOf(envId: string, appId: string, refs: { metricId: string; revision: number }[]) {
@@ -163,13 +110,13 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
   async function execute(runId: string): Promise<void> {
     const run = await runs.findRun(db, runId);
     if (!run || run.state === 'succeeded' || run.state === 'failed' || run.state === 'superseded') return;
-    const experiment = await repo.findExperimentById(db, run.experiment_id);
-    const iteration = await repo.findIterationRevision(db, run.experiment_id, run.iteration_id, Number(run.iteration_revision));
+    const experiment = await repo.findExperimentById(db, run.experimentId);
+    const iteration = await repo.findIterationRevision(db, run.experimentId, run.iterationId, run.iterationRevision);
     if (!experiment || !iteration) {
-      await finish(runId, 'failed', { diagnostics: JSON.stringify(['The experiment or its iteration no longer exists.']), remediation: 'Nothing to recompute.' });
+      await finish(runId, 'failed', { diagnostics: ['The experiment or its iteration no longer exists.'], remediation: 'Nothing to recompute.' });
       return;
     }
-    const watermark = await watermarkOf(db, run.env_id);
+    const watermark = await watermarkOf(db, run.envId);
     const startedAt = iso(now());
     await runs.markRunning(db, runId, startedAt);
     const definition = experiment.definition;
@@ -178,7 +125,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       ...definition.secondaryMetrics,
       ...definition.guardrailMetrics,
     ];
-    const metrics = await metricsOf(run.env_id, experiment.appId, refs);
+    const metrics = await metricsOf(run.envId, experiment.appId, refs);
     const diagnostics: string[] = [];
     const specs: AggregatedMetric[] = [];
     for (const [metricId, m] of metrics) {
@@ -192,7 +139,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     const end = next ? Date.parse(next) : now() + 5 * 60_000;
     // Exposures name their iteration; the 5 minutes of clock skew ingestion tolerates also apply to
     // the start, so a client whose clock runs behind is not cut off.
-    const window = { envId: run.env_id, from: started - FUTURE_TOLERANCE_MS, to: end, receivedUpTo };
+    const window = { envId: run.envId, from: started - FUTURE_TOLERANCE_MS, to: end, receivedUpTo };
     let aggregate;
     try {
       aggregate = await aggregateIteration({
@@ -205,70 +152,26 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       });
     } catch (err) {
       if (err instanceof AggregationTooLarge) {
-        await finish(runId, 'failed', { diagnostics: JSON.stringify([err.message]), remediation: 'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.' });
+        await finish(runId, 'failed', { diagnostics: [err.message], remediation: 'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.' });
         throw new PermanentJobError(err.message);
       }
       if (err instanceof AggregationInputInvalid) {
         await finish(runId, 'failed', {
-          diagnostics: JSON.stringify([err.message]),
+          diagnostics: [err.message],
           remediation: 'Outcome values are finite and at most 10^15 in magnitude (ingestion refuses others); erase the subject whose events carry the value, or wait for the 30-day retention to drop them, then recompute. The previous aggregate stays pinned.',
         });
         throw new PermanentJobError(err.message);
       }
       throw err;
     }
-    const higherIsBetter = (id: string) => metrics.get(id)?.direction !== 'decrease';
-    const pinned: PinnedAggregate = {
-      variants: aggregate.variants,
-      multipleExposures: aggregate.multipleExposures,
-      primaryMetricId: definition.primaryMetric && specs.some((s) => s.metricId === definition.primaryMetric.metricId) ? definition.primaryMetric.metricId : null,
-      guardrails: definition.guardrailMetrics.filter((g) => specs.some((s) => s.metricId === g.metricId)).map((g) => ({ metricId: g.metricId, higherIsBetter: higherIsBetter(g.metricId), maxRelativeDegradation: g.maxRelativeDegradation })),
-    };
+    const found = new Set(specs.map((s) => s.metricId));
+    const pinned = pinnedAggregateOf(definition, aggregate, found, (id) => metrics.get(id)?.direction !== 'decrease');
     if (!watermark) diagnostics.push('The environment has received no events yet.');
     await finish(runId, 'succeeded', {
-      aggregate: JSON.stringify(pinned),
-      watermark_received_at: receivedUpTo,
-      watermark_event_id: watermark?.eventId ?? '',
-      diagnostics: JSON.stringify(bounded([...diagnostics, ...aggregate.diagnostics])),
+      pinned: { aggregate: pinned, watermark: { receivedAt: receivedUpTo, eventId: watermark?.eventId ?? '' } },
+      diagnostics: bounded([...diagnostics, ...aggregate.diagnostics]),
       remediation: null,
     });
-  }
-
-  function resultsOf(experiment: repo.ExperimentRow, run: RunRow): ExperimentResults {
-    const pinned = JSON.parse(run.aggregate!) as PinnedAggregate;
-    // An aggregate pinned before runs refused non-finite values may hold null where a sum overflowed:
-    // such a metric is left out with a diagnostic, never analysed as zeros.
-    const unusable = new Set<string>();
-    for (const v of pinned.variants) for (const [metricId, stat] of Object.entries(v.metrics)) if (!isFiniteStatistic(stat)) unusable.add(metricId);
-    const variants = unusable.size === 0 ? pinned.variants : pinned.variants.map((v) => ({ ...v, metrics: Object.fromEntries(Object.entries(v.metrics).filter(([id]) => !unusable.has(id))) }));
-    const analysis = analyzeExperiment({
-      variants,
-      primaryMetricId: pinned.primaryMetricId,
-      alpha: experiment.definition.analysis.alpha,
-      sequential: experiment.definition.analysis.sequential ? { tuning: experiment.definition.analysis.sequentialTuning } : null,
-      minimumUnitsPerVariant: experiment.definition.analysis.minimumUnitsPerVariant,
-      multipleExposures: pinned.multipleExposures,
-      guardrails: pinned.guardrails,
-    });
-    const guardrails: GuardrailHealth[] = analysis.health.guardrails;
-    const watermark = { receivedAt: Number(run.watermark_received_at ?? 0), eventId: run.watermark_event_id ?? '' };
-    const diagnostics = JSON.parse(run.diagnostics) as string[];
-    for (const metricId of unusable) diagnostics.push(`Metric ${metricId} is left out: its pinned sums are not finite numbers. Recompute the results.`);
-    for (const c of analysis.inference.fixedHorizon) {
-      if (c.unavailable) diagnostics.push(`No effect for ${c.metricId} in ${c.variant}: ${c.unavailable}.`);
-    }
-    return {
-      experimentId: experiment.id,
-      iterationId: run.iteration_id,
-      iterationRevision: Number(run.iteration_revision),
-      analysisEngineVersion: ANALYSIS_ENGINE_VERSION,
-      aggregate: { runId: run.id, pinnedAt: run.finished_at!, watermark, variants: analysis.variants },
-      inference: analysis.inference,
-      analysisDecision: analysis.analysisDecision,
-      health: { srm: analysis.health.srm, multipleExposures: analysis.health.multipleExposures, guardrails },
-      freshness: { computedAt: run.finished_at!, lagSeconds: Math.max(0, Math.round((now() - (watermark.receivedAt || Date.parse(run.finished_at!))) / 1000)) },
-      diagnostics: bounded(diagnostics),
-    };
   }
 
   const newestRunOf = runs.newestRun;
@@ -278,7 +181,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 
     async fail(runId, message, trx = db) {
       await runs.failUnfinishedRun(trx, runId, {
-        diagnostics: JSON.stringify(bounded([`The run failed: ${message}`])), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.',
+        diagnostics: bounded([`The run failed: ${message}`]), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.',
       }, iso(now()));
     },
 
@@ -296,14 +199,14 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
           resolution: 'A run has been queued; read the results again in a minute, or follow it through POST …/results/recompute and GET …/results/runs/{runId}.',
         });
       }
-      return resultsOf(experiment, run);
+      return resultsOf(experiment, run, now());
     },
 
     async latest(input) {
       const experiment = await repo.findExperiment(db, input.envId, input.experimentId);
       if (!experiment) return null;
       const run = await latestSucceeded(db, input.experimentId, input.iterationId, input.iterationRevision);
-      return run ? resultsOf(experiment, run) : null;
+      return run ? resultsOf(experiment, run, now()) : null;
     },
 
     async recompute(principal, experimentId, body) {
@@ -312,10 +215,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       const replay = async () => {
         const prior = await runs.runByIdempotencyKey(db, experimentId, body.idempotencyKey);
         if (!prior) return null;
-        if (prior.request_hash !== requestHash) {
+        if (prior.requestHash !== requestHash) {
           throw conflict('idempotency_conflict', 'This idempotencyKey was used with a different recompute request.', { resolution: 'Use a new idempotencyKey for a different request.' });
         }
-        return { run: runOf(prior), replayed: true };
+        return { run: publicRun(prior), replayed: true };
       };
       const replayed = await replay();
       if (replayed) return replayed;
@@ -333,17 +236,17 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
           }
           if (body.priorWatermark) {
             const pinned = await latestSucceeded(trx, experimentId, body.iterationId, body.iterationRevision);
-            const matches = pinned && Number(pinned.watermark_received_at) === body.priorWatermark.receivedAt && pinned.watermark_event_id === body.priorWatermark.eventId;
+            const matches = pinned?.watermark?.receivedAt === body.priorWatermark.receivedAt && pinned.watermark.eventId === body.priorWatermark.eventId;
             if (!matches) {
               throw conflict('watermark_mismatch', 'priorWatermark is not the watermark of the pinned aggregate: the results changed since you read them.', {
                 resolution: 'Read the results again and send their aggregate.watermark.',
-                details: [{ path: '/priorWatermark', message: pinned ? `the pinned watermark is ${pinned.watermark_received_at}/${pinned.watermark_event_id}` : 'no aggregate is pinned yet' }],
+                details: [{ path: '/priorWatermark', message: pinned ? `the pinned watermark is ${pinned.watermark?.receivedAt ?? null}/${pinned.watermark?.eventId ?? null}` : 'no aggregate is pinned yet' }],
               });
             }
           }
           return createRun(trx, { envId: experiment.envId, experimentId, iterationId: body.iterationId, iterationRevision: body.iterationRevision, cause: 'recompute', idempotencyKey: body.idempotencyKey, requestHash });
         });
-        return { run: runOf(row), replayed: false };
+        return { run: publicRun(row), replayed: false };
       } catch (err) {
         // Two requests with one key at once: the loser answers the winner's run.
         if (isUniqueViolation(err)) {
@@ -358,7 +261,7 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
       const row = await runs.findRunOfExperiment(db, experimentId, runId);
       if (!row) throw notFound(`Run ${runId}`);
-      return runOf(row);
+      return publicRun(row);
     },
 
     async schedule() {
@@ -369,16 +272,15 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         if (!iteration) continue;
         const watermark = await watermarkOf(db, experiment.envId);
         const newest = await newestRunOf(db, experiment.id, iteration.id);
-        if (newest && (newest.state === 'queued' || newest.state === 'running')) continue;
-        const changed = !newest || Number(newest.iteration_revision) !== iteration.revision;
-        const fresh = watermark !== null && (newest?.watermark_received_at === null || newest === undefined || Number(watermark.receivedAt) > Number(newest.watermark_received_at));
-        const due = !newest || Date.parse(newest.queued_at) <= now() - AGGREGATION_INTERVAL_MS;
-        if (!changed && !(fresh && due)) continue;
-        // A ramp (new revision) or a new iteration after earlier runs of the experiment.
-        const previous = newest !== undefined || await runs.hasAnyRun(db, experiment.id);
+        const cause = scheduleDecision({
+          newest, iterationRevision: iteration.revision, now: now(),
+          watermark: watermark && { receivedAt: Number(watermark.receivedAt), eventId: watermark.eventId },
+          // Only asked of an iteration without runs, which is queued anyway.
+          hadRuns: newest !== undefined || await runs.hasAnyRun(db, experiment.id),
+        });
+        if (cause === null) continue;
         await inTransaction(db, (trx) => createRun(trx, {
-          envId: experiment.envId, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision,
-          cause: previous && changed ? 'iteration_change' : 'schedule',
+          envId: experiment.envId, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision, cause,
         }));
         queued++;
       }
@@ -389,22 +291,11 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       const runIds: string[] = [];
       for (const { experimentId, iterationId } of iterations) {
         const newest = await newestRunOf(trx, experimentId, iterationId);
-        if (!newest || newest.env_id !== envId) continue;
-        const row = await createRun(trx, { envId, experimentId, iterationId, iterationRevision: Number(newest.iteration_revision), cause: 'recompute' });
+        if (!newest || newest.envId !== envId) continue;
+        const row = await createRun(trx, { envId, experimentId, iterationId, iterationRevision: newest.iterationRevision, cause: 'recompute' });
         runIds.push(row.id);
       }
       return runIds;
     },
   };
-}
-
-export function registerAggregationJobs(jobs: JobRunner, aggregation: AggregationService): void {
-  // A job that goes dead (its last attempt threw, or its process was killed on every attempt) fails
-  // its run in the same transaction: the run never stays running, so recompute and scheduling go on.
-  jobs.register<{ runId: string }>(AGGREGATION_JOB, async (job) => aggregation.execute(job.payload.runId), {
-    onDead: (trx, job) => aggregation.fail(job.payload.runId, job.error, trx),
-  });
-  jobs.every(AGGREGATION_SCHEDULE_JOB, AGGREGATION_INTERVAL_MS, async () => {
-    await aggregation.schedule();
-  });
 }

@@ -5,9 +5,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
-import { eventId, movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient, type ExperimentsClient } from './experiments.test-client.js';
-import { AGGREGATION_JOB } from './aggregation-runs.service.js';
+import { AGGREGATION_JOB } from './aggregation-runs.jobs.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const MINUTE = 60_000;
 const close = (actual: number, expected: number, what: string) => assert.ok(Math.abs(actual - expected) < 1e-9, `${what}: ${actual} ≈ ${expected}`);
@@ -48,7 +49,7 @@ async function runningExperiment(c: ExperimentsClient, fields: Record<string, un
 for (const dialect of dialects) {
   describe(`experiment results and aggregation runs on ${dialect}`, () => {
     test('results equal values computed from the events; multiple exposures excluded; not_ready below the minimum', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const c = await experimentsClient(app);
       const exp = await runningExperiment(c);
@@ -120,7 +121,7 @@ for (const dialect of dialects) {
     });
 
     test('sample-ratio mismatch on a skewed split; sequential inference when the experiment asks for it', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const c = await experimentsClient(app);
       const exp = await runningExperiment(c, { analysis: { alpha: 0.05, sequential: true, sequentialTuning: 5000, cuped: false, minimumUnitsPerVariant: 10 } });
@@ -141,7 +142,7 @@ for (const dialect of dialects) {
     });
 
     test('scheduled runs: at most once a minute while events arrive; a ramp gets an iteration_change run', async (t) => {
-      const clock = movableClock(Date.now());
+      const clock = testClock(Date.now());
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       const c = await experimentsClient(app);
@@ -172,7 +173,7 @@ for (const dialect of dialects) {
     });
 
     test('a run whose job is killed on every attempt fails with a diagnostic; recompute and scheduling go on', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       const c = await experimentsClient(app);
@@ -205,7 +206,7 @@ for (const dialect of dialects) {
     });
 
     test('recompute: replay, idempotency conflict, watermark mismatch, unsafe recovery, raw-input gap, strict body', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       const c = await experimentsClient(app);

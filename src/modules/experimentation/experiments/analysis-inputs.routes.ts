@@ -21,7 +21,7 @@ export const analysisInputsRoutes: FastifyPluginAsyncTypebox<AnalysisInputsRoute
     schema: {
       tags, operationId: 'experimentPowerAnalysis', summary: 'Plan an experiment: units and days to detect a relative effect, power and MDE at planned units', security,
       body: PowerAnalysisBody,
-      response: { 200: PowerAnalysisResponse, ...errorResponses(400, 401, 403, 404) },
+      response: { 200: PowerAnalysisResponse, ...errorResponses(400, 'baseline_mismatch', 401, 403, 404) },
     },
   }, async (request) => inputs.powerAnalysis(principalOf(request), request.body));
 
@@ -35,7 +35,7 @@ export const analysisInputsRoutes: FastifyPluginAsyncTypebox<AnalysisInputsRoute
       response: { 201: BaselineResponse, ...errorResponses(400, 'baseline_mismatch', 401, 403, 404, 'key_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/experiments/{id}/baselines', fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,
+    fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,
     work: async (trx, principal) => ({ baseline: await inputs.captureBaseline(trx, principal, request.params.id, request.body) }),
   }));
 

@@ -11,8 +11,9 @@ import fc from 'fast-check';
 import { analyzeExperiment, type SampleStatistic } from '../../../analysis/index.js';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
-import { movableClock, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient } from './experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const MAX_METRIC = 1e15;
 const MINUTE = 60_000;
@@ -101,7 +102,7 @@ function assertNoServerError(res: { statusCode: number; body: string }, what: st
 for (const dialect of dialects) {
   describe(`numbers at the edge of their type through the data plane on ${dialect}`, () => {
     test('ingestion → rollups → insights: each item answered on its own, nothing stored or answered is not finite', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { telemetryEventsPerSecond: 1_000_000 } });
       const db = database.handle.db;
       const c = await experimentsClient(app);
@@ -160,7 +161,7 @@ for (const dialect of dialects) {
     });
 
     test('aggregation runs and results over extreme accepted values: every number finite, no variant silently zero', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       // In-thread writes: the writer thread (ingestion above goes through it) takes seconds to start under tsx.
       const { app } = await buildTestApp(t, { dialect, now: clock.now, config: { telemetryEventsPerSecond: 1_000_000, telemetryWriter: 'inline' } });
       const arm = fc.array(finiteWithinBound.map((l) => Number(l.text)), { minLength: 2, maxLength: 12 });

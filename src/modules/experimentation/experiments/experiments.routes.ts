@@ -37,7 +37,7 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       response: { 201: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'key_conflict', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/experiments', fingerprint: request.body, statusCode: 201,
+    fingerprint: request.body, statusCode: 201,
     work: async (trx, principal) => ({ experiment: await experiments.create(trx, principal, request.body, sourceOf(request)) }),
   }));
 
@@ -61,14 +61,14 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
       response: { 200: ExperimentResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 'experiment_not_draft', 'layer_full', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'PATCH /api/v1/experiments/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+    fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
     work: async (trx, principal) => ({ experiment: await experiments.patch(trx, principal, request.params.id, request.body, sourceOf(request)) }),
   }));
 
   const served = [
-    { path: 'transition', operationId: 'transitionExperiment', summary: 'Move an experiment through its lifecycle: start, pause, resume, complete, archive', body: TransitionBody, run: experiments.transition },
-    { path: 'ramp', operationId: 'rampExperiment', summary: 'Change the allocation of a running or paused experiment, keeping every assigned subject in its variant', body: RampBody, run: experiments.ramp },
-    { path: 'iterate', operationId: 'iterateExperiment', summary: 'Start a new iteration of a paused experiment with a new salt: its population is re-randomised', body: IterateBody, run: experiments.iterate },
+    { path: 'transition', operationId: 'transitionExperiment', summary: 'Move an experiment through its lifecycle: start, pause, resume, complete, archive', body: TransitionBody, run: experiments.transition, errors: [] },
+    { path: 'ramp', operationId: 'rampExperiment', summary: 'Change the allocation of a running or paused experiment, keeping every assigned subject in its variant', body: RampBody, run: experiments.ramp, errors: ['layer_full'] },
+    { path: 'iterate', operationId: 'iterateExperiment', summary: 'Start a new iteration of a paused experiment with a new salt: its population is re-randomised', body: IterateBody, run: experiments.iterate, errors: [] },
   ] as const;
   for (const route of served) {
     app.post(`/api/v1/experiments/:id/${route.path}`, {
@@ -78,10 +78,10 @@ export const experimentsRoutes: FastifyPluginAsyncTypebox<ExperimentsRouteDeps> 
         headers: IDEMPOTENCY_HEADER,
         params: IdParams,
         body: route.body,
-        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...IDEMPOTENCY_ERRORS) },
+        response: { 200: ServedChangeResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'version_conflict', 'invalid_transition', 'invalid_state', 'flag_in_experiment', ...route.errors, ...IDEMPOTENCY_ERRORS) },
       },
     }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-      route: `POST /api/v1/experiments/{id}/${route.path}`, fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+      fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
       work: (trx, principal) => (route.run as (...args: unknown[]) => Promise<unknown>)(trx, principal, request.params.id, request.body, sourceOf(request)),
     }));
   }

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { call, userWithApp } from '../../../../test/helpers/fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 export interface ExperimentsClient {
   appId: string;
@@ -62,14 +63,14 @@ export async function experimentsClient(app: FastifyInstance): Promise<Experimen
       return res.json();
     },
     async evaluate(flagKey, context, version = 0) {
-      for (let attempt = 0; ; attempt++) {
+      let detail!: { version: number } & Record<string, unknown>;
+      await waitFor(async () => {
         const res = await app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { authorization: `Bearer ${owner.sdk.dev}` }, payload: { flagKey, context } });
         assert.equal(res.statusCode, 200, res.body);
-        const detail = res.json();
-        if (detail.version >= version) return detail;
-        assert.ok(attempt < 150, `evaluation reached version ${version}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+        detail = res.json();
+        return detail.version >= version;
+      }, 3000, { what: `evaluation at version ${version}` });
+      return detail;
     },
     async configVersion() {
       return (await call(app, 'GET', `/api/v1/flags?${qs({})}`, { token })).json().version;

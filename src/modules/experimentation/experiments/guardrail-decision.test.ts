@@ -3,15 +3,16 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { eventId, movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient } from './experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const MINUTE = 60_000;
 
 for (const dialect of dialects) {
   describe(`guardrail decision on ${dialect}`, () => {
     test('a guardrail breached in the treatment makes the decision guardrail_violation', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const c = await experimentsClient(app);
       const errors = await c.post('/api/v1/metrics', { key: 'errors', name: 'Errors', kind: 'proportion', eventMetricKey: 'request.failed', direction: 'decrease' });

@@ -3,8 +3,9 @@ import { performance } from 'node:perf_hooks';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { expectValidation } from '../../../../test/helpers/fixtures.js';
-import { movableClock, sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { sendBatch, T0 } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient } from './experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const close = (actual: number, expected: number) => assert.ok(Math.abs(actual - expected) < 5e-6, `${actual} ≈ ${expected}`);
 
@@ -86,7 +87,7 @@ for (const dialect of dialects) {
     });
 
     test('baselines: manual and from telemetry, idempotent, conflicts, power analysis from a baseline', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const c = await experimentsClient(app);
       const exp = await c.create();

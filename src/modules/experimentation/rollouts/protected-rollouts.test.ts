@@ -5,15 +5,16 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
-import { eventId, movableClock, sendBatch } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { authorityClient, twoPeople } from '../../core/authority/authority.test-client.js';
 import { journalOf } from '../../core/flags/flags.test-client.js';
 import { CHECKOUT_VARIANTS } from '../experiments/experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const steps = [{ percentage: 10, minDurationHours: 0 }, { percentage: 50, minDurationHours: 0 }, { percentage: 100, minDurationHours: 0 }];
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number]) {
-  const clock = movableClock(Date.now());
+  const clock = testClock(Date.now());
   const { app } = await buildTestApp(t, { dialect, now: clock.now });
   const s = await twoPeople(app);
   const env = { appId: s.appId, env: 'prod' };

@@ -30,7 +30,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
   }, async (request, reply) => {
     if (request.body.dryRun) return reply.code(200).send({ plan: await rollouts.preview(principalOf(request), request.params.id, request.body), dryRun: true as const });
     return runIdempotent(idempotency, request, reply, {
-      route: 'POST /api/v1/experiments/{id}/rollouts', fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,
+      fingerprint: { id: request.params.id, body: request.body }, statusCode: 201,
       work: async (trx, principal) => ({ plan: await rollouts.create(trx, principal, request.params.id, request.body, sourceOf(request)) }),
     });
   });
@@ -61,7 +61,7 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
       response: { 200: PlanResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'invalid_transition', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/experiments/{id}/rollouts/{planId}/transition', fingerprint: { ...request.params, body: request.body }, statusCode: 200,
+    fingerprint: { ...request.params, body: request.body }, statusCode: 200,
     work: async (trx, principal) => ({ plan: await rollouts.transition(trx, principal, sourceOf(request), request.params.id, request.params.planId, request.body) }),
   }));
 
@@ -79,10 +79,10 @@ export const rolloutsRoutes: FastifyPluginAsyncTypebox<RolloutsRouteDeps> = asyn
     schema: {
       tags, operationId: 'approveRolloutRecommendation', summary: 'Act on the stored recommendation: proceed to the next step, pause, or roll the flag back', security,
       headers: IDEMPOTENCY_HEADER, params: PlanParams, body: ApproveBody,
-      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'approval_required', 404, 'recommendation_mismatch', 'recommendation_not_actionable', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
+      response: { 200: ApproveResponse, ...errorResponses(400, 401, 403, 'capability_missing', 'approval_required', 404, 'recommendation_mismatch', 'recommendation_not_actionable', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/experiments/{id}/rollouts/{planId}/approve', fingerprint: { ...request.params, body: request.body }, statusCode: 200,
+    fingerprint: { ...request.params, body: request.body }, statusCode: 200,
     work: async (trx, principal) => rollouts.approve(trx, principal, sourceOf(request), request.params.id, request.params.planId, request.body),
   }));
 };

@@ -26,7 +26,7 @@ import {
   ACTIONABLE, PLAN_TRANSITIONS, stepProblems,
   type PlanEvent, type PlanState, type Recommendation, type RolloutGuardrail, type RolloutPlan, type RolloutStep, type TransitionTarget,
 } from './rollouts.model.js';
-import { findPlan, insertPlan, listPlans, lockPlan, planOf, setPlanFields, unfinishedPlansByFlag, updatePlan, type PlanRow } from './rollouts.repository.js';
+import { findPlan, insertPlan, listPlans, lockPlan, setPlanFields, unfinishedPlansByFlag, updatePlan, type PlanChange } from './rollouts.repository.js';
 
 export interface CreatePlanInput {
   appId: string;
@@ -81,8 +81,6 @@ export interface RolloutsDeps {
   now?: () => number;
 }
 
-type Row = PlanRow;
-
 /** How a move refused in a protected environment is proposed instead. */
 function proposalHint(kind: 'rollout.transition' | 'rollout.approve', target: EnvironmentTarget, body: Record<string, unknown>, options: [string, string | number | undefined][]): ProposalHint {
   const flags = options.filter(([, v]) => v !== undefined).map(([name, v]) => ` --${name} ${shellWord(v!)}`).join('');
@@ -111,7 +109,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
 
   const currentIteration = (executor: Executor, experimentId: string) => deps.experiments.currentIteration(executor, experimentId);
 
-  async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, clearance?: Clearance): Promise<{ row: Row; target: EnvironmentTarget }> {
+  async function draft(executor: Executor, principal: Principal, experimentId: string, input: CreatePlanInput, clearance?: Clearance): Promise<{ plan: RolloutPlan; target: EnvironmentTarget }> {
     const { target, experiment } = await experimentOf(executor, principal, input.appId, input.env, experimentId, clearedPermission(clearance, 'change'));
     const problems = stepProblems(input.steps).map((message) => ({ path: '/steps', message }));
     if (!experiment.variants.some((v) => v.key === input.variant)) problems.push({ path: '/variant', message: `must be a variant of experiment ${experimentId} (${experiment.variants.map((v) => v.key).join(', ')})` });
@@ -131,22 +129,21 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     const created: PlanEvent = { at, action: 'created', to: 'draft', by };
     return {
       target,
-      row: {
-        id: input.planId ?? clearedId(clearance, 'rop'), app_id: target.appId, env_id: target.envId, experiment_id: experimentId, flag_key: experiment.flagKey,
-        iteration_id: iteration.id, plan_version: 1, state: 'draft', variant: input.variant, steps: JSON.stringify(input.steps),
-        guardrails: JSON.stringify(input.guardrails), minimum_units_per_step: input.minimumUnitsPerStep ?? null, current_step: null,
-        step_started_at: null, base_version: null, recommendation: null, history: JSON.stringify([created]), created_at: at, updated_at: at,
-        created_by: JSON.stringify(by),
+      plan: {
+        id: input.planId ?? clearedId(clearance, 'rop'), appId: target.appId, env: target.env, experimentId, flagKey: experiment.flagKey,
+        iterationId: iteration.id, planVersion: 1, state: 'draft', variant: input.variant, steps: input.steps,
+        guardrails: input.guardrails, minimumUnitsPerStep: input.minimumUnitsPerStep ?? null, currentStep: null,
+        stepStartedAt: null, baseVersion: null, recommendation: null, history: [created], createdAt: at, updatedAt: at, createdBy: by,
       },
     };
   }
 
   async function locked(trx: Executor, principal: Principal, experimentId: string, planId: string, input: PlanRef, need: Permission) {
     const { target, experiment } = await experimentOf(trx, principal, input.appId, input.env, experimentId, need);
-    const row = await lockPlan(trx, target.envId, experimentId, planId);
-    if (!row) throw notFound(`Rollout plan ${planId}`);
-    if (Number(row.plan_version) !== input.planVersion) throw versionConflict(Number(row.plan_version));
-    return { target, experiment, plan: planOf(row, target.env) };
+    const plan = await lockPlan(trx, target, experimentId, planId);
+    if (!plan) throw notFound(`Rollout plan ${planId}`);
+    if (plan.planVersion !== input.planVersion) throw versionConflict(plan.planVersion);
+    return { target, experiment, plan };
   }
 
   async function journaled(trx: Executor, target: EnvironmentTarget, source: JournalSource, plan: RolloutPlan, event: PlanEvent, extra: Record<string, unknown> = {}) {
@@ -159,9 +156,8 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     });
   }
 
-  async function save(trx: Executor, plan: RolloutPlan, fields: Partial<Row>, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource; context?: Record<string, unknown> }) {
-    const next = { ...fields, plan_version: plan.planVersion + 1, history: JSON.stringify([...plan.history, event]), updated_at: event.at };
-    const saved = planOf(await updatePlan(trx, plan.id, plan.planVersion, next), plan.env);
+  async function save(trx: Executor, plan: RolloutPlan, change: PlanChange, event: PlanEvent, journal: { target: EnvironmentTarget; source: JournalSource; context?: Record<string, unknown> }) {
+    const saved = await updatePlan(trx, plan, { ...change, planVersion: plan.planVersion + 1, history: [...plan.history, event], updatedAt: event.at });
     await journaled(trx, journal.target, journal.source, saved, event, journal.context);
     return saved;
   }
@@ -185,55 +181,51 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
     to: PlanState, step: number | null, action: PlanEvent['action'], why: { reason?: string; clearance?: Clearance } = {},
   ) {
     const at = iso();
-    const fields: Partial<Row> = { state: to };
+    const change: PlanChange = { state: to };
     let configVersion: number | undefined;
     if (step !== null && (to === 'active' || to === 'completed')) {
       const value = experiment.variants.find((v) => v.key === plan.variant)!.value;
       const served = await serve(trx, principal, source, target, plan, value, plan.steps[step]!.percentage, step, why.clearance);
       if (served.changed) configVersion = served.version;
-      if (plan.baseVersion === null) fields.base_version = served.base;
+      if (plan.baseVersion === null) change.baseVersion = served.base;
       if (step !== plan.currentStep) {
-        fields.current_step = step;
-        fields.step_started_at = at;
+        change.currentStep = step;
+        change.stepStartedAt = at;
       }
     }
     const event: PlanEvent = { at, action, from: plan.state, to, step, ...(configVersion !== undefined ? { configVersion } : {}), ...(why.reason !== undefined ? { reason: why.reason } : {}), by: authorityOf(principal) };
-    return save(trx, plan, fields, event, { target, source, context: journalContext(why.reason, why.clearance) });
+    return save(trx, plan, change, event, { target, source, context: journalContext(why.reason, why.clearance) });
   }
 
   return {
     async preview(principal, experimentId, input) {
-      const { row, target } = await draft(db, principal, experimentId, input);
-      return planOf(row, target.env);
+      return (await draft(db, principal, experimentId, input)).plan;
     },
 
     async create(trx, principal, experimentId, input, sourceGiven = 'api', clearance) {
       const source = clearedSource(clearance, sourceGiven);
-      const { row, target } = await draft(trx, principal, experimentId, input, clearance);
-      if (!(await insertPlan(trx, row))) {
-        throw conflict('plan_id_conflict', `A rollout plan with id ${row.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
+      const { plan, target } = await draft(trx, principal, experimentId, input, clearance);
+      if (!(await insertPlan(trx, target.envId, plan))) {
+        throw conflict('plan_id_conflict', `A rollout plan with id ${plan.id} exists.`, { resolution: 'Read it with GET …/rollouts/{planId}, or choose another planId.' });
       }
-      const plan = planOf(row, target.env);
       await journaled(trx, target, source, plan, plan.history[0]!, clearanceContext(clearance));
       return plan;
     },
 
     async get(principal, experimentId, planId, query) {
       const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
-      const row = await findPlan(db, target.envId, experimentId, planId);
-      if (!row) throw notFound(`Rollout plan ${planId}`);
-      return planOf(row, target.env);
+      const plan = await findPlan(db, target, experimentId, planId);
+      if (!plan) throw notFound(`Rollout plan ${planId}`);
+      return plan;
     },
 
     async list(principal, experimentId, query) {
       const { target } = await experimentOf(db, principal, query.appId, query.env, experimentId, 'read');
-      const rows = await listPlans(db, target.envId, experimentId);
-      return rows.map((r) => planOf(r, target.env));
+      return listPlans(db, target, experimentId);
     },
 
     async find(executor, target, experimentId, planId) {
-      const row = await findPlan(executor, target.envId, experimentId, planId);
-      return row ? planOf(row, target.env) : null;
+      return (await findPlan(executor, target, experimentId, planId)) ?? null;
     },
 
     async transition(trx, principal, sourceGiven, experimentId, planId, input, clearanceGiven) {
@@ -266,7 +258,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         for (const g of plan.guardrails) directions.set(g.metricId, (await deps.metrics.findRevision(trx, target, g.metricId, g.revision))?.direction !== 'decrease');
         const recommendation = recommend({ plan, iteration, results, higherIsBetter: (id) => directions.get(id) ?? true, now: now() });
         if (!input.confirm) return { recommendation, plan };
-        const saved = await save(trx, plan, { recommendation: JSON.stringify(recommendation) }, { at: recommendation.evaluatedAt, action: 'recommendation', recommendation: recommendation.kind, by: authorityOf(principal) }, { target, source });
+        const saved = await save(trx, plan, { recommendation }, { at: recommendation.evaluatedAt, action: 'recommendation', recommendation: recommendation.kind, by: authorityOf(principal) }, { target, source });
         return { recommendation, plan: saved };
       });
     },
@@ -293,7 +285,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       const why = { reason: input.reason, clearance };
       const context = journalContext(input.reason, clearance);
       const approved = { ...plan, recommendation: { ...stored, approvedAt: iso() } };
-      const withApproval = { recommendation: JSON.stringify(approved.recommendation) };
+      const withApproval: PlanChange = { recommendation: approved.recommendation };
       const approval = { at: iso(), action: 'approval' as const, from: plan.state, recommendation: stored.kind, ...(input.reason !== undefined ? { reason: input.reason } : {}), by: authorityOf(principal) };
       if (stored.kind === 'recommend_pause') {
         const saved = await save(trx, plan, { ...withApproval, state: 'paused' }, { ...approval, to: 'paused' }, { target, source, context });

@@ -4,13 +4,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { addMember, call, expectError, expectValidation, signUp } from '../../../../test/helpers/fixtures.js';
-import { eventId, movableClock, sendBatch } from '../../telemetry/ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch } from '../../telemetry/ingestion/telemetry.fixtures.js';
 import { experimentsClient, type ExperimentsClient } from '../experiments/experiments.test-client.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number]) {
-  const clock = movableClock(Date.now());
+  const clock = testClock(Date.now());
   const { app } = await buildTestApp(t, { dialect, now: clock.now });
   const c = await experimentsClient(app);
   const errors = await c.post('/api/v1/metrics', { key: 'errors', name: 'Errors', kind: 'count', eventMetricKey: 'checkout.error', direction: 'decrease' });

@@ -2,14 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
-import { eventId, movableClock, sendBatch, T0 } from '../ingestion/telemetry.fixtures.js';
+import { eventId, sendBatch, T0 } from '../ingestion/telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const DAY = 86_400_000;
 
 for (const dialect of dialects) {
   describe(`cleanup on ${dialect}`, () => {
     test('inventory, readiness, reconcile and a staged plan; reads only', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await userWithApp(app);
       const patch = async (env: string, payload: Record<string, unknown>) => {

@@ -7,7 +7,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { isStorageUnavailable } from '../../../db/constraint-errors.js';
 import { inTransaction } from '../../../db/transaction.js';
-import { enqueue, type JobRunner } from '../../../jobs/index.js';
 import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, notFound } from '../../../platform/errors.js';
 import { newId } from '../../../platform/ids.js';
@@ -17,13 +16,12 @@ import type { Executor } from '../../../db/transaction.js';
 import { environmentSlugOf } from '../../core/apps/index.js';
 import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
 import { telemetryReadModel, telemetrySubjectErasure } from '../ingestion/index.js';
+import { enqueueErasure } from './erasure.jobs.js';
 import * as repo from './erasure.repository.js';
 import type { SubjectErasuresTable } from './erasure.table.js';
 
 const { iterationsOfSubject } = telemetryReadModel;
 const { eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } = telemetrySubjectErasure;
-
-export const ERASE_JOB = 'telemetry.erase';
 
 export interface ErasureReceipt {
   id: string;
@@ -72,7 +70,7 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
         await inTransaction(deps.db, async (trx) => {
           await repo.insertErasure(trx, row);
           await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now });
-          await enqueue(trx, { kind: ERASE_JOB, payload: { erasureId: row.id }, maxAttempts: 10 }, deps.now);
+          await enqueueErasure(trx, row.id, deps.now);
           await deps.journal?.record(trx, {
             appId: app.id, env: env.slug, operation: 'erasure.request', source, resourceType: 'subject_erasure', resourceId: row.id,
             authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff: [], context: { namespace: input.namespace, cutoff: at },
@@ -121,8 +119,4 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       });
     },
   };
-}
-
-export function registerErasureJobs(jobs: JobRunner, erasure: ErasureService): void {
-  jobs.register<{ erasureId: string }>(ERASE_JOB, async (job) => erasure.run(job.payload.erasureId));
 }

@@ -6,9 +6,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError, signUp } from '../../../../test/helpers/fixtures.js';
 import { feedCaughtUp, HOST, receiver } from '../exports/exports.fixtures.js';
-import { eventId, exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { eventId, exposure, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 import { purgeExpiredTelemetry } from '../ingestion/index.js';
 import * as tombstoneMigration from '../../../db/migrations/0110-erasure-tombstones-30-days.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -41,7 +42,7 @@ for (const dialect of dialects) {
     test('the subject leaves raw events, rollups and pending exports; the receipt is opaque; late events are dropped', async (t) => {
       let answer = 503;
       const rx = await receiver(t, () => answer);
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } } });
       const s = await telemetryApp(app);
       const env = { appId: s.appId, env: 'prod' };
@@ -107,7 +108,7 @@ for (const dialect of dialects) {
     });
 
     test('an erased subject\'s events at or before the cutoff are dropped for as long as events that old are accepted (30 days); then the tombstone goes', async (t) => {
-      const clock = movableClock(T0);
+      const clock = testClock(T0);
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const db = database.handle.db;
       const s = await telemetryApp(app);

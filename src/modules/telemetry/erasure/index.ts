@@ -1,2 +1,3 @@
-export { createErasureService, registerErasureJobs } from './erasure.service.js';
+export { createErasureService } from './erasure.service.js';
+export { registerErasureJobs } from './erasure.jobs.js';
 export { erasureRoutes } from './erasure.routes.js';

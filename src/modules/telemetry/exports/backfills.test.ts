@@ -4,18 +4,19 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
-import { exposure, movableClock, sendBatch, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { exposure, sendBatch, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 import { runBackfill } from './backfills.js';
 import { createDeliveryWorker } from './webhook-delivery-worker.js';
 import { createWebhookSender } from './webhook-sender.js';
 import { createSecretBox } from '../../../platform/secret-box.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const policy = { allowedHosts: ['receiver.test'], allowPrivateNetworks: false, resolve: {} };
 
 for (const dialect of dialects) {
   describe(`export backfills on ${dialect}`, () => {
     test('an interrupted backfill resumes from its cursor and cuts nothing twice', async (t) => {
-      const clock = movableClock(Date.now());
+      const clock = testClock(Date.now());
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { exportPolicy: policy } });
       const db = database.handle.db;
       const s = await telemetryApp(app);

@@ -15,8 +15,6 @@ export interface ExportPolicy {
   caFile?: string;
 }
 
-export const DEFAULT_EXPORT_POLICY: ExportPolicy = { allowedHosts: [], allowPrivateNetworks: false, resolve: {} };
-
 const MAX_URL_LENGTH = 2048;
 
 function refuse(reason: string): AppError {

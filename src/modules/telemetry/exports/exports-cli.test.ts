@@ -7,6 +7,7 @@ import { cliUser } from '../../../../test/helpers/cli-runner.js';
 import { startTestServer } from '../../../../test/helpers/e2e-server.js';
 import { exposure, sendBatch, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 import { HOST, receiver } from './exports.fixtures.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 test('ensign exports create, backfill --wait, backfills; ensign erasures request and show', async (t) => {
   const rx = await receiver(t, () => 200);
@@ -30,17 +31,14 @@ test('ensign exports create, backfill --wait, backfills; ensign erasures request
   assert.match(listed, new RegExp(`${backfill.id}\\s+completed`));
   const one = JSON.parse(await ok(['exports', 'backfills', id, ...scope, '--backfill', backfill.id, '--json']));
   assert.equal(one.backfill.id, backfill.id);
-  for (let i = 0; i < 100 && rx.received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+  await waitFor(() => rx.received.length > 0, 10_000, { intervalMs: 100, what: 'the backfill reached the receiver' });
   const payload = new Webhook(created.signingSecret).verify(rx.received[0]!.body, rx.received[0]!.headers) as { events: { targetingKey: string }[] };
   assert.deepEqual(payload.events.map((e) => e.targetingKey).sort(), ['alice', 'bob']);
 
   const receipt = JSON.parse(await ok(['erasures', 'request', ...scope, '--subject', 'alice', '--json'])).receipt;
   assert.match(receipt.id, /^ers_/);
   assert.ok(!JSON.stringify(receipt).includes('alice'));
-  let shown = receipt;
-  for (let i = 0; i < 100 && shown.status !== 'completed'; i++) {
-    await new Promise((r) => setTimeout(r, 100));
-    shown = JSON.parse(await ok(['erasures', 'show', receipt.id, ...scope, '--json'])).receipt;
-  }
-  assert.equal(shown.status, 'completed');
+  await waitFor(async () => JSON.parse(await ok(['erasures', 'show', receipt.id, ...scope, '--json'])).receipt.status === 'completed', 10_000, {
+    intervalMs: 100, what: 'the erasure completed',
+  });
 });

@@ -12,7 +12,9 @@ import type { Database } from '../../../db/database.js';
 import { commitHorizon } from '../../../db/commit-sequence.js';
 import { buildTestApp, type dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
-import { movableClock, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
+import { waitFor } from '../../../../test/helpers/polling.js';
 
 export const HOST = 'receiver.test';
 
@@ -52,11 +54,10 @@ export async function receiver(t: { after: (fn: () => Promise<void> | void) => v
  * the server's oldest transaction in flight, which other tests' transactions hold back for moments.
  */
 export async function feedCaughtUp(db: Kysely<Database>): Promise<void> {
-  for (;;) {
+  await waitFor(async () => {
     const newest = await db.selectFrom('telemetry_events').select((eb) => eb.fn.max('feed_seq').as('seq')).executeTakeFirst();
-    if (newest?.seq === null || newest?.seq === undefined || (await commitHorizon(db)) > Number(newest.seq)) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
+    return newest?.seq === null || newest?.seq === undefined || (await commitHorizon(db)) > Number(newest.seq);
+  }, 30_000, { intervalMs: 10, what: 'the feed horizon passed the newest event' });
 }
 
 /**
@@ -65,7 +66,7 @@ export async function feedCaughtUp(db: Kysely<Database>): Promise<void> {
  */
 export async function exportSetup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], status: () => number = () => 200, policy: { allowPrivateNetworks?: boolean } = {}) {
   const rx = await receiver(t, status);
-  const clock = movableClock(Date.now());
+  const clock = testClock(Date.now());
   const { app, database } = await buildTestApp(t, {
     dialect, now: clock.now,
     config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: policy.allowPrivateNetworks ?? true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } },

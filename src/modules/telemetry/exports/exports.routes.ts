@@ -2,15 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../../platform/authenticate.js';
 import { EnvQuery, IdParams } from '../../../platform/definition-schemas.js';
 import { errorResponses, IDEMPOTENCY_ERRORS } from '../../../platform/error-schemas.js';
-import { idempotencyKeyOf, sendStored, type IdempotencyService } from '../../../platform/idempotency.js';
+import { type IdempotencyService } from '../../../platform/idempotency.js';
 import { IDEMPOTENCY_HEADER, MANAGEMENT_AUTH, runIdempotent } from '../../../platform/idempotent-route.js';
-import { principalScope } from '../../../platform/principal.js';
 import { sourceOf } from '../../core/journal/index.js';
 import type { ExportsService } from './exports.service.js';
-import {
-  CreateDestinationBody, DestinationHealthResponse, DestinationListQuery, DestinationListResponse, DestinationResponse, DestinationWithSecretResponse,
-  RotateSecretBody, UpdateDestinationBody, BackfillBody, BackfillListResponse, BackfillParams, BackfillResponse, DeliveryListQuery, DeliveryListResponse, DeliveryParams, RetryBody, RetryResponse,
-} from './exports.schemas.js';
+import { CreateDestinationBody, DestinationHealthResponse, DestinationListQuery, DestinationListResponse, DestinationResponse, DestinationWithSecretResponse, RotateSecretBody, UpdateDestinationBody, BackfillBody, BackfillListResponse, BackfillParams, BackfillResponse, DeliveryListQuery, DeliveryListResponse, DeliveryParams, RetryBody, RetryResponse } from './exports.schemas.js';
 
 export interface ExportsRouteDeps {
   exports: ExportsService;
@@ -29,15 +25,13 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       tags: ['exports'], operationId: 'createExportDestination', summary: 'Create a raw telemetry export destination; the signing secret is shown once', security,
       headers: CREATE_IDEMPOTENCY_HEADER,
       body: CreateDestinationBody,
-      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 'export_target_not_allowed', 401, 403, 404, 'name_conflict', ...IDEMPOTENCY_ERRORS) },
+      response: { 201: DestinationWithSecretResponse, ...errorResponses(400, 'export_target_not_allowed', 'idempotency_key_required', 401, 403, 404, 'name_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: true });
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports`, key, request: request.body }, async (trx) => ({
-      statusCode: 201, containsSecrets: true, body: await exports.create(trx, principal, request.body, sourceOf(request)),
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: request.body, statusCode: 201, keyRequired: true, containsSecrets: true,
+      work: (trx, principal) => exports.create(trx, principal, request.body, sourceOf(request)),
+    });
   });
 
   app.get('/api/v1/telemetry/exports', {
@@ -69,7 +63,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       response: { 200: DestinationResponse, ...errorResponses(400, 'export_target_not_allowed', 401, 403, 404, 'name_conflict', 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'PATCH /api/v1/telemetry/exports/{id}', fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
+    fingerprint: { id: request.params.id, body: request.body }, statusCode: 200,
     work: async (trx, principal) => ({ destination: await exports.update(trx, principal, request.params.id, request.body, sourceOf(request)) }),
   }));
 
@@ -81,12 +75,10 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       response: { 200: DestinationWithSecretResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: false });
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/rotate-secret`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
-      statusCode: 200, containsSecrets: true, body: await exports.rotateSecret(trx, principal, request.params.id, request.body, sourceOf(request)),
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: { id: request.params.id, body: request.body }, statusCode: 200, containsSecrets: true,
+      work: (trx, principal) => exports.rotateSecret(trx, principal, request.params.id, request.body, sourceOf(request)),
+    });
   });
 
   app.get('/api/v1/telemetry/exports/:id/deliveries', {
@@ -106,7 +98,7 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       response: { 202: RetryResponse, ...errorResponses(400, 401, 403, 404, 'delivery_not_retryable', ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => runIdempotent(idempotency, request, reply, {
-    route: 'POST /api/v1/telemetry/exports/{id}/deliveries/{deliveryId}/retry', fingerprint: { ...request.params, body: request.body }, statusCode: 202,
+    fingerprint: { ...request.params, body: request.body }, statusCode: 202,
     work: async (trx, principal) => ({ delivery: await exports.retry(trx, principal, request.params.id, request.params.deliveryId, request.body, sourceOf(request)) }),
   }));
 
@@ -118,12 +110,10 @@ export const exportsRoutes: FastifyPluginAsyncTypebox<ExportsRouteDeps> = async 
       response: { 202: BackfillResponse, ...errorResponses(400, 'idempotency_key_required', 401, 403, 404, ...IDEMPOTENCY_ERRORS) },
     },
   }, async (request, reply) => {
-    const principal = principalOf(request);
-    const key = idempotencyKeyOf(request, { required: true, bodyField: 'idempotencyKey' });
-    const result = await idempotency.run({ scope: `${principalScope(principal)}:POST /api/v1/telemetry/exports/{id}/backfills`, key, request: { id: request.params.id, body: request.body } }, async (trx) => ({
-      statusCode: 202, body: { backfill: await exports.backfill(trx, principal, request.params.id, request.body, sourceOf(request)) },
-    }));
-    return sendStored(reply, result);
+    return runIdempotent(idempotency, request, reply, {
+      fingerprint: { id: request.params.id, body: request.body }, statusCode: 202, keyRequired: true, bodyField: 'idempotencyKey',
+      work: async (trx, principal) => ({ backfill: await exports.backfill(trx, principal, request.params.id, request.body, sourceOf(request)) }),
+    });
   });
 
   app.get('/api/v1/telemetry/exports/:id/backfills', {

@@ -16,7 +16,7 @@ import type { Database } from '../../../db/database.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { newId } from '../../../platform/ids.js';
 import type { SecretBox } from '../../../platform/secret-box.js';
-import { DEFAULT_MAX_ATTEMPTS, enqueue, type JobRunner } from '../../../jobs/index.js';
+import { DEFAULT_MAX_ATTEMPTS, enqueue, retryDelayMs, type JobRunner } from '../../../jobs/index.js';
 import { RAW_RETENTION_MS, telemetryReadModel, type CanonicalEvent, type FeedPosition } from '../ingestion/index.js';
 import { AddressNotAllowedError, resolveDeliveryAddress, type ExportPolicy, type Resolver } from './export-policy.js';
 import { SCHEDULE_JOB, type DestinationFilters } from './exports.model.js';
@@ -70,8 +70,7 @@ export const RETRY_GROWTH = 2.35;
 
 /** Delay before attempt k+1 after k failed attempts: 30 s growing ×2.35 to 6 h, ±20 % jitter. */
 export function retryDelay(failedAttempts: number, random: () => number = Math.random): number {
-  const base = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * RETRY_GROWTH ** (failedAttempts - 1));
-  return Math.min(MAX_RETRY_MS, Math.round(base * (0.8 + 0.4 * random())));
+  return retryDelayMs(failedAttempts, { baseMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS, growth: RETRY_GROWTH, jitter: 0.2 }, random);
 }
 
 /** A 4xx other than 408 and 429 is the receiver refusing the batch itself: retrying will not help. */

@@ -1,4 +1,4 @@
-export { createTelemetryService } from './telemetry.service.js';
+export { createTelemetryService, type TelemetryServiceDeps } from './telemetry.service.js';
 export { telemetryRoutes } from './telemetry.routes.js';
 export { purgeExpiredTelemetry } from './retention.js';
 export { telemetryReadModel, telemetrySubjectErasure } from './telemetry.read-model.js';

@@ -1,14 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { exposure, movableClock, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
+import { exposure, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const DAY = 86_400_000;
 
 for (const dialect of dialects) {
   describe(`telemetry retention job on ${dialect}`, () => {
     test('the recurring leased job purges raw events past 30 days', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       assert.equal((await sendBatch(app, s.sdkProd, [exposure(T0, 'user-1')])).json().accepted, 1);

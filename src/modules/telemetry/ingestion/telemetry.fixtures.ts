@@ -1,5 +1,5 @@
 // Request helpers the telemetry and insights tests share: an app with environment keys and flags,
-// batches of events, a movable clock.
+// batches of events (the clock is test/helpers/clock.ts).
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sql, type Kysely } from 'kysely';
@@ -7,12 +7,7 @@ import type { Database } from '../../../db/database.js';
 import type { dialects } from '../../../../test/helpers/test-app.js';
 import { call, createKey, userWithApp } from '../../../../test/helpers/fixtures.js';
 
-export const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
-
-export function movableClock(start = T0) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => void (t += ms), set: (ms: number) => void (t = ms) };
-}
+export { T0 } from '../../../../test/helpers/clock.js';
 
 /** An app with a client-visible flag `shown` and a hidden flag `hidden` in prod, and its keys. */
 export async function telemetryApp(app: FastifyInstance) {

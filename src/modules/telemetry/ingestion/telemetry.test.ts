@@ -8,7 +8,8 @@ import { validateItem } from './event-validation.js';
 import { storeBatches } from './telemetry.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 import { estimateUnion, SubjectSketch } from './subject-sketch.js';
-import { exposure, eventId, movableClock, refuseEventsOf, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
+import { exposure, eventId, refuseEventsOf, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -93,7 +94,7 @@ test('the union estimate of stored sketches is what merging them into one sketch
 for (const dialect of dialects) {
   describe(`telemetry ingestion on ${dialect}`, () => {
     test('every per-item status, in request order, and duplicates on retry', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const ok = exposure(T0 - MINUTE, 'user-1');
@@ -151,7 +152,7 @@ for (const dialect of dialects) {
     });
 
     test('numbers at the edge of their type, prototype keys and U+0000 are per-item permanent errors naming the field; the rest is stored', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const outcome = (fields: string) => `{"id":"${eventId('o')}","kind":"outcome","timestamp":"${new Date(T0).toISOString()}","targetingKey":"u","metricKey":"revenue"${fields}}`;
@@ -198,7 +199,7 @@ for (const dialect of dialects) {
     });
 
     test('a pub_ key may report only client-visible flags; an sdk_ key any flag', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const items = [exposure(T0, 'u1'), exposure(T0, 'u1', { flagKey: 'hidden' }), exposure(T0, 'u1', { flagKey: 'missing' }), { ...exposure(T0, 'u2'), kind: 'outcome', flagKey: undefined, metricKey: 'clicks' }];
@@ -211,7 +212,7 @@ for (const dialect of dialects) {
     });
 
     test('bad envelopes are 400, a body over 1 MiB 413, management credentials 401', async (t) => {
-      const { app } = await buildTestApp(t, { dialect, now: movableClock().now });
+      const { app } = await buildTestApp(t, { dialect, now: testClock().now });
       const s = await telemetryApp(app);
       const one = [exposure(T0, 'u')];
       expectValidation(await sendBatch(app, s.sdkProd, one, { schemaVersion: 2 }), '/schemaVersion');
@@ -228,7 +229,7 @@ for (const dialect of dialects) {
     });
 
     test('over the environment rate: 429 with Retry-After and the full ordered list, admitted items stored', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { telemetryEventsPerSecond: 5 } });
       const s = await telemetryApp(app);
       const items = [{ bad: true }, ...Array.from({ length: 8 }, (_, i) => exposure(T0, `u${i}`))];
@@ -255,7 +256,7 @@ for (const dialect of dialects) {
     });
 
     test('storage failure: 503 service_unavailable, retryable, nothing stored', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database, logs } = await buildTestApp(t, { dialect, now: clock.now, captureLogs: true });
       const s = await telemetryApp(app);
       const db = database.handle.db;
@@ -276,7 +277,7 @@ for (const dialect of dialects) {
     });
 
     test('a batch the database refuses fails alone: batches of other apps and environments sent with it are accepted and stored', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const other = await telemetryApp(app);
@@ -322,7 +323,7 @@ for (const dialect of dialects) {
     });
 
     test('rollups follow the event hour in UTC with counts, sums and subjects; the watermark names the newest event', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const hour = Math.floor(T0 / 3_600_000) * 3_600_000;
@@ -350,7 +351,7 @@ for (const dialect of dialects) {
     });
 
     test('retention purges raw events after 30 days and rollups after 90', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const db = database.handle.db;

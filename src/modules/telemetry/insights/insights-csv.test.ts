@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
-import { movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
 import { neutraliseFormula, renderCsv } from './output-formats.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -41,7 +42,7 @@ test('property: no csv text cell starts like a formula, and stripping the added 
 for (const dialect of dialects) {
   describe(`insights csv on ${dialect}`, () => {
     test('events and aggregates: formula-like variants and metric keys neutralised in csv, exact in json and ndjson', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const at = iso(T0 - HOUR + 60_000);

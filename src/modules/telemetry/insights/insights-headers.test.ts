@@ -6,7 +6,8 @@ import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call } from '../../../../test/helpers/fixtures.js';
-import { exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { exposure, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -35,7 +36,7 @@ function assertAsciiHeaders(res: { headers: Record<string, unknown> }, where: st
 for (const dialect of dialects) {
   describe(`insight headers on ${dialect}`, () => {
     test('an event id outside ASCII is escaped in X-Insights-Watermark and X-Insights-Metadata, in every format', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const body = { appId: s.appId, env: 'prod', from: iso(T0 - HOUR), to: iso(T0), grain: 'hour', measures: ['events'] };
@@ -58,7 +59,7 @@ for (const dialect of dialects) {
     });
 
     test('over real HTTP the header block is ASCII bytes and a Latin-1 id reads back exactly', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       await app.listen({ host: '127.0.0.1', port: 0 });

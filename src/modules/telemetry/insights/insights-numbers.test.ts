@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { call, expectError } from '../../../../test/helpers/fixtures.js';
-import { eventId, exposure, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { eventId, exposure, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 const iso = (t: number) => new Date(t).toISOString();
@@ -16,7 +17,7 @@ const query = (app: FastifyInstance, token: string, body: Record<string, unknown
 for (const dialect of dialects) {
   describe(`numbers read back by insights on ${dialect}`, () => {
     test('a bucket holding a non-finite sum: queries answer null for its metric measures, batches touching it fail alone', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const at = T0 - HOUR + 60_000;
@@ -52,7 +53,7 @@ for (const dialect of dialects) {
     });
 
     test('the approximate subject count never exceeds the events of its cell', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       // 100 distinct subjects whose sketch estimates 101 (no two share a register): one event each.

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
 import { assertContainsNone, call, createKey, expectError, expectValidation, signUp } from '../../../../test/helpers/fixtures.js';
-import { exposure, eventId, movableClock, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { exposure, eventId, sendBatch, T0, telemetryApp } from '../ingestion/telemetry.fixtures.js';
+import { testClock } from '../../../../test/helpers/clock.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -32,7 +33,7 @@ async function cohort(app: FastifyInstance, token: string) {
 for (const dialect of dialects) {
   describe(`insights on ${dialect}`, () => {
     test('aggregates with suppression of small cells, every metadata field, and csv and ndjson equal to json', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       await cohort(app, s.sdkProd);
@@ -91,7 +92,7 @@ for (const dialect of dialects) {
     });
 
     test('a scan over several pages (20 days read a week at a time) counts every day once, subjects per day', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       // Day d (1..20 days before T0's day) has 20 + d subjects, the first 20 of them every day.
@@ -108,7 +109,7 @@ for (const dialect of dialects) {
     });
 
     test('window, dimension, measure and filter rules; access; another app is 403', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const base = { appId: s.appId, env: 'prod', from: iso(T0 - HOUR), to: iso(T0), grain: 'hour', measures: ['events'] };
@@ -132,7 +133,7 @@ for (const dialect of dialects) {
     });
 
     test('pages of 1,000 rows with ia1_ cursors bound to the credential and the query, expiring after 15 minutes', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       // 24 hours × 42 variants = 1,008 cells.
@@ -167,7 +168,7 @@ for (const dialect of dialects) {
     });
 
     test('a deadline already past gives 408 with the full metadata and a cursor that resumes from the start; the quota is charged', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       await cohort(app, s.sdkProd);
@@ -200,7 +201,7 @@ for (const dialect of dialects) {
     });
 
     test('per-credential rate limit: 429 with Retry-After, then a new minute', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now, config: { insightsQueriesPerMinute: 2 } });
       const s = await telemetryApp(app);
       const body = { appId: s.appId, env: 'prod', from: iso(T0 - HOUR), to: iso(T0), grain: 'hour', measures: ['events'] };
@@ -217,7 +218,7 @@ for (const dialect of dialects) {
     });
 
     test('more than 10,000 scanned buckets is 429 query_too_costly', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       await sendBatch(app, s.sdkProd, [exposure(T0 - HOUR, 'u')]);
@@ -230,7 +231,7 @@ for (const dialect of dialects) {
     });
 
     test('events: redacted, newest first, ie1_ pages, a legacy cursor accepted once; nothing reveals a subject or attribute', async (t) => {
-      const clock = movableClock();
+      const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       await cohort(app, s.sdkProd);
