@@ -9,7 +9,9 @@
 // server is then left idle for as long as those requests took and read a third time. Instructions
 // per request = (window − idle) / count: start-up and warm-up are outside the window, and what
 // timers do meanwhile (sync-count flushes, config polls, jobs, V8's idle tasks), which grows with
-// wall time rather than with requests, is taken out by the idle window of the same length.
+// wall time rather than with requests, is taken out by the idle window of the same length. V8 runs
+// with --single-threaded there, so its garbage collection and compilation happen on the main thread
+// as part of the requests that cause them.
 // With two or more counts (the first version): one process per count, each total printed; the
 // difference of two totals over the difference of their counts is the instructions of one request,
 // timers included, which made two runs of one build differ by up to 27 % on a loaded machine.
@@ -57,7 +59,10 @@ console.error("seeded", url);
 const key = environments[0]!.sdk;
 
 function start(out: string): { child: ChildProcess; log: () => string; port: Promise<number> } {
-  const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, 'node', bundle, ...(bare ? [bodyFile, '"bare"'] : [url])], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // In the one-process mode V8 runs without background threads (--single-threaded: no concurrent
+  // marking or compilation), whose share of the window otherwise moved with the machine's load.
+  const v8 = counts.length === 1 ? ['--single-threaded'] : [];
+  const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, 'node', ...v8, bundle, ...(bare ? [bodyFile, '"bare"'] : [url])], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
   child.on('exit', (code) => { if (code !== 0) console.error(log); });
