@@ -41,7 +41,10 @@ function gcFigures() {
   const { gc, usedAtStart } = profiler!;
   profiler = null;
   const { statistics } = gc.stop() as unknown as { statistics: { gcType: string; cost: number; beforeGC: HeapAt; afterGC: HeapAt }[] };
-  const oldUsed = (at: HeapAt) => at.heapSpaceStatistics.find((s) => s.spaceName === 'old_space')!.spaceUsedSize;
+  const space = (at: HeapAt, name: string) => at.heapSpaceStatistics.find((s) => s.spaceName === name)!;
+  const oldUsed = (at: HeapAt) => space(at, 'old_space').spaceUsedSize;
+  let youngMin = Infinity;
+  let youngMax = 0;
   let allocated = 0;
   let promoted = 0;
   let usedAfterLast = usedAtStart;
@@ -50,12 +53,15 @@ function gcFigures() {
     allocated += s.beforeGC.heapStatistics.usedHeapSize - usedAfterLast;
     usedAfterLast = s.afterGC.heapStatistics.usedHeapSize;
     if (s.gcType === 'Scavenge') promoted += Math.max(0, oldUsed(s.afterGC) - oldUsed(s.beforeGC));
+    const young = space(s.afterGC, 'new_space').spaceSize;
+    youngMin = Math.min(youngMin, young);
+    youngMax = Math.max(youngMax, young);
     const entry = (byType[s.gcType] ??= { count: 0, ms: 0 });
     entry.count++;
     entry.ms += s.cost / 1000;
   }
   allocated += getHeapStatistics().used_heap_size - usedAfterLast;
-  return { allocated, promoted, byType };
+  return { allocated, promoted, byType, young: statistics.length > 0 ? [youngMin, youngMax] : [] };
 }
 // BENCH_HEAP_SAMPLING=<prefix>: a sampling heap profile of each measured series, garbage included
 // (<prefix>-1.heapprofile, -2, …; open in Chrome's DevTools, Memory tab), to see what allocates.
@@ -76,7 +82,7 @@ function stopSampling() {
 
 interface HeapAt {
   heapStatistics: { usedHeapSize: number };
-  heapSpaceStatistics: { spaceName: string; spaceUsedSize: number }[];
+  heapSpaceStatistics: { spaceName: string; spaceUsedSize: number; spaceSize: number }[];
 }
 
 process.on('message', (m: { type: string }) => {

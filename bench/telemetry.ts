@@ -253,12 +253,15 @@ interface GcFigures {
   allocated: number;
   promoted: number;
   byType: Record<string, { count: number; ms: number }>;
+  /** The young generation's size (both semi-spaces) after collections: least and most, bytes. */
+  young: number[];
 }
 
 /** Per query: MB allocated and promoted, collections by type and their pause time (the server's GC profiler over the timed runs). */
 function gcPerQuery(figures: GcFigures, runs: number): string {
   const types = Object.entries(figures.byType).map(([type, { count, ms }]) => `${type} ${count} (${ms.toFixed(0)} ms)`).join(', ');
-  return `${(figures.allocated / runs / 1e6).toFixed(2)} MB allocated and ${(figures.promoted / runs / 1e6).toFixed(3)} MB promoted per query; over the ${runs} runs: ${types || 'no collection'}`;
+  const young = figures.young.length > 0 ? `; young generation ${figures.young.map((b) => (b / 1048576).toFixed(0)).join('–')} MiB` : '';
+  return `${(figures.allocated / runs / 1e6).toFixed(2)} MB allocated and ${(figures.promoted / runs / 1e6).toFixed(3)} MB promoted per query; over the ${runs} runs: ${types || 'no collection'}${young}`;
 }
 
 async function latencies(server: ServerInfo, body: object, runs: number, gc?: { start(): Promise<unknown>; stop(): Promise<GcFigures> }) {
