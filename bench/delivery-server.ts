@@ -1,14 +1,17 @@
-// A benchmark server process: Ensign built in-process (buildApp) on the benchmark's SQLite database,
-// listening on a free port. Talks to the parent over IPC: reports its port, answers memory probes.
-import { buildApp } from '../src/app.js';
-import { createDb } from '../src/db/create-db.js';
+// A benchmark server process: Ensign started as `npm start` starts it (startServer: migrations
+// checked, app built, startup memory released, listening) on the benchmark's SQLite database and a
+// free port, with the benchmark's settings. Talks to the parent over IPC: reports its port, answers
+// memory probes.
+import { dirname } from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { startServer } from '../src/main.js';
 import { benchConfig } from './delivery-fixture.js';
 
 const [url, lane = 'lane-on'] = process.argv.slice(2);
 if (!url || (lane !== 'lane-on' && lane !== 'lane-off')) throw new Error('usage: delivery-server.ts <database url> [lane-on|lane-off]');
-const handle = createDb(url);
-const app = await buildApp({ db: handle.db, dbHandle: handle, config: { ...benchConfig(), fastLane: lane === 'lane-on' } });
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
+const settings = benchConfig();
+const environment = { ENSIGN_DATABASE_URL: url, ENSIGN_DATA_DIR: dirname(url.replace('sqlite://', '')), ENSIGN_PORT: '0', ENSIGN_SECRET: settings.secret };
+const { app, handle, address } = await startServer({ ...loadConfig(environment), ...settings, fastLane: lane === 'lane-on' });
 // Resident memory right after start, after a full GC (issue 24: at most 120 MiB).
 (globalThis as { gc?: () => void }).gc?.();
 const started = process.memoryUsage();

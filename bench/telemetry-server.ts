@@ -1,6 +1,9 @@
 // The Ensign process of `npm run bench:telemetry`: a server on a SQLite file or PostgreSQL (argv[2]) with the
 // telemetry and insights rate limits out of the way, an app with keys, and its port and ids sent to
 // the parent over IPC.
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { getHeapStatistics, GCProfiler } from 'node:v8';
 import { startServer } from '../src/main.js';
 import { loadConfig } from '../src/config.js';
 
@@ -30,7 +33,70 @@ async function seed() {
 
 // argv[4] 'join': a further process on a database the first one seeded; it serves the same keys.
 process.send!({ type: 'listening', address, ...(process.argv[4] === 'join' ? {} : await seed()) });
+/** What the garbage collector saw between 'gc-start' and 'gc-stop': bytes allocated (heap used before
+ * each collection less heap used after the one before), bytes promoted to the old generation by
+ * scavenges, and the collections by type with their pause time. Load does not move these figures. */
+let profiler: { gc: GCProfiler; usedAtStart: number } | null = null;
+function gcFigures() {
+  const { gc, usedAtStart } = profiler!;
+  profiler = null;
+  const { statistics } = gc.stop() as unknown as { statistics: { gcType: string; cost: number; beforeGC: HeapAt; afterGC: HeapAt }[] };
+  const space = (at: HeapAt, name: string) => at.heapSpaceStatistics.find((s) => s.spaceName === name)!;
+  const oldUsed = (at: HeapAt) => space(at, 'old_space').spaceUsedSize;
+  let youngMin = Infinity;
+  let youngMax = 0;
+  let allocated = 0;
+  let promoted = 0;
+  let usedAfterLast = usedAtStart;
+  const byType: Record<string, { count: number; ms: number }> = {};
+  for (const s of statistics) {
+    allocated += s.beforeGC.heapStatistics.usedHeapSize - usedAfterLast;
+    usedAfterLast = s.afterGC.heapStatistics.usedHeapSize;
+    if (s.gcType === 'Scavenge') promoted += Math.max(0, oldUsed(s.afterGC) - oldUsed(s.beforeGC));
+    const young = space(s.afterGC, 'new_space').spaceSize;
+    youngMin = Math.min(youngMin, young);
+    youngMax = Math.max(youngMax, young);
+    const entry = (byType[s.gcType] ??= { count: 0, ms: 0 });
+    entry.count++;
+    entry.ms += s.cost / 1000;
+  }
+  allocated += getHeapStatistics().used_heap_size - usedAfterLast;
+  return { allocated, promoted, byType, young: statistics.length > 0 ? [youngMin, youngMax] : [] };
+}
+// BENCH_HEAP_SAMPLING=<prefix>: a sampling heap profile of each measured series, garbage included
+// (<prefix>-1.heapprofile, -2, …; open in Chrome's DevTools, Memory tab), to see what allocates.
+const sampling = process.env.BENCH_HEAP_SAMPLING;
+let session: Session | null = null;
+let profiles = 0;
+function startSampling() {
+  session = new Session();
+  session.connect();
+  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object);
+}
+function stopSampling() {
+  session!.post('HeapProfiler.stopSampling', (err, result) => {
+    if (!err) writeFileSync(`${sampling}-${++profiles}.heapprofile`, JSON.stringify(result.profile));
+    session!.disconnect();
+  });
+}
+
+interface HeapAt {
+  heapStatistics: { usedHeapSize: number };
+  heapSpaceStatistics: { spaceName: string; spaceUsedSize: number; spaceSize: number }[];
+}
+
 process.on('message', (m: { type: string }) => {
   if (m.type === 'cpu') process.send!({ type: 'cpu', usage: process.cpuUsage() });
+  if (m.type === 'gc-start') {
+    profiler = { gc: new GCProfiler(), usedAtStart: getHeapStatistics().used_heap_size };
+    profiler.gc.start();
+    if (sampling) startSampling();
+    process.send!({ type: 'gc-started' });
+  }
+  if (m.type === 'gc-stop') {
+    const figures = gcFigures();
+    if (sampling) stopSampling();
+    process.send!({ type: 'gc', figures });
+  }
   if (m.type === 'stop') void app.close().then(() => process.exit(0));
 });

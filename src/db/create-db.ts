@@ -1,15 +1,25 @@
 // Opens the database named by a URL: sqlite://<path> (embedded default, WAL) or postgres://…
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { Database } from './database.js';
 import { dialectOfUrl, type DialectName } from './dialect.js';
 
-// COUNT(*) and BIGINT come back from pg as strings; our counters fit comfortably in a double.
-pg.types.setTypeParser(20, (v) => Number(v));
+const require = createRequire(import.meta.url);
+let postgresDriver: typeof pg | undefined;
+
+/** pg, required the first time a PostgreSQL database is opened: a SQLite process never loads it (decision 0057). */
+function postgres(): typeof pg {
+  if (postgresDriver !== undefined) return postgresDriver;
+  const driver = require('pg') as typeof pg;
+  // COUNT(*) and BIGINT come back from pg as strings; our counters fit comfortably in a double.
+  driver.types.setTypeParser(20, (v) => Number(v));
+  return (postgresDriver = driver);
+}
 
 export interface DbHandle {
   db: Kysely<Database>;
@@ -50,7 +60,7 @@ function sqlitePath(url: string): string {
 export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
   const dialect = dialectOfUrl(url);
   if (dialect === 'postgres') {
-    const pool = new pg.Pool({
+    const pool = new (postgres().Pool)({
       connectionString: url,
       max: options.poolSize ?? 10,
       application_name: options.applicationName ?? 'ensign',

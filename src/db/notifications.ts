@@ -3,7 +3,7 @@
 // SQLite (one process): an in-process emitter. Readers keep a polling fallback for missed messages.
 import { EventEmitter } from 'node:events';
 import { sql } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DbHandle } from './create-db.js';
 import type { Executor } from './transaction.js';
 

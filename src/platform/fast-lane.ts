@@ -42,6 +42,9 @@ export interface FastLaneInput<Body = unknown, Params = Record<string, string>, 
 /** A JSON answer (or none, for 304). */
 export interface FastLaneAnswer {
   status: number;
+  /** Headers computed once and shared by many answers (a document's tag and caching headers): names
+   * and values in turn, written before `headers`. */
+  headerList?: readonly (string | number)[];
   headers?: Record<string, string | number>;
   /** JSON text. A string goes out in the same write as the headers; large cached answers are Buffers. */
   body?: string | Buffer;
@@ -66,6 +69,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /** Sends a handler's answer through Fastify. */
 export function sendAnswer(reply: FastifyReply, answer: FastLaneAnswer): void {
   reply.code(answer.status);
+  const list = answer.headerList;
+  if (list !== undefined) for (let i = 0; i < list.length; i += 2) reply.header(list[i] as string, list[i + 1]);
   if (answer.headers) reply.headers(answer.headers);
   if (answer.body === undefined) reply.send();
   else reply.type(JSON_TYPE).send(answer.body);
@@ -323,7 +328,8 @@ export function createFastLane(options: FastLaneOptions) {
     const { entry, res } = exchange;
     // A flat list of names and values: Node takes it as it is, where an object built up here would
     // be reshaped on every request.
-    const headers: (string | number)[] = entry.headers.slice();
+    const list = answer.headerList;
+    const headers: (string | number)[] = list === undefined ? entry.headers.slice() : (entry.headers as (string | number)[]).concat(list);
     headers.push('x-request-id', exchange.requestId);
     if (answer.headers !== undefined) for (const name in answer.headers) headers.push(name, answer.headers[name]!);
     const body = answer.body;

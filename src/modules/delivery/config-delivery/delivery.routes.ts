@@ -5,7 +5,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { fastLaneRoute, type FastLaneAnswer, type FastLaneRouteOptions } from '../../../platform/fast-lane.js';
-import { andThen } from '../../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
 import type { DeliveryService } from './delivery.service.js';
@@ -38,18 +37,23 @@ function routeOptions(audience: Audience, lane: FastLaneRouteOptions): RouteShor
 
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, { delivery }) => {
   function respond(principal: EnvironmentPrincipal, ifNoneMatch: string | undefined, snapshot: Snapshot, quota: SyncAdmission): FastLaneAnswer {
-    const etag = snapshot.etagFor(principal.keyId);
-    const headers = { etag, 'cache-control': 'private, no-cache', 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
-    // The prebuilt bytes, sent as they are.
-    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headers } : { status: 200, headers, body: snapshot.body };
+    const { etag, headers: headerList } = snapshot.answerFor(principal.keyId);
+    const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
+    // The prebuilt bytes and the key's prebuilt headers, sent as they are.
+    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headerList, headers } : { status: 200, headerList, headers, body: snapshot.body };
+  }
+
+  function admitted(principal: EnvironmentPrincipal, ifNoneMatch: string | undefined, snapshot: Snapshot): FastLaneAnswer | Promise<FastLaneAnswer> {
+    const quota = delivery.admit(principal);
+    return quota instanceof Promise ? quota.then((settled) => respond(principal, ifNoneMatch, snapshot, settled)) : respond(principal, ifNoneMatch, snapshot, quota);
   }
 
   // Synchronous whenever the snapshot and the environment's count are in memory (nearly always):
-  // no promise per request. The first sync of an environment waits for its reads.
+  // no promise and no closure per request. The first sync of an environment waits for its reads.
   const deliver = (audience: Audience) => ({ principal, headers }: { principal: EnvironmentPrincipal; headers: IncomingHttpHeaders }) => {
     const ifNoneMatch = headers['if-none-match'];
-    return andThen(delivery.snapshot(principal, audience), (snapshot) =>
-      andThen(delivery.admit(principal), (quota) => respond(principal, ifNoneMatch, snapshot, quota)));
+    const snapshot = delivery.snapshot(principal, audience);
+    return snapshot instanceof Promise ? snapshot.then((settled) => admitted(principal, ifNoneMatch, settled)) : admitted(principal, ifNoneMatch, snapshot);
   };
 
   // Each route admits only its audience's environment key.

@@ -3,9 +3,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../../platform/errors.js';
 import { fastLaneRoute } from '../../../platform/fast-lane.js';
+import type { EvaluationSet } from './evaluation-set.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';
-import { andThen } from '../../../platform/maybe-async.js';
 import { EVALUATE_BODY_LIMIT, EvaluateBody, evaluateResponses, type EvaluateBodyType } from './evaluation.schemas.js';
 import { evaluateToJson } from './evaluation.service.js';
 
@@ -14,6 +14,8 @@ export interface EvaluationRouteDeps {
 }
 
 const PATH = '/api/v1/evaluate';
+
+const answerOf = (set: EvaluationSet, body: EvaluateBodyType) => ({ status: 200, body: evaluateToJson(set, body) });
 
 const serverKeyRequired = {
   code: 'server_key_required',
@@ -33,8 +35,11 @@ export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = 
   // This plugin is a scope of its own: the parser applies to its routes only.
   useContextJsonParser(app);
   // Only sdk_ keys: the principal names one environment.
-  const evaluate = fastLaneRoute({ allow: ['sdk'], wrongType: serverKeyRequired })<EvaluateBodyType>(({ principal, body }) =>
-    andThen(source.current(principal), (set) => ({ status: 200, body: evaluateToJson(set, body) })));
+  // Synchronous while the environment's set is in memory, without a closure per request.
+  const evaluate = fastLaneRoute({ allow: ['sdk'], wrongType: serverKeyRequired })<EvaluateBodyType>(({ principal, body }) => {
+    const set = source.current(principal);
+    return set instanceof Promise ? set.then((settled) => answerOf(settled, body)) : answerOf(set, body);
+  });
 
   // A fast-lane route (platform/fast-lane.ts): request lines at debug, as at evaluation rates they
   // would cost more than evaluating.

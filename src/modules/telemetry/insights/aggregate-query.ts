@@ -64,7 +64,7 @@ export const freshnessOf = (w: Watermark | null, now: number) => ({ asOf: new Da
 /** One rollup row of a cell, kept while its scan page is read. */
 interface Part {
   /** Its values of the dimensions the query does not group by (`ungrouped` order), null when absent. */
-  others: (string | null)[];
+  others: readonly (string | null)[];
   kind: string | null;
   events: number;
   metricCount: number;
@@ -174,13 +174,24 @@ function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): numbe
  * bounded, and stored ones were repaired by migration 0130) is null, never a serialiser's failure. */
 const finiteOrNull = (value: number | null) => (value !== null && Number.isFinite(value) ? value : null);
 
-/** A cell's identity as a map key: length-prefixed values (injective whatever they hold), cheaper
- * per row than JSON. */
-function cellKey(bucketStart: number, dimensions: readonly (string | null)[]): string {
-  let key = String(bucketStart);
-  for (const value of dimensions) key += value === null ? '|-' : `|${value.length}:${value}`;
+/**
+ * A cell's grouped values as a map key within its bucket: the value itself when the query groups
+ * by one dimension (Map keys may be null), otherwise length-prefixed values (injective whatever
+ * they hold). Read from the row without copying the values out: for the usual one dimension,
+ * finding a row's cell allocates nothing.
+ */
+function groupKey(values: readonly (string | null)[], count: number): string | null {
+  if (count === 1) return values[0]!;
+  let key = '';
+  for (let i = 0; i < count; i++) {
+    const value = values[i]!;
+    key += value === null ? '|-' : `|${value.length}:${value}`;
+  }
   return key;
 }
+
+/** The `others` of a part when the query groups by every dimension it reads. */
+const NO_OTHERS: readonly (string | null)[] = Object.freeze([]);
 
 const KIND_MEASURES = new Set<InsightMeasure>(['decisions', 'assignments', 'exposures', 'outcomes']);
 
@@ -243,16 +254,31 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   let scanned = 0;
   for (let pageStart = scan.from; pageStart < scan.to; pageStart += pageMs) {
     if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
-    const cells = new Map<string, Cell>();
+    // The page's cells by bucket, then by grouped values, in the order they were first seen.
+    // Rows come in bucket order, so a row's bucket is nearly always the previous row's.
+    const buckets = new Map<number, Map<string | null, Cell>>();
+    const cells: Cell[] = [];
+    let lastStart = NaN;
+    let bucket: Map<string | null, Cell> | undefined;
     scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + pageMs) }, columns, (row) => {
+      // Issue 24 (insights tail): nothing is allocated per row but the part itself and its other
+      // values; the grouped values are copied once per cell.
       const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
-      const grouped = row.dimensions.slice(0, dims.length);
-      const key = cellKey(bucketStart, grouped);
-      let cell = cells.get(key);
-      if (!cell) cells.set(key, (cell = { bucketStart, dimensions: grouped, parts: [], events: 0, byKind: {}, metricCount: 0, metricSum: 0, subjects: 0, excludedParts: 0 }));
-      cell.parts.push({ others: row.dimensions.slice(dims.length), kind: row.kind, events: row.events, metricCount: row.metricCount, metricSum: row.metricSum, subjects: row.subjects });
+      if (bucketStart !== lastStart) {
+        lastStart = bucketStart;
+        bucket = buckets.get(bucketStart);
+        if (bucket === undefined) buckets.set(bucketStart, (bucket = new Map()));
+      }
+      const key = groupKey(row.dimensions, dims.length);
+      let cell = bucket!.get(key);
+      if (!cell) {
+        bucket!.set(key, (cell = { bucketStart, dimensions: row.dimensions.slice(0, dims.length), parts: [], events: 0, byKind: {}, metricCount: 0, metricSum: 0, subjects: 0, excludedParts: 0 }));
+        cells.push(cell);
+      }
+      const others = ungrouped.length === 0 ? NO_OTHERS : row.dimensions.slice(dims.length);
+      cell.parts.push({ others, kind: row.kind, events: row.events, metricCount: row.metricCount, metricSum: row.metricSum, subjects: row.subjects });
     });
-    for (const cell of cells.values()) {
+    for (const cell of cells) {
       settle(cell, ungrouped.length);
       done.push(cell);
     }
@@ -269,11 +295,12 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     const subjects = cell.subjects;
     const suppressed = subjects < MINIMUM_SUBJECTS;
     if (suppressed) suppressedCells++;
-    return {
-      bucketStart: new Date(cell.bucketStart).toISOString(),
-      dimensions: Object.fromEntries(dims.map((d, i) => [d, cell.dimensions[i] ?? null])),
-      measures: Object.fromEntries(measures.map((m) => [m, suppressed ? null : finiteOrNull(measureOf(cell, m, subjects))])),
-    };
+    // Built field by field: no entry arrays per row.
+    const dimensions: Record<string, string | null> = {};
+    for (let i = 0; i < dims.length; i++) dimensions[dims[i]!] = cell.dimensions[i] ?? null;
+    const values: Record<string, number | null> = {};
+    for (const m of measures) values[m] = suppressed ? null : finiteOrNull(measureOf(cell, m, subjects));
+    return { bucketStart: new Date(cell.bucketStart).toISOString(), dimensions, measures: values };
   });
   const more = offset + MAX_ROWS_PER_PAGE < ordered.length;
   const watermark = await watermarkOf(ctx.db, ctx.envId);
