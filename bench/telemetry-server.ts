@@ -13,6 +13,9 @@ const config = loadConfig({
   ...process.env,
   ENSIGN_DATABASE_URL: target.startsWith('postgres') ? target : `sqlite://${target}`,
   ENSIGN_DATA_DIR: process.argv[3],
+  // Every process on one database shares one secret (decision 0038): the two-process run starts a
+  // second server with a data directory of its own.
+  ENSIGN_SECRET: process.env.ENSIGN_SECRET ?? 'bench-secret-shared-by-every-bench-process',
   ENSIGN_PORT: '0',
   ENSIGN_LOG_LEVEL: 'warn',
   ENSIGN_TELEMETRY_EVENTS_PER_SECOND: '1000000000',
