@@ -12,11 +12,15 @@ module.exports = {
       comment: 'A module reaches another only through its index.ts, never deep inside it.',
       severity: 'error',
       from: { path: '^src/modules/([^/]+/[^/]+)/' },
-      to: { path: '^src/modules/[^/]+/[^/]+/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/[^/]+/index\\.ts$', TEST_SUPPORT] },
+      to: {
+        path: '^src/modules/[^/]+/[^/]+/',
+        pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/[^/]+/index\\.ts$', TEST_SUPPORT],
+      },
     },
     {
       name: 'outside-through-index',
-      comment: 'Code outside modules/ (app, platform, engine, tests) reaches a module through its index.ts too; db/database.ts alone assembles the tables.',
+      comment:
+        'Code outside modules/ (app, platform, engine, tests) reaches a module through its index.ts too; db/database.ts alone assembles the tables.',
       severity: 'error',
       from: { path: '^(src|test)/', pathNot: ['^src/modules/', '^src/db/database\\.ts$'] },
       to: { path: '^src/modules/[^/]+/[^/]+/', pathNot: ['^src/modules/[^/]+/[^/]+/index\\.ts$', TEST_SUPPORT] },
@@ -30,7 +34,8 @@ module.exports = {
     },
     {
       name: 'planes-use-core-only',
-      comment: 'The delivery and telemetry planes use core, not each other and not experimentation (which stands above them).',
+      comment:
+        'The delivery and telemetry planes use core, not each other and not experimentation (which stands above them).',
       severity: 'error',
       from: { path: '^src/modules/(delivery|telemetry)/', pathNot: TEST_CODE },
       to: { path: '^src/modules/(experimentation)/|^src/modules/(delivery|telemetry)/', pathNot: '^src/modules/$1/' },
@@ -51,14 +56,16 @@ module.exports = {
     },
     {
       name: 'cli-talks-http',
-      comment: 'The CLI talks HTTP only (typed by the generated src/api-types/, which is types only); the operator commands serve, migrate and admin (cli/commands/server.ts) run the server side in-process (decision 0007).',
+      comment:
+        'The CLI talks HTTP only (typed by the generated src/api-types/, which is types only); the operator commands serve, migrate and admin (cli/commands/server.ts) run the server side in-process (decision 0007).',
       severity: 'error',
       from: { path: '^src/cli/', pathNot: ['^src/cli/commands/server\\.ts$'] },
       to: { path: '^src/', pathNot: ['^src/cli/', '^src/api-types/'] },
     },
     {
       name: 'dialect-only-in-db',
-      comment: 'Only db/ knows which database is in use: nothing else may ask (tests choose an engine, so they may name one).',
+      comment:
+        'Only db/ knows which database is in use: nothing else may ask (tests choose an engine, so they may name one).',
       severity: 'error',
       // The leased-jobs queue is built beside db/ (ARCHITECTURE.md): its lease statement (FOR UPDATE
       // SKIP LOCKED on PostgreSQL, one UPDATE on SQLite) is the one dialect branch outside db/.
@@ -67,14 +74,16 @@ module.exports = {
     },
     {
       name: 'engine-is-pure',
-      comment: '@ensign/engine (packages/engine) is pure evaluation shared with the SDK and the providers: no server code, no I/O, and nothing of its own beyond its one runtime dependency (re2js).',
+      comment:
+        '@ensign/engine (packages/engine) is pure evaluation shared with the SDK and the providers: no server code, no I/O, and nothing of its own beyond its one runtime dependency (re2js).',
       severity: 'error',
       from: { path: '^packages/engine/src/', pathNot: TEST_CODE },
       to: { pathNot: ['^packages/engine/src/', '^node_modules/re2js/'] },
     },
     {
       name: 'engine-uses-no-node-builtins',
-      comment: 'The engine runs in browsers, Deno, Bun and edge runtimes: no Node built-in module (node:fs, crypto, buffer…). Node globals are kept out by its tsconfig (no Node types).',
+      comment:
+        'The engine runs in browsers, Deno, Bun and edge runtimes: no Node built-in module (node:fs, crypto, buffer…). Node globals are kept out by its tsconfig (no Node types).',
       severity: 'error',
       from: { path: '^packages/engine/src/', pathNot: TEST_CODE },
       to: { dependencyTypes: ['core'] },
@@ -88,35 +97,52 @@ module.exports = {
     },
     {
       name: 'engine-through-its-entries',
-      comment: 'Code outside the package imports @ensign/engine by name (its entries index, core, re2, conformance), never a file inside it.',
+      comment:
+        'Code outside the package imports @ensign/engine by name (its entries index, core, re2, conformance), never a file inside it.',
       severity: 'error',
       from: { pathNot: '^packages/engine/' },
-      to: { path: '^packages/engine/', pathNot: '^packages/engine/(src/(index|core|re2|conformance)\\.ts|conformance/vectors\\.json)$' },
+      to: {
+        path: '^packages/engine/',
+        pathNot: '^packages/engine/(src/(index|core|re2|conformance)\\.ts|conformance/vectors\\.json)$',
+      },
     },
     {
       name: 'sdk-uses-no-node-builtins',
-      comment: 'The SDK and the providers run in browsers and edge runtimes: no Node built-in module, except in the Node file store, its own entry (@ensign/sdk/file-store). Node globals are caught by test/browser-bundle.test.ts.',
+      comment:
+        'The SDK and the providers run in browsers and edge runtimes: no Node built-in module, except in the Node file store, its own entry (@ensign/sdk/file-store). Node globals are caught by test/browser-bundle.test.ts.',
       severity: 'error',
-      from: { path: '^packages/(sdk|openfeature-server|openfeature-web)/src/', pathNot: ['^packages/sdk/src/file-store\\.ts$', TEST_CODE] },
+      from: {
+        path: '^packages/(sdk|openfeature-server|openfeature-web)/src/',
+        pathNot: ['^packages/sdk/src/file-store\\.ts$', TEST_CODE],
+      },
       to: { dependencyTypes: ['core'] },
     },
     {
       name: 'sdk-depends-on-the-engine-only',
-      comment: '@ensign/sdk has no runtime dependency beyond @ensign/engine (the issue\'s rule); the providers add only their OpenFeature SDK.',
+      comment:
+        "@ensign/sdk has no runtime dependency beyond @ensign/engine (the issue's rule); the providers add only their OpenFeature SDK.",
       severity: 'error',
       from: { path: '^packages/sdk/src/', pathNot: TEST_CODE },
-      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'], pathNot: '^(packages/engine/|node_modules/re2js/)' },
+      to: {
+        dependencyTypes: ['npm', 'npm-dev', 'npm-peer', 'npm-optional', 'npm-no-pkg', 'npm-unknown'],
+        pathNot: '^(packages/engine/|node_modules/re2js/)',
+      },
     },
     {
       name: 'sdk-through-its-entries',
-      comment: 'The providers, tests and benches import @ensign/sdk by name (its entries index and file-store), never a file inside it; the providers\' tests share the SDK\'s test fixtures (the scripted server, the translated flagd scenarios).',
+      comment:
+        "The providers, tests and benches import @ensign/sdk by name (its entries index and file-store), never a file inside it; the providers' tests share the SDK's test fixtures (the scripted server, the translated flagd scenarios).",
       severity: 'error',
       from: { pathNot: '^packages/sdk/' },
-      to: { path: '^packages/sdk/', pathNot: ['^packages/sdk/src/(index|file-store)\\.ts$', '^packages/sdk/test/(fixtures|flagd-scenarios)\\.ts$'] },
+      to: {
+        path: '^packages/sdk/',
+        pathNot: ['^packages/sdk/src/(index|file-store)\\.ts$', '^packages/sdk/test/(fixtures|flagd-scenarios)\\.ts$'],
+      },
     },
     {
       name: 'packages-use-no-server',
-      comment: "The packages and their tests stand without the server's code (the end-to-end tests under test/ start a server).",
+      comment:
+        "The packages and their tests stand without the server's code (the end-to-end tests under test/ start a server).",
       severity: 'error',
       from: { path: '^packages/(sdk|openfeature-server|openfeature-web)/' },
       to: { path: '^(src|test|bench)/' },

@@ -11,14 +11,24 @@ import { migrateToLatest } from '../src/db/migrate.js';
 import { createChangeNotifier } from '../src/db/notifications.js';
 import { inTransaction } from '../src/db/transaction.js';
 import type { FlagType, Rule } from '@ensign/engine';
-import { createConfigStateStore, emptyState, type EnvironmentTarget, type FlagRecord } from '../src/modules/core/config/index.js';
+import {
+  createConfigStateStore,
+  emptyState,
+  type EnvironmentTarget,
+  type FlagRecord,
+} from '../src/modules/core/config/index.js';
 
 export const FLAGS_PER_ENVIRONMENT = 200;
 
 /** Operator settings of the benchmark: default log level, quotas no benchmark run can reach. */
 export function benchConfig(): Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> {
   const quota = { configSyncs: 1_000_000_000, apps: 1000, flags: 10_000 };
-  return { secret: 'bench-secret-bench-secret-bench-secret-0', quotas: { free: quota, pro: quota }, defaultPlan: 'free', logLevel: process.env.ENSIGN_LOG_LEVEL ?? 'info' };
+  return {
+    secret: 'bench-secret-bench-secret-bench-secret-0',
+    quotas: { free: quota, pro: quota },
+    defaultPlan: 'free',
+    logLevel: process.env.ENSIGN_LOG_LEVEL ?? 'info',
+  };
 }
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -34,18 +44,42 @@ function flagAt(i: number): FlagRecord {
   const type = (['bool', 'string', 'number', 'json'] as const)[i % 4];
   const key = `flag-${String(i).padStart(3, '0')}`;
   const rules: Rule[] = [
-    { id: 'beta-users', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta', 'enterprise'] }, { attribute: 'country', operator: 'notIn', values: ['XX'] }], serve: { value: valueOf(type, i + 1) } },
-    { id: 'new-app-versions', conditions: [{ attribute: 'appVersion', operator: 'semverGt', values: ['2.3.0'] }], serve: { rollout: { percentage: 50, value: valueOf(type, i + 2) } } },
+    {
+      id: 'beta-users',
+      conditions: [
+        { attribute: 'plan', operator: 'in', values: ['beta', 'enterprise'] },
+        { attribute: 'country', operator: 'notIn', values: ['XX'] },
+      ],
+      serve: { value: valueOf(type, i + 1) },
+    },
+    {
+      id: 'new-app-versions',
+      conditions: [{ attribute: 'appVersion', operator: 'semverGt', values: ['2.3.0'] }],
+      serve: { rollout: { percentage: 50, value: valueOf(type, i + 2) } },
+    },
   ];
   return {
-    key, type, value: valueOf(type, i), enabled: true, offValue: valueOf(type, i), clientEnabled: i % 3 === 0, description: `Benchmark flag ${i}`,
+    key,
+    type,
+    value: valueOf(type, i),
+    enabled: true,
+    offValue: valueOf(type, i),
+    clientEnabled: i % 3 === 0,
+    description: `Benchmark flag ${i}`,
     rollout: i % 5 === 1 ? { percentage: 25, value: valueOf(type, i + 3) } : null,
-    variants: i % 5 === 2 ? [{ key: 'a', value: valueOf(type, i + 4), weight: 50 }, { key: 'b', value: valueOf(type, i + 5), weight: 50 }] : null,
+    variants:
+      i % 5 === 2
+        ? [
+            { key: 'a', value: valueOf(type, i + 4), weight: 50 },
+            { key: 'b', value: valueOf(type, i + 5), weight: 50 },
+          ]
+        : null,
     rules,
     overrides: i % 7 === 0 ? { 'user-1': valueOf(type, i + 6), 'user-2': valueOf(type, i + 7) } : {},
     dependencies: [],
     metadata: { owner: 'bench', ticket: `BENCH-${i}` },
-    createdAt: AT, updatedAt: AT,
+    createdAt: AT,
+    updatedAt: AT,
   };
 }
 
@@ -60,18 +94,26 @@ export async function createBenchDatabase(count: number): Promise<{ url: string;
   const handle = createDb(url);
   await migrateToLatest(handle.db);
   const app = await buildApp({ db: handle.db, dbHandle: handle, config: { ...benchConfig(), logLevel: 'warn' } });
-  const login = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/cli-token',
+    payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' },
+  });
   const token = login.json().token as string;
   const environments: BenchEnvironment[] = [];
   for (let a = 0; environments.length < count; a++) {
     const res = await app.inject({
-      method: 'POST', url: '/api/v1/apps', headers: { authorization: `Bearer ${token}`, 'idempotency-key': `bench-app-${a}` }, payload: { name: `Bench ${a}`, slug: `bench-${a}` },
+      method: 'POST',
+      url: '/api/v1/apps',
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': `bench-app-${a}` },
+      payload: { name: `Bench ${a}`, slug: `bench-${a}` },
     });
     if (res.statusCode !== 201) throw new Error(`creating an app: ${res.statusCode} ${res.body}`);
     const body = res.json();
     for (const env of body.environments) {
       const key = body.keys.find((k: { env: string }) => k.env === env.slug);
-      if (environments.length < count) environments.push({ target: { appId: env.appId, envId: env.id, env: env.slug }, sdk: key.token });
+      if (environments.length < count)
+        environments.push({ target: { appId: env.appId, envId: env.id, env: env.slug }, sdk: key.token });
     }
   }
   await app.close();
@@ -86,7 +128,12 @@ export async function createBenchDatabase(count: number): Promise<{ url: string;
   for (const { target } of environments) {
     await inTransaction(handle.db, async (trx) => {
       const locked = await store.lock(trx, target);
-      await store.commit(trx, target, locked, { state, changeId: null, operation: 'bench.seed', authority: { type: 'system' } });
+      await store.commit(trx, target, locked, {
+        state,
+        changeId: null,
+        operation: 'bench.seed',
+        authority: { type: 'system' },
+      });
     });
   }
   await notifier.close();

@@ -26,13 +26,31 @@ const compiled = join(root, 'dist', 'bench-delivery');
 /** Compiles the two server entry points and what they import (type errors elsewhere do not stop it). */
 function compileServers() {
   const entries = ['bench/delivery-server.ts', 'bench/bare-server.ts'];
-  const options = ['--outDir', compiled, '--rootDir', root, '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--esModuleInterop', '--types', 'node'];
+  const options = [
+    '--outDir',
+    compiled,
+    '--rootDir',
+    root,
+    '--module',
+    'nodenext',
+    '--moduleResolution',
+    'nodenext',
+    '--target',
+    'es2022',
+    '--skipLibCheck',
+    '--esModuleInterop',
+    '--types',
+    'node',
+  ];
   try {
-    execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [...entries.map((e) => join(root, e)), ...options], { stdio: 'pipe' });
+    execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [...entries.map((e) => join(root, e)), ...options], {
+      stdio: 'pipe',
+    });
   } catch {
     /* emitted anyway; checked below */
   }
-  for (const entry of entries) if (!existsSync(join(compiled, entry.replace(/\.ts$/, '.js')))) throw new Error(`could not compile ${entry}`);
+  for (const entry of entries)
+    if (!existsSync(join(compiled, entry.replace(/\.ts$/, '.js')))) throw new Error(`could not compile ${entry}`);
 }
 
 interface Child {
@@ -45,20 +63,27 @@ interface Child {
 async function start(script: string, args: string[], logFile?: string): Promise<Child> {
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   // BENCH_CPU_PROF=<dir> writes Ensign's CPU profile there.
-  const profile = process.env.BENCH_CPU_PROF && script === 'delivery-server.js' ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile =
+    process.env.BENCH_CPU_PROF && script === 'delivery-server.js'
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+      : [];
   const flags = script === 'delivery-server.js' ? profile : [];
-  const child = fork(join(compiled, 'bench', script), args, { execArgv: ['--expose-gc', ...flags], stdio: ['ignore', out, 'inherit', 'ipc'] });
-  const next = (type: string) => new Promise<Record<string, number>>((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
-    const onMessage = (m: { type: string }) => {
-      if (m.type !== type) return;
-      child.off('message', onMessage);
-      child.off('exit', onExit);
-      resolve(m as unknown as Record<string, number>);
-    };
-    child.on('message', onMessage);
-    child.once('exit', onExit);
+  const child = fork(join(compiled, 'bench', script), args, {
+    execArgv: ['--expose-gc', ...flags],
+    stdio: ['ignore', out, 'inherit', 'ipc'],
   });
+  const next = (type: string) =>
+    new Promise<Record<string, number>>((resolve, reject) => {
+      const onExit = (code: number | null) => reject(new Error(`${script} exited (${code})`));
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== type) return;
+        child.off('message', onMessage);
+        child.off('exit', onExit);
+        resolve(m as unknown as Record<string, number>);
+      };
+      child.on('message', onMessage);
+      child.once('exit', onExit);
+    });
   const { port } = await next('listening');
   return {
     process: child,
@@ -99,9 +124,12 @@ async function cpuOf(server: Child): Promise<number> {
 async function load(target: Target, expected: number, duration: number): Promise<Round> {
   const cpuBefore = await cpuOf(target.server);
   const result = await autocannon({ url: target.url, connections: CONNECTIONS, duration, headers: target.headers });
-  const cpuUs = await cpuOf(target.server) - cpuBefore;
+  const cpuUs = (await cpuOf(target.server)) - cpuBefore;
   const unexpected = Object.entries(result.statusCodeStats).filter(([code]) => Number(code) !== expected);
-  if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected answers from ${target.url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
+  if (unexpected.length > 0 || result.errors > 0)
+    throw new Error(
+      `unexpected answers from ${target.url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`,
+    );
   return { ...result, cpuUs };
 }
 
@@ -114,7 +142,8 @@ async function compare<K extends string>(targets: Record<K, Target>, expected: n
   const names = Object.keys(targets) as K[];
   for (const name of names) await load(targets[name], expected, WARMUP);
   const rounds = Object.fromEntries(names.map((n) => [n, [] as Round[]])) as Record<K, Round[]>;
-  for (let i = 0; i < ROUNDS; i++) for (const name of names) rounds[name].push(await load(targets[name], expected, DURATION / ROUNDS));
+  for (let i = 0; i < ROUNDS; i++)
+    for (const name of names) rounds[name].push(await load(targets[name], expected, DURATION / ROUNDS));
   const sum = (results: Round[], of: (r: Round) => number) => results.reduce((n, r) => n + of(r), 0);
   const figures = (results: Round[]): Figures => ({
     rps: sum(results, (r) => r.requests.total) / sum(results, (r) => r.duration),
@@ -145,18 +174,28 @@ async function main() {
   const bodyFile = join(dirname(logFile), 'body.json');
   writeFileSync(bodyFile, body);
   const bare = await start('bare-server.js', [bodyFile, etag]);
-  console.log(`Document: ${body.length} bytes, ETag ${etag}; ${CONNECTIONS} connections, ${DURATION} s per measurement (${ROUNDS} alternating rounds) after ${WARMUP} s of warm-up.\n`);
+  console.log(
+    `Document: ${body.length} bytes, ETag ${etag}; ${CONNECTIONS} connections, ${DURATION} s per measurement (${ROUNDS} alternating rounds) after ${WARMUP} s of warm-up.\n`,
+  );
 
   const rows: { name: string; bar: number; bare: Figures; ensign: Figures; laneOff: Figures }[] = [];
   // Bars of issue 8 (issue 3 asked 0.6 and 0.65).
-  const measurements = [['200 (full document)', {}, 200, 0.9], ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8]] as const;
+  const measurements = [
+    ['200 (full document)', {}, 200, 0.9],
+    ['304 (If-None-Match)', { 'if-none-match': etag }, 304, 0.8],
+  ] as const;
   // BENCH_ONLY=304 measures the 304s alone (profiling the revalidation path).
-  for (const [name, headers, status, bar] of measurements.filter(([n]) => !process.env.BENCH_ONLY || n.startsWith(process.env.BENCH_ONLY))) {
-    const figures = await compare({
-      bare: { server: bare, url: `${bare.base}/api/v1/config`, headers },
-      ensign: { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } },
-      laneOff: { server: laneOff, url: `${laneOff.base}/api/v1/config`, headers: { ...auth, ...headers } },
-    }, status);
+  for (const [name, headers, status, bar] of measurements.filter(
+    ([n]) => !process.env.BENCH_ONLY || n.startsWith(process.env.BENCH_ONLY),
+  )) {
+    const figures = await compare(
+      {
+        bare: { server: bare, url: `${bare.base}/api/v1/config`, headers },
+        ensign: { server: ensign, url: `${ensign.base}/api/v1/config`, headers: { ...auth, ...headers } },
+        laneOff: { server: laneOff, url: `${laneOff.base}/api/v1/config`, headers: { ...auth, ...headers } },
+      },
+      status,
+    );
     rows.push({ name, bar, ...figures });
   }
   await bare.stop();
@@ -171,24 +210,38 @@ async function main() {
   const memory = await ensign.request({ type: 'memory' }, 'memory');
   await ensign.stop();
 
-  console.log('| Measurement | Ensign req/s | bare req/s | ratio (bar) | Ensign p99 | bare p99 | CPU µs/request Ensign / bare |');
+  console.log(
+    '| Measurement | Ensign req/s | bare req/s | ratio (bar) | Ensign p99 | bare p99 | CPU µs/request Ensign / bare |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const ratio = r.ensign.rps / r.bare.rps;
-    console.log(`| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.bare.rps)} | ${ratio.toFixed(2)} (≥ ${r.bar}: ${mark(ratio >= r.bar)}) | ${r.ensign.p99} ms (< 25: ${mark(r.ensign.p99 < 25)}) | ${r.bare.p99} ms | ${r.ensign.cpuUs.toFixed(1)} / ${r.bare.cpuUs.toFixed(1)} |`);
+    console.log(
+      `| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.bare.rps)} | ${ratio.toFixed(2)} (≥ ${r.bar}: ${mark(ratio >= r.bar)}) | ${r.ensign.p99} ms (< 25: ${mark(r.ensign.p99 < 25)}) | ${r.bare.p99} ms | ${r.ensign.cpuUs.toFixed(1)} / ${r.bare.cpuUs.toFixed(1)} |`,
+    );
   }
-  console.log('\nThe fast lane, on and off (decision 0055: on every measurement, the lane saves at least ' +
-    `${LANE_CPU_SAVING_BAR * 100} % of Fastify's server CPU per request, or it is removed):\n`);
-  console.log('| Measurement | lane on req/s | lane off req/s | req/s gain | CPU µs/request on / off | CPU saved (bar) | p99 on / off |');
+  console.log(
+    '\nThe fast lane, on and off (decision 0055: on every measurement, the lane saves at least ' +
+      `${LANE_CPU_SAVING_BAR * 100} % of Fastify's server CPU per request, or it is removed):\n`,
+  );
+  console.log(
+    '| Measurement | lane on req/s | lane off req/s | req/s gain | CPU µs/request on / off | CPU saved (bar) | p99 on / off |',
+  );
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const r of rows) {
     const saved = 1 - r.ensign.cpuUs / r.laneOff.cpuUs;
-    console.log(`| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.laneOff.rps)} | ${(r.ensign.rps / r.laneOff.rps).toFixed(2)}× | ` +
-      `${r.ensign.cpuUs.toFixed(1)} / ${r.laneOff.cpuUs.toFixed(1)} | ${(saved * 100).toFixed(0)} % (≥ ${LANE_CPU_SAVING_BAR * 100} %: ${mark(saved >= LANE_CPU_SAVING_BAR)}) | ${r.ensign.p99} / ${r.laneOff.p99} ms |`);
+    console.log(
+      `| ${r.name} | ${Math.round(r.ensign.rps)} | ${Math.round(r.laneOff.rps)} | ${(r.ensign.rps / r.laneOff.rps).toFixed(2)}× | ` +
+        `${r.ensign.cpuUs.toFixed(1)} / ${r.laneOff.cpuUs.toFixed(1)} | ${(saved * 100).toFixed(0)} % (≥ ${LANE_CPU_SAVING_BAR * 100} %: ${mark(saved >= LANE_CPU_SAVING_BAR)}) | ${r.ensign.p99} / ${r.laneOff.p99} ms |`,
+    );
   }
   const MiB = 1024 * 1024;
-  console.log(`\nServer RSS right after start: ${mb(memory.startedRss!)} (≤ 120 MiB: ${mark(memory.startedRss! <= 120 * MiB)}), heap used ${mb(memory.startedHeapUsed!)}; peak RSS during the run: ${mb(memory.peakRss!)} (≤ 180 MiB: ${mark(memory.peakRss! <= 180 * MiB)}).`);
-  console.log(`Server RSS with ${ENVIRONMENTS} environments × ${FLAGS_PER_ENVIRONMENT} flags loaded, after the load runs: ${mb(memory.rss!)} (< 200 MB: ${mark(memory.rss! < 200 * MiB)}); heap used ${mb(memory.heapUsed!)}.`);
+  console.log(
+    `\nServer RSS right after start: ${mb(memory.startedRss!)} (≤ 120 MiB: ${mark(memory.startedRss! <= 120 * MiB)}), heap used ${mb(memory.startedHeapUsed!)}; peak RSS during the run: ${mb(memory.peakRss!)} (≤ 180 MiB: ${mark(memory.peakRss! <= 180 * MiB)}).`,
+  );
+  console.log(
+    `Server RSS with ${ENVIRONMENTS} environments × ${FLAGS_PER_ENVIRONMENT} flags loaded, after the load runs: ${mb(memory.rss!)} (< 200 MB: ${mark(memory.rss! < 200 * MiB)}); heap used ${mb(memory.heapUsed!)}.`,
+  );
   console.log(`Server log: ${logFile}`);
 }
 

@@ -27,7 +27,8 @@ const ensign = () => {
   for (const context of contexts) for (const key of keys) if (set.evaluate(key, context).value !== undefined) sink++;
 };
 const flagd = () => {
-  for (const context of contexts) for (const resolve of resolvers) if (resolve(context as FlagdContext) !== undefined) sink++;
+  for (const context of contexts)
+    for (const resolve of resolvers) if (resolve(context as FlagdContext) !== undefined) sink++;
 };
 const cpuOf = (round: () => void) => {
   const before = process.cpuUsage();
@@ -35,7 +36,10 @@ const cpuOf = (round: () => void) => {
   const used = process.cpuUsage(before);
   return used.user + used.system;
 };
-for (let i = 0; i < 2; i++) { ensign(); flagd(); } // warm-up
+for (let i = 0; i < 2; i++) {
+  ensign();
+  flagd();
+} // warm-up
 const ratios: number[] = [];
 let ensignTotal = 0;
 let flagdTotal = 0;
@@ -49,4 +53,6 @@ for (let i = 0; i < ROUNDS; i++) {
 if (sink === 0) throw new Error('nothing was evaluated');
 ratios.sort((a, b) => a - b);
 const perEvaluation = (total: number) => ((total / ROUNDS / (contexts.length * keys.length)) * 1000).toFixed(0);
-console.log(`CPU ns per evaluation: Ensign ${perEvaluation(ensignTotal)}, flagd-core ${perEvaluation(flagdTotal)}; ratio median ${ratios[ROUNDS >> 1]!.toFixed(2)}× (${ratios[0]!.toFixed(2)}–${ratios[ROUNDS - 1]!.toFixed(2)})`);
+console.log(
+  `CPU ns per evaluation: Ensign ${perEvaluation(ensignTotal)}, flagd-core ${perEvaluation(flagdTotal)}; ratio median ${ratios[ROUNDS >> 1]!.toFixed(2)}× (${ratios[0]!.toFixed(2)}–${ratios[ROUNDS - 1]!.toFixed(2)})`,
+);

@@ -31,6 +31,7 @@ if (implementation === 'ensign') {
 }
 let sink = 0;
 for (let r = 0; r <= rounds; r++) {
-  for (let c = 0; c < contexts.length; c++) for (let f = 0; f < keys.length; f++) if (evaluateOne(c, f) !== undefined) sink++;
+  for (let c = 0; c < contexts.length; c++)
+    for (let f = 0; f < keys.length; f++) if (evaluateOne(c, f) !== undefined) sink++;
 }
 if (sink === 0) throw new Error('nothing was evaluated');

@@ -4,7 +4,13 @@
 // written from Ensign's, and their answers are compared before anything is timed.
 import { FlagdCore } from '@openfeature/flagd-core';
 import type { EvaluationContext as FlagdContext, JsonValue } from '@openfeature/core';
-import { compileFlagSet, withFlagDefaults, type EvaluationContext, type FlagDefinition, type FlagType } from '@ensign/engine';
+import {
+  compileFlagSet,
+  withFlagDefaults,
+  type EvaluationContext,
+  type FlagDefinition,
+  type FlagType,
+} from '@ensign/engine';
 
 export const FLAG_COUNT = 200;
 const PLANS = ['free', 'pro', 'beta', 'enterprise'];
@@ -26,16 +32,20 @@ export function benchFlags(): FlagDefinition[] {
     const variantCount = i % 4 === 1 ? 3 : 2;
     const weights = variantCount === 3 ? [33.33, 33.33, 33.34] : [50, 50];
     return withFlagDefaults({
-      key: `flag-${String(i).padStart(3, '0')}`, type, value: valueOf(type, i),
-      rules: [{
-        id: 'beta-on-new-app',
-        conditions: [
-          { attribute: 'plan', operator: 'in', values: ['beta', 'enterprise'] },
-          { attribute: 'country', operator: 'notIn', values: ['XX', 'YY'] },
-          { attribute: 'appVersion', operator: 'semverGt', values: ['2.3.0'] },
-        ],
-        serve: { value: valueOf(type, i + 1) },
-      }],
+      key: `flag-${String(i).padStart(3, '0')}`,
+      type,
+      value: valueOf(type, i),
+      rules: [
+        {
+          id: 'beta-on-new-app',
+          conditions: [
+            { attribute: 'plan', operator: 'in', values: ['beta', 'enterprise'] },
+            { attribute: 'country', operator: 'notIn', values: ['XX', 'YY'] },
+            { attribute: 'appVersion', operator: 'semverGt', values: ['2.3.0'] },
+          ],
+          serve: { value: valueOf(type, i + 1) },
+        },
+      ],
       variants: split ? weights.map((weight, v) => ({ key: `v${v}`, value: valueOf(type, i + 2 + v), weight })) : null,
     });
   });
@@ -46,20 +56,32 @@ export function flagdConfiguration(flags: FlagDefinition[]): string {
   const out: Record<string, unknown> = {};
   for (const flag of flags) {
     const rule = flag.rules[0]!;
-    const variants: Record<string, unknown> = { default: flag.value, rule: 'value' in rule.serve ? rule.serve.value : null };
+    const variants: Record<string, unknown> = {
+      default: flag.value,
+      rule: 'value' in rule.serve ? rule.serve.value : null,
+    };
     for (const v of flag.variants ?? []) variants[v.key] = v.value;
     const fallthrough = flag.variants
-      ? { fractional: [{ cat: [{ var: '$flagd.flagKey' }, '/', { var: 'targetingKey' }] }, ...flag.variants.map((v) => [v.key, Math.round(v.weight * 100)])] } // flagd weighs in integers
+      ? {
+          fractional: [
+            { cat: [{ var: '$flagd.flagKey' }, '/', { var: 'targetingKey' }] },
+            ...flag.variants.map((v) => [v.key, Math.round(v.weight * 100)]),
+          ],
+        } // flagd weighs in integers
       : 'default';
     out[flag.key] = {
-      state: 'ENABLED', variants, defaultVariant: 'default',
+      state: 'ENABLED',
+      variants,
+      defaultVariant: 'default',
       targeting: {
         if: [
-          { and: [
-            { in: [{ var: 'plan' }, ['beta', 'enterprise']] },
-            { '!': { in: [{ var: 'country' }, ['XX', 'YY']] } },
-            { sem_ver: [{ var: 'appVersion' }, '>', '2.3.0'] },
-          ] },
+          {
+            and: [
+              { in: [{ var: 'plan' }, ['beta', 'enterprise']] },
+              { '!': { in: [{ var: 'country' }, ['XX', 'YY']] } },
+              { sem_ver: [{ var: 'appVersion' }, '>', '2.3.0'] },
+            ],
+          },
           'rule',
           fallthrough,
         ],
@@ -93,7 +115,12 @@ function flagdResolvers(core: FlagdCore, flags: FlagDefinition[]): Resolve[] {
 }
 
 /** Evaluations per second of `evaluateOne` over every (context, flag) pair, for about `seconds`. */
-function rate(contexts: number, flags: number, seconds: number, evaluateOne: (c: number, f: number) => unknown): number {
+function rate(
+  contexts: number,
+  flags: number,
+  seconds: number,
+  evaluateOne: (c: number, f: number) => unknown,
+): number {
   let sink = 0;
   const round = () => {
     for (let c = 0; c < contexts; c++) for (let f = 0; f < flags; f++) if (evaluateOne(c, f) !== undefined) sink++;
@@ -133,8 +160,12 @@ export function compareEngines(seconds: number): EngineComparison {
       const theirs = resolvers[f]!(context as FlagdContext);
       const split = ensign.evaluate(flag.key, context).reason === 'SPLIT';
       const same = JSON.stringify(ours) === JSON.stringify(theirs);
-      const bothVariants = split && (flag.variants ?? []).some((v) => JSON.stringify(v.value) === JSON.stringify(theirs));
-      if (!same && !bothVariants) throw new Error(`${flag.key} differs for ${JSON.stringify(context)}: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`);
+      const bothVariants =
+        split && (flag.variants ?? []).some((v) => JSON.stringify(v.value) === JSON.stringify(theirs));
+      if (!same && !bothVariants)
+        throw new Error(
+          `${flag.key} differs for ${JSON.stringify(context)}: ${JSON.stringify(ours)} vs ${JSON.stringify(theirs)}`,
+        );
       checked++;
     });
   }

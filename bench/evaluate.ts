@@ -33,9 +33,17 @@ const dir = mkdtempSync(join(tmpdir(), 'ensign-bench-evaluate-'));
 
 /** Starts a Node process and resolves with the base URL it prints (`listening <url>`, or the
  * server's own log line with its address); everything it writes goes to `log`. */
-function startProcess(args: string[], env: Record<string, string>, log: string): Promise<{ base: string; child: ChildProcess }> {
+function startProcess(
+  args: string[],
+  env: Record<string, string>,
+  log: string,
+): Promise<{ base: string; child: ChildProcess }> {
   const logFd = openSync(log, 'a');
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', logFd] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', logFd],
+  });
   return new Promise((done, fail) => {
     let seen = '';
     let found = false;
@@ -67,18 +75,41 @@ createServer((req, res) => {
 `;
 
 async function api(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(base + path, { method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return { res, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 
 /** An app with 200 flags created through the API; returns its sdk_ key. */
 async function seed(base: string): Promise<string> {
-  const login = JSON.parse((await api(base, 'POST', '/api/v1/cli-token', { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' })).bytes.toString());
+  const login = JSON.parse(
+    (
+      await api(base, 'POST', '/api/v1/cli-token', {
+        flow: 'signUp',
+        email: 'bench@example.com',
+        password: 'bench password 1',
+      })
+    ).bytes.toString(),
+  );
   const auth = { authorization: `Bearer ${login.token}` };
-  const app = JSON.parse((await api(base, 'POST', '/api/v1/apps', { name: 'Bench', slug: 'bench' }, { ...auth, 'idempotency-key': 'bench-app-1' })).bytes.toString());
+  const app = JSON.parse(
+    (
+      await api(
+        base,
+        'POST',
+        '/api/v1/apps',
+        { name: 'Bench', slug: 'bench' },
+        { ...auth, 'idempotency-key': 'bench-app-1' },
+      )
+    ).bytes.toString(),
+  );
   const admin = { authorization: `Bearer ${app.adminKey.token}` };
-  for (const flag of benchFlags()) await api(base, 'PATCH', '/api/v1/flags', { appId: app.app.id, env: 'prod', ...flag }, admin);
+  for (const flag of benchFlags())
+    await api(base, 'PATCH', '/api/v1/flags', { appId: app.app.id, env: 'prod', ...flag }, admin);
   return app.keys.find((k: { env: string }) => k.env === 'prod').token;
 }
 
@@ -97,14 +128,30 @@ type Measured = Result & { cpuUsPerRequest: number | null };
 
 type Requests = NonNullable<import('autocannon').Options['requests']>;
 
-async function measure(server: ChildProcess, url: string, headers: Record<string, string>, requests: Requests, seconds: number): Promise<Measured> {
-  const options = { url, method: 'POST', connections: CONNECTIONS, headers: { 'content-type': 'application/json', ...headers }, requests };
+async function measure(
+  server: ChildProcess,
+  url: string,
+  headers: Record<string, string>,
+  requests: Requests,
+  seconds: number,
+): Promise<Measured> {
+  const options = {
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    headers: { 'content-type': 'application/json', ...headers },
+    requests,
+  };
   const cpuBefore = cpuUsOf(server.pid);
   const result = await autocannon({ ...options, duration: seconds });
   const cpuAfter = cpuUsOf(server.pid);
   const unexpected = Object.keys(result.statusCodeStats).filter((code) => code !== '200');
-  if (unexpected.length > 0 || result.errors > 0) throw new Error(`unexpected answers from ${url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`);
-  const cpuUsPerRequest = cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total;
+  if (unexpected.length > 0 || result.errors > 0)
+    throw new Error(
+      `unexpected answers from ${url}: ${JSON.stringify(result.statusCodeStats)}, ${result.errors} errors`,
+    );
+  const cpuUsPerRequest =
+    cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / result.requests.total;
   return { ...result, cpuUsPerRequest };
 }
 
@@ -125,17 +172,26 @@ interface Scenario {
 }
 
 async function main() {
-  console.log(`Engine: ${benchFlags().length} flags (a rule of 3 conditions each, half split across variants), ${ENGINE_SECONDS} s each…`);
+  console.log(
+    `Engine: ${benchFlags().length} flags (a rule of 3 conditions each, half split across variants), ${ENGINE_SECONDS} s each…`,
+  );
   const engines = compareEngines(ENGINE_SECONDS);
   const engineRatio = engines.ensign / engines.flagd;
 
   const log = join(dir, 'server.log');
   execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'ignore' });
   // BENCH_SERVER_FLAGS passes Node flags to Ensign (e.g. --perf-basic-prof for perf, --cpu-prof).
-  const ensign = await startProcess([...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'], {
-    ENSIGN_PORT: '0', ENSIGN_DATA_DIR: dir, ENSIGN_SECRET: 'bench-secret-bench-secret-bench-secret-0',
-    ENSIGN_QUOTA_FREE_CONFIG_SYNCS: '1000000000', ENSIGN_QUOTA_FREE_FLAGS: '1000',
-  }, log);
+  const ensign = await startProcess(
+    [...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []), 'dist/main.js'],
+    {
+      ENSIGN_PORT: '0',
+      ENSIGN_DATA_DIR: dir,
+      ENSIGN_SECRET: 'bench-secret-bench-secret-bench-secret-0',
+      ENSIGN_QUOTA_FREE_CONFIG_SYNCS: '1000000000',
+      ENSIGN_QUOTA_FREE_FLAGS: '1000',
+    },
+    log,
+  );
   const sdk = await seed(ensign.base);
   const auth = { authorization: `Bearer ${sdk}` };
   const contexts = benchContexts(64);
@@ -143,19 +199,54 @@ async function main() {
   // Web clients poll with the same context: 64 subjects in rotation. The last scenario gives every
   // request a subject never seen, so no answer is cached and all 200 flags are evaluated each time.
   let fresh = 0;
-  const everyOneNew: Requests = [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ context: { ...contexts[fresh % 64], targetingKey: `new-${fresh++}` } }) }) }];
-  const rotating = (body: (context: object) => object): Requests => contexts.map((context) => ({ body: JSON.stringify(body(context)) }));
+  const everyOneNew: Requests = [
+    {
+      setupRequest: (request) => ({
+        ...request,
+        body: JSON.stringify({ context: { ...contexts[fresh % 64], targetingKey: `new-${fresh++}` } }),
+      }),
+    },
+  ];
+  const rotating = (body: (context: object) => object): Requests =>
+    contexts.map((context) => ({ body: JSON.stringify(body(context)) }));
   for (const [name, path, requests, gated] of [
-    ['POST /api/v1/evaluate (one flag)', '/api/v1/evaluate', rotating((context) => ({ flagKey: 'flag-001', context })), true],
+    [
+      'POST /api/v1/evaluate (one flag)',
+      '/api/v1/evaluate',
+      rotating((context) => ({ flagKey: 'flag-001', context })),
+      true,
+    ],
     ['OFREP bulk (200 flags)', '/api/ofrep/v1/evaluate/flags', rotating((context) => ({ context })), true],
     ['OFREP bulk, a new subject every request', '/api/ofrep/v1/evaluate/flags', everyOneNew, false],
   ] as const) {
     const first = requests[0]!.body;
-    const sample = await api(ensign.base, 'POST', path, first === undefined ? { context: contexts[0] } : JSON.parse(first), auth);
-    const bare = await startProcess(['--input-type=module', '-e', BARE_SERVER], { BARE_BODY: sample.bytes.toString('base64') }, join(dir, 'bare.log'));
-    scenarios.push({ name, path, requests, gated, bytes: sample.bytes.length, bare, ratios: [], ensign: [], bareResults: [] });
+    const sample = await api(
+      ensign.base,
+      'POST',
+      path,
+      first === undefined ? { context: contexts[0] } : JSON.parse(first),
+      auth,
+    );
+    const bare = await startProcess(
+      ['--input-type=module', '-e', BARE_SERVER],
+      { BARE_BODY: sample.bytes.toString('base64') },
+      join(dir, 'bare.log'),
+    );
+    scenarios.push({
+      name,
+      path,
+      requests,
+      gated,
+      bytes: sample.bytes.length,
+      bare,
+      ratios: [],
+      ensign: [],
+      bareResults: [],
+    });
   }
-  console.log(`HTTP: ${CONNECTIONS} connections; ${ROUNDS} rounds of ${DURATION} s on each server, alternating, after ${WARMUP} s of warm-up each; ${contexts.length} contexts in rotation.\n`);
+  console.log(
+    `HTTP: ${CONNECTIONS} connections; ${ROUNDS} rounds of ${DURATION} s on each server, alternating, after ${WARMUP} s of warm-up each; ${contexts.length} contexts in rotation.\n`,
+  );
 
   // Alternating rounds: a machine whose load changes during the run changes both sides alike, and
   // the median ratio of the rounds is what is reported.
@@ -165,7 +256,13 @@ async function main() {
   }
   for (let round = 0; round < ROUNDS; round++) {
     for (const scenario of scenarios) {
-      const bare = await measure(scenario.bare.child, scenario.bare.base + scenario.path, {}, scenario.requests, DURATION);
+      const bare = await measure(
+        scenario.bare.child,
+        scenario.bare.base + scenario.path,
+        {},
+        scenario.requests,
+        DURATION,
+      );
       const ours = await measure(ensign.child, ensign.base + scenario.path, auth, scenario.requests, DURATION);
       scenario.bareResults.push(bare);
       scenario.ensign.push(ours);
@@ -178,17 +275,26 @@ async function main() {
 
   console.log('| Measurement | Ensign | flagd-core | ratio (bar) |');
   console.log('|---|---:|---:|---:|');
-  console.log(`| In-process evaluations/s (${engines.checked} answers compared first) | ${Math.round(engines.ensign).toLocaleString('en')} | ${Math.round(engines.flagd).toLocaleString('en')} | ${engineRatio.toFixed(2)}× (≥ 2: ${mark(engineRatio >= 2)}) |`);
-  console.log('\n| HTTP measurement | body | Ensign req/s | bare req/s | ratio, median of rounds (bar) | rounds | Ensign p99 | bare p99 | CPU µs/req Ensign / bare |');
+  console.log(
+    `| In-process evaluations/s (${engines.checked} answers compared first) | ${Math.round(engines.ensign).toLocaleString('en')} | ${Math.round(engines.flagd).toLocaleString('en')} | ${engineRatio.toFixed(2)}× (≥ 2: ${mark(engineRatio >= 2)}) |`,
+  );
+  console.log(
+    '\n| HTTP measurement | body | Ensign req/s | bare req/s | ratio, median of rounds (bar) | rounds | Ensign p99 | bare p99 | CPU µs/req Ensign / bare |',
+  );
   console.log('|---|---:|---:|---:|---:|---|---:|---:|---|');
   for (const s of scenarios) {
     const ratio = median(s.ratios);
     const rps = (results: Result[]) => Math.round(median(results.map((r) => r.requests.average)));
     const p99 = (results: Result[]) => median(results.map((r) => r.latency.p99));
     // Server CPU per request moves much less than req/s on a machine shared with other work.
-    const cpu = (results: Measured[]) => (results.every((r) => r.cpuUsPerRequest !== null) ? median(results.map((r) => r.cpuUsPerRequest!)).toFixed(1) : '?');
+    const cpu = (results: Measured[]) =>
+      results.every((r) => r.cpuUsPerRequest !== null)
+        ? median(results.map((r) => r.cpuUsPerRequest!)).toFixed(1)
+        : '?';
     const verdict = s.gated ? `≥ ${BAR}: ${mark(ratio >= BAR)}` : 'no bar';
-    console.log(`| ${s.name} | ${s.bytes} B | ${rps(s.ensign)} | ${rps(s.bareResults)} | ${ratio.toFixed(2)} (${verdict}) | ${s.ratios.map((r) => r.toFixed(2)).join(', ')} | ${p99(s.ensign)} ms | ${p99(s.bareResults)} ms | ${cpu(s.ensign)} / ${cpu(s.bareResults)} |`);
+    console.log(
+      `| ${s.name} | ${s.bytes} B | ${rps(s.ensign)} | ${rps(s.bareResults)} | ${ratio.toFixed(2)} (${verdict}) | ${s.ratios.map((r) => r.toFixed(2)).join(', ')} | ${p99(s.ensign)} ms | ${p99(s.bareResults)} ms | ${cpu(s.ensign)} / ${cpu(s.bareResults)} |`,
+    );
   }
   rmSync(dir, { recursive: true, force: true });
 }

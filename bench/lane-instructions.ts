@@ -28,49 +28,108 @@ const root = new URL('..', import.meta.url).pathname;
 const compiled = process.env.BENCH_COMPILED ?? join(root, 'dist', 'bench-delivery');
 const bare = kind === '304-bare';
 const bundle = join(compiled, 'bench', bare ? 'bare-server.js' : 'delivery-server.js');
-if (process.env.BENCH_COMPILED === undefined) try {
-  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [join(root, 'bench/delivery-server.ts'), join(root, 'bench/bare-server.ts'), '--outDir', compiled, '--rootDir', root, '--module', 'nodenext',
-    '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--esModuleInterop', '--types', 'node'], { stdio: 'pipe' });
-} catch {
-  /* emitted anyway (type errors elsewhere do not stop it) */
-}
+if (process.env.BENCH_COMPILED === undefined)
+  try {
+    execFileSync(
+      join(root, 'node_modules', '.bin', 'tsc'),
+      [
+        join(root, 'bench/delivery-server.ts'),
+        join(root, 'bench/bare-server.ts'),
+        '--outDir',
+        compiled,
+        '--rootDir',
+        root,
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        '--esModuleInterop',
+        '--types',
+        'node',
+      ],
+      { stdio: 'pipe' },
+    );
+  } catch {
+    /* emitted anyway (type errors elsewhere do not stop it) */
+  }
 
-function send(agent: Agent, port: number, key: string, etag: string | undefined): Promise<{ status: number; etag: string | undefined }> {
+function send(
+  agent: Agent,
+  port: number,
+  key: string,
+  etag: string | undefined,
+): Promise<{ status: number; etag: string | undefined }> {
   return new Promise((resolve, reject) => {
     const post = kind === 'evaluate';
     const body = JSON.stringify({ flagKey: 'flag-007', context: { targetingKey: 'user-1', plan: 'pro' } });
     const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-    if (post) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
+    if (post)
+      Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) });
     else if (etag) headers['if-none-match'] = etag;
-    const req = request({ agent, port, host: '127.0.0.1', method: post ? 'POST' : 'GET', path: post ? '/api/v1/evaluate' : '/api/v1/config', headers }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag }));
-    });
+    const req = request(
+      {
+        agent,
+        port,
+        host: '127.0.0.1',
+        method: post ? 'POST' : 'GET',
+        path: post ? '/api/v1/evaluate' : '/api/v1/config',
+        headers,
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag }));
+      },
+    );
     req.on('error', reject);
     req.end(post ? body : undefined);
   });
 }
 
-console.error("seeding");
+console.error('seeding');
 const { url, environments } = await createBenchDatabase(1);
 const bodyFile = join(new URL(url).pathname, '..', 'body.json');
 writeFileSync(bodyFile, '{}');
-console.error("seeded", url);
+console.error('seeded', url);
 const key = environments[0]!.sdk;
 
 function start(out: string): { child: ChildProcess; log: () => string; port: Promise<number> } {
   // In the one-process mode V8 runs without background threads (--single-threaded: no concurrent
   // marking or compilation), whose share of the window otherwise moved with the machine's load.
   const v8 = counts.length === 1 ? ['--single-threaded'] : [];
-  const child = spawn('valgrind', ['--tool=callgrind', `--callgrind-out-file=${out}`, 'node', ...v8, bundle, ...(bare ? [bodyFile, '"bare"'] : [url])], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      `--callgrind-out-file=${out}`,
+      'node',
+      ...v8,
+      bundle,
+      ...(bare ? [bodyFile, '"bare"'] : [url]),
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] },
+  );
   let log = '';
   child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
-  child.on('exit', (code) => { if (code !== 0) console.error(log); });
-  const port = new Promise<number>((resolve) => child.on('message', (m: { type: string; port: number }) => { if (m.type === 'listening') resolve(m.port); }));
+  child.on('exit', (code) => {
+    if (code !== 0) console.error(log);
+  });
+  const port = new Promise<number>((resolve) =>
+    child.on('message', (m: { type: string; port: number }) => {
+      if (m.type === 'listening') resolve(m.port);
+    }),
+  );
   return { child, log: () => log, port };
 }
 
-async function sendMany(agent: Agent, port: number, count: number, etag: string | undefined): Promise<string | undefined> {
+async function sendMany(
+  agent: Agent,
+  port: number,
+  count: number,
+  etag: string | undefined,
+): Promise<string | undefined> {
   for (let i = 0; i < count; i++) {
     const answer = await send(agent, port, key, etag);
     if (answer.status !== (kind === 'evaluate' ? 200 : 304)) throw new Error(`status ${answer.status}`);
@@ -108,18 +167,21 @@ if (counts.length === 1) {
   agent.destroy();
   await stop(child);
   const perRequest = (after - before - idle) / count;
-  console.log(`${kind} requests=${count} window=${after - before} idle=${idle} (${(took / 1000).toFixed(1)} s each) instructions/request=${Math.round(perRequest)} (without the idle correction ${Math.round((after - before) / count)})`);
-} else for (const count of counts.map(Number)) {
-  const { child, log, port: listening } = start(out);
-  const port = await listening;
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const { etag } = await send(agent, port, key, undefined);
-  await sendMany(agent, port, count, etag);
-  agent.destroy();
-  await stop(child);
-  const collected = /Collected : (\d+)/.exec(log())?.[1];
-  console.log(`${kind} requests=${count} instructions=${collected}`);
-}
+  console.log(
+    `${kind} requests=${count} window=${after - before} idle=${idle} (${(took / 1000).toFixed(1)} s each) instructions/request=${Math.round(perRequest)} (without the idle correction ${Math.round((after - before) / count)})`,
+  );
+} else
+  for (const count of counts.map(Number)) {
+    const { child, log, port: listening } = start(out);
+    const port = await listening;
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const { etag } = await send(agent, port, key, undefined);
+    await sendMany(agent, port, count, etag);
+    agent.destroy();
+    await stop(child);
+    const collected = /Collected : (\d+)/.exec(log())?.[1];
+    console.log(`${kind} requests=${count} instructions=${collected}`);
+  }
 if (process.env.KEEP_CALLGRIND) console.log(`kept ${out}`);
 else rmSync(out, { force: true });
 rmSync(join(new URL(url).pathname, '..'), { force: true, recursive: true });

@@ -15,15 +15,28 @@ import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { FlagdProvider } from '@openfeature/flagd-provider';
-import { OpenFeature, type Client as OpenFeatureClient, type EvaluationContext as OpenFeatureContext, type JsonValue } from '@openfeature/server-sdk';
+import {
+  OpenFeature,
+  type Client as OpenFeatureClient,
+  type EvaluationContext as OpenFeatureContext,
+  type JsonValue,
+} from '@openfeature/server-sdk';
 import { GrowthBookClient } from '@growthbook/growthbook';
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client';
 import { createClient, type CoreDocument, type EnsignClient, type EvaluationContext } from '@ensign/sdk';
 import { fileStore } from '@ensign/sdk/file-store';
 import { EnsignServerProvider } from '@ensign/openfeature-server';
 import {
-  benchContexts, benchFlags, checkPeer, flagdConfiguration, growthbookAttributes, growthbookFeatures,
-  unleashContext, unleashFeatures, unleashValue, type BenchFlag,
+  benchContexts,
+  benchFlags,
+  checkPeer,
+  flagdConfiguration,
+  growthbookAttributes,
+  growthbookFeatures,
+  unleashContext,
+  unleashFeatures,
+  unleashValue,
+  type BenchFlag,
 } from './sdk-flags.js';
 import { startBenchServer, type BenchServer } from './sdk-server.js';
 
@@ -50,12 +63,19 @@ interface Samples {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const ms = (ns: bigint) => Number(ns) / 1e6;
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 let sink = 0;
 
 /** Batches (one context × every flag) for about `seconds`; ns per evaluation of each batch. */
-async function measure(impl: Implementation, flagCount: number, contextCount: number, seconds: number, into: Samples): Promise<void> {
+async function measure(
+  impl: Implementation,
+  flagCount: number,
+  contextCount: number,
+  seconds: number,
+  into: Samples,
+): Promise<void> {
   const budget = BigInt(Math.round(seconds * 1e9));
   const started = process.hrtime.bigint();
   let c = 0;
@@ -85,7 +105,10 @@ function summary(samples: number[]): { p50: number; p99: number } {
 const quietFetch: typeof fetch = async (input, init) => {
   if (String(input).endsWith('/api/v1/events/batch')) {
     const { events } = JSON.parse(String(init?.body)) as { events: unknown[] };
-    return new Response(JSON.stringify({ results: events.map((_, index) => ({ index, status: 'accepted' })) }), { status: 200, headers: { 'content-type': 'application/json' } });
+    return new Response(JSON.stringify({ results: events.map((_, index) => ({ index, status: 'accepted' })) }), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
   }
   return new Response(null, { status: 304 });
 };
@@ -98,7 +121,10 @@ function typedEnsign(client: EnsignClient, flag: BenchFlag): (context: Evaluatio
   return (c) => client.json(key, c, null);
 }
 
-function typedOpenFeature(client: OpenFeatureClient, flag: BenchFlag): (context: OpenFeatureContext) => Promise<unknown> {
+function typedOpenFeature(
+  client: OpenFeatureClient,
+  flag: BenchFlag,
+): (context: OpenFeatureContext) => Promise<unknown> {
   const key = flag.key;
   if (flag.type === 'bool') return (c) => client.getBooleanValue(key, false, c);
   if (flag.type === 'string') return (c) => client.getStringValue(key, '', c);
@@ -153,7 +179,13 @@ async function readiness(server: BenchServer, document: string) {
   // Persisted: a copy written by one client, served to the next with the server down.
   const dir = mkdtempSync(join(tmpdir(), 'ensign-bench-store-'));
   writeFileSync(join(dir, 'unused'), '');
-  const writer = createClient({ url: server.address, key: server.sdk, store: fileStore(dir), events: false, stream: false });
+  const writer = createClient({
+    url: server.address,
+    key: server.sdk,
+    store: fileStore(dir),
+    events: false,
+    stream: false,
+  });
   await writer.ready();
   await writer.close();
   await server.close();
@@ -166,10 +198,14 @@ async function main() {
   const flags = benchFlags();
   const contexts = benchContexts(CONTEXTS);
   const load = loadavg()[0]!.toFixed(1);
-  console.log(`bench:sdk: ${flags.length} flags, ${contexts.length} contexts, ${ROUNDS} rounds × ${SECONDS} s per implementation; load average ${load}`);
+  console.log(
+    `bench:sdk: ${flags.length} flags, ${contexts.length} contexts, ${ROUNDS} rounds × ${SECONDS} s per implementation; load average ${load}`,
+  );
 
   const server = await startBenchServer(flags);
-  const response = await fetch(`${server.address}/api/v1/advanced-config`, { headers: { authorization: `Bearer ${server.sdk}` } });
+  const response = await fetch(`${server.address}/api/v1/advanced-config`, {
+    headers: { authorization: `Bearer ${server.sdk}` },
+  });
   const documentText = await response.text();
   const document = JSON.parse(documentText) as CoreDocument;
   const running = (document.experiments ?? []).filter((e) => e.state === 'running').length;
@@ -177,11 +213,24 @@ async function main() {
   const ready = await readiness(server, documentText);
 
   // --- Ensign: the SDK directly, and through the OpenFeature server provider ---------------------
-  const options = { url: server.address, key: server.sdk, bootstrap: document, store: null, stream: false, fetch: quietFetch, pollIntervalMs: 3_600_000 };
+  const options = {
+    url: server.address,
+    key: server.sdk,
+    bootstrap: document,
+    store: null,
+    stream: false,
+    fetch: quietFetch,
+    pollIntervalMs: 3_600_000,
+  };
   const client = createClient(options);
   await client.ready();
   const ensignTyped = flags.map((f) => typedEnsign(client, f));
-  OpenFeature.setLogger({ error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined });
+  OpenFeature.setLogger({
+    error: () => undefined,
+    warn: () => undefined,
+    info: () => undefined,
+    debug: () => undefined,
+  });
   const provider = new EnsignServerProvider(options);
   await OpenFeature.setProviderAndWait('ensign', provider);
   const ensignOpenFeature = OpenFeature.getClient('ensign');
@@ -201,25 +250,40 @@ async function main() {
     if (flag.type === 'number') return (c) => core.resolveNumberEvaluation(key, 0, c, silent).value;
     return (c) => core.resolveObjectEvaluation(key, {} as JsonValue, c, silent).value;
   });
-  await OpenFeature.setProviderAndWait('flagd', new FlagdProvider({ resolverType: 'in-process', offlineFlagSourcePath: flagdFile }));
+  await OpenFeature.setProviderAndWait(
+    'flagd',
+    new FlagdProvider({ resolverType: 'in-process', offlineFlagSourcePath: flagdFile }),
+  );
   const flagdOpenFeature = OpenFeature.getClient('flagd');
   const flagdOpenFeatureTyped = flags.map((f) => typedOpenFeature(flagdOpenFeature, f));
 
   // --- Unleash: getVariant with the payload in the flag's type -----------------------------------
   const unleash = new Unleash({
-    appName: 'bench', url: 'http://127.0.0.1:9/api/', refreshInterval: 0, disableMetrics: true, skipInstanceCountWarning: true,
-    storageProvider: new InMemStorageProvider(), bootstrap: { data: unleashFeatures(flags) as never },
+    appName: 'bench',
+    url: 'http://127.0.0.1:9/api/',
+    refreshInterval: 0,
+    disableMetrics: true,
+    skipInstanceCountWarning: true,
+    storageProvider: new InMemStorageProvider(),
+    bootstrap: { data: unleashFeatures(flags) as never },
   });
   unleash.on(UnleashEvents.Error, () => undefined);
-  await new Promise<void>((resolve) => (unleash.isSynchronized() ? resolve() : unleash.once(UnleashEvents.Ready, () => resolve())));
+  await new Promise<void>((resolve) =>
+    unleash.isSynchronized() ? resolve() : unleash.once(UnleashEvents.Ready, () => resolve()),
+  );
   const unleashContexts = contexts.map(unleashContext);
-  const unleashTyped = flags.map((flag) => (c: ReturnType<typeof unleashContext>) => unleashValue(flag.type, unleash.getVariant(flag.key, c).payload as never));
+  const unleashTyped = flags.map(
+    (flag) => (c: ReturnType<typeof unleashContext>) =>
+      unleashValue(flag.type, unleash.getVariant(flag.key, c).payload as never),
+  );
 
   // --- GrowthBook: the multi-user client, an experiment tracked per assignment --------------------
   const growthbook = new GrowthBookClient({ trackingCallback: () => undefined });
   growthbook.initSync({ payload: { features: growthbookFeatures(flags) as never } });
   const growthbookContexts = contexts.map((c) => ({ attributes: growthbookAttributes(c) }));
-  const growthbookTyped = flags.map((flag) => (c: { attributes: Record<string, unknown> }) => growthbook.evalFeature(flag.key, c).value);
+  const growthbookTyped = flags.map(
+    (flag) => (c: { attributes: Record<string, unknown> }) => growthbook.evalFeature(flag.key, c).value,
+  );
 
   // Same decisions wherever no hashing is involved.
   const ensignOf = (flag: BenchFlag, context: EvaluationContext) => client.evaluate(flag.key, context)!;
@@ -235,27 +299,51 @@ async function main() {
   }
   const at = (flag: BenchFlag, context: EvaluationContext) => `${index.get(flag.key)}/${contextIndex.get(context)}`;
   const checked = {
-    'Ensign via OpenFeature': checkPeer('Ensign via OpenFeature', flags, contexts, ensignOf, (flag, c) => ensignProviderValues.get(at(flag, c))),
-    'flagd-core': checkPeer('flagd-core', flags, contexts, ensignOf, (flag, c) => flagdTyped[index.get(flag.key)!]!(c as OpenFeatureContext)),
-    'flagd provider': checkPeer('flagd provider', flags, contexts, ensignOf, (flag, c) => flagdProviderValues.get(at(flag, c))),
-    'unleash-client': checkPeer('unleash-client', flags, contexts, ensignOf, (flag, c) => unleashTyped[index.get(flag.key)!]!(unleashContext(c))),
-    'GrowthBook': checkPeer('GrowthBook', flags, contexts, ensignOf, (flag, c) => growthbookTyped[index.get(flag.key)!]!({ attributes: growthbookAttributes(c) })),
+    'Ensign via OpenFeature': checkPeer('Ensign via OpenFeature', flags, contexts, ensignOf, (flag, c) =>
+      ensignProviderValues.get(at(flag, c)),
+    ),
+    'flagd-core': checkPeer('flagd-core', flags, contexts, ensignOf, (flag, c) =>
+      flagdTyped[index.get(flag.key)!]!(c as OpenFeatureContext),
+    ),
+    'flagd provider': checkPeer('flagd provider', flags, contexts, ensignOf, (flag, c) =>
+      flagdProviderValues.get(at(flag, c)),
+    ),
+    'unleash-client': checkPeer('unleash-client', flags, contexts, ensignOf, (flag, c) =>
+      unleashTyped[index.get(flag.key)!]!(unleashContext(c)),
+    ),
+    GrowthBook: checkPeer('GrowthBook', flags, contexts, ensignOf, (flag, c) =>
+      growthbookTyped[index.get(flag.key)!]!({ attributes: growthbookAttributes(c) }),
+    ),
   };
-  console.log(`decisions compared with Ensign's (no hashing involved): ${Object.entries(checked).map(([n, k]) => `${n} ${fmt(k)}`).join(', ')}`);
+  console.log(
+    `decisions compared with Ensign's (no hashing involved): ${Object.entries(checked)
+      .map(([n, k]) => `${n} ${fmt(k)}`)
+      .join(', ')}`,
+  );
 
   const ofContexts = contexts as OpenFeatureContext[];
   const implementations: Implementation[] = [
     { name: '@ensign/sdk', sync: (f, c) => ensignTyped[f]!(contexts[c]!) },
-    { name: '@ensign/openfeature-server (OpenFeature SDK)', async: (f, c) => ensignOpenFeatureTyped[f]!(ofContexts[c]!) },
+    {
+      name: '@ensign/openfeature-server (OpenFeature SDK)',
+      async: (f, c) => ensignOpenFeatureTyped[f]!(ofContexts[c]!),
+    },
     { name: '@openfeature/flagd-core', sync: (f, c) => flagdTyped[f]!(ofContexts[c]!) },
-    { name: '@openfeature/flagd-provider in-process (OpenFeature SDK)', async: (f, c) => flagdOpenFeatureTyped[f]!(ofContexts[c]!) },
+    {
+      name: '@openfeature/flagd-provider in-process (OpenFeature SDK)',
+      async: (f, c) => flagdOpenFeatureTyped[f]!(ofContexts[c]!),
+    },
     { name: 'unleash-client getVariant', sync: (f, c) => unleashTyped[f]!(unleashContexts[c]!) },
     { name: '@growthbook/growthbook evalFeature', sync: (f, c) => growthbookTyped[f]!(growthbookContexts[c]!) },
   ];
-  const samples = new Map<string, Samples>(implementations.map((i) => [i.name, { nsPerEvaluation: [], evaluations: 0, seconds: 0 }]));
-  for (const impl of implementations) await measure(impl, flags.length, contexts.length, 0.3, { nsPerEvaluation: [], evaluations: 0, seconds: 0 }); // warm-up
+  const samples = new Map<string, Samples>(
+    implementations.map((i) => [i.name, { nsPerEvaluation: [], evaluations: 0, seconds: 0 }]),
+  );
+  for (const impl of implementations)
+    await measure(impl, flags.length, contexts.length, 0.3, { nsPerEvaluation: [], evaluations: 0, seconds: 0 }); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
-    for (const impl of implementations) await measure(impl, flags.length, contexts.length, SECONDS, samples.get(impl.name)!);
+    for (const impl of implementations)
+      await measure(impl, flags.length, contexts.length, SECONDS, samples.get(impl.name)!);
   }
   if (sink === 0) throw new Error('nothing was evaluated');
 
@@ -268,16 +356,32 @@ async function main() {
   console.log('| Implementation | p50 ns | p99 ns | evaluations/s | @ensign/sdk faster at p50 |');
   console.log('|---|---:|---:|---:|---:|');
   for (const row of rows) {
-    console.log(`| ${row.name} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.perSecond)} | ${row === ours ? '—' : `${fmt(row.p50 / ours.p50, 2)}×`} |`);
+    console.log(
+      `| ${row.name} | ${fmt(row.p50)} | ${fmt(row.p99)} | ${fmt(row.perSecond)} | ${row === ours ? '—' : `${fmt(row.p50 / ours.p50, 2)}×`} |`,
+    );
   }
   const viaOpenFeature = rows[1]!;
   const flagdViaOpenFeature = rows[3]!;
-  console.log(`\nThrough the OpenFeature server SDK, like for like: Ensign ${fmt(viaOpenFeature.p50)} ns, flagd ${fmt(flagdViaOpenFeature.p50)} ns at p50 (${fmt(flagdViaOpenFeature.p50 / viaOpenFeature.p50, 2)}×)`);
-  const slowest = Math.min(...rows.slice(1).filter((r) => r !== viaOpenFeature).map((r) => r.p50 / ours.p50));
-  console.log(`Bar (issue 22): @ensign/sdk at least 2× faster than each peer at p50: ${slowest >= 2 ? 'met' : 'NOT met'} (smallest ratio ${fmt(slowest, 2)}×)`);
+  console.log(
+    `\nThrough the OpenFeature server SDK, like for like: Ensign ${fmt(viaOpenFeature.p50)} ns, flagd ${fmt(flagdViaOpenFeature.p50)} ns at p50 (${fmt(flagdViaOpenFeature.p50 / viaOpenFeature.p50, 2)}×)`,
+  );
+  const slowest = Math.min(
+    ...rows
+      .slice(1)
+      .filter((r) => r !== viaOpenFeature)
+      .map((r) => r.p50 / ours.p50),
+  );
+  console.log(
+    `Bar (issue 22): @ensign/sdk at least 2× faster than each peer at p50: ${slowest >= 2 ? 'met' : 'NOT met'} (smallest ratio ${fmt(slowest, 2)}×)`,
+  );
 
-  const line = (name: string, values: number[], bar: string, cpuMs?: number[]) => console.log(`| ${name} | ${fmt(percentile(values, 0.5), 1)} | ${fmt(percentile(values, 0.95), 1)} | ${fmt(values[values.length - 1]!, 1)} | ${cpuMs ? fmt(percentile(cpuMs, 0.5), 1) : '—'} | ${bar} |`);
-  console.log(`\nReadiness and changes (${READY_RUNS} runs each; document ${fmt(ready.documentBytes)} bytes, server in this process on loopback)`);
+  const line = (name: string, values: number[], bar: string, cpuMs?: number[]) =>
+    console.log(
+      `| ${name} | ${fmt(percentile(values, 0.5), 1)} | ${fmt(percentile(values, 0.95), 1)} | ${fmt(values[values.length - 1]!, 1)} | ${cpuMs ? fmt(percentile(cpuMs, 0.5), 1) : '—'} | ${bar} |`,
+    );
+  console.log(
+    `\nReadiness and changes (${READY_RUNS} runs each; document ${fmt(ready.documentBytes)} bytes, server in this process on loopback)`,
+  );
   console.log('| Measurement | p50 ms | p95 ms | max ms | CPU ms p50 | bar |');
   console.log('|---|---:|---:|---:|---:|---|');
   line('ready() from the network, sdk_ key (server document)', ready.networkSdk, '< 50 ms', ready.cpu.networkSdk);

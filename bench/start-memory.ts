@@ -12,30 +12,62 @@ import { createBenchDatabase } from './delivery-fixture.js';
 const starts = Number(process.argv[2] ?? 5);
 const root = new URL('..', import.meta.url).pathname;
 const compiled = process.env.BENCH_COMPILED ?? join(root, 'dist', 'bench-delivery');
-if (process.env.BENCH_COMPILED === undefined) try {
-  execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [join(root, 'bench/delivery-server.ts'), '--outDir', compiled, '--rootDir', root, '--module', 'nodenext',
-    '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--esModuleInterop', '--types', 'node'], { stdio: 'pipe' });
-} catch {
-  /* emitted anyway (type errors elsewhere do not stop it) */
-}
+if (process.env.BENCH_COMPILED === undefined)
+  try {
+    execFileSync(
+      join(root, 'node_modules', '.bin', 'tsc'),
+      [
+        join(root, 'bench/delivery-server.ts'),
+        '--outDir',
+        compiled,
+        '--rootDir',
+        root,
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        '--esModuleInterop',
+        '--types',
+        'node',
+      ],
+      { stdio: 'pipe' },
+    );
+  } catch {
+    /* emitted anyway (type errors elsewhere do not stop it) */
+  }
 
 const MiB = 1024 * 1024;
 const { url } = await createBenchDatabase(100);
 const readings: number[] = [];
 for (let i = 0; i < starts; i++) {
   const startedAt = Date.now();
-  const child = fork(join(compiled, 'bench', 'delivery-server.js'), [url, 'lane-on'], { execArgv: ['--expose-gc'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const next = (type: string) => new Promise<Record<string, number>>((resolve) => child.on('message', (m: { type: string }) => { if (m.type === type) resolve(m as unknown as Record<string, number>); }));
+  const child = fork(join(compiled, 'bench', 'delivery-server.js'), [url, 'lane-on'], {
+    execArgv: ['--expose-gc'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const next = (type: string) =>
+    new Promise<Record<string, number>>((resolve) =>
+      child.on('message', (m: { type: string }) => {
+        if (m.type === type) resolve(m as unknown as Record<string, number>);
+      }),
+    );
   await next('listening');
   const ms = Date.now() - startedAt;
   child.send({ type: 'memory' });
   const memory = await next('memory');
   readings.push(memory.startedRss!);
-  console.log(`start ${i + 1}: listening after ${ms} ms, RSS ${(memory.startedRss! / MiB).toFixed(1)} MiB, heap used ${(memory.startedHeapUsed! / MiB).toFixed(1)} MiB`);
+  console.log(
+    `start ${i + 1}: listening after ${ms} ms, RSS ${(memory.startedRss! / MiB).toFixed(1)} MiB, heap used ${(memory.startedHeapUsed! / MiB).toFixed(1)} MiB`,
+  );
   child.send({ type: 'stop' });
   await new Promise((resolve) => child.once('exit', resolve));
 }
 readings.sort((a, b) => a - b);
-console.log(`RSS right after start over ${starts} starts: median ${(readings[readings.length >> 1]! / MiB).toFixed(1)} MiB, ` +
-  `${(readings[0]! / MiB).toFixed(1)}–${(readings.at(-1)! / MiB).toFixed(1)} MiB (bar ≤ 120 MiB)`);
+console.log(
+  `RSS right after start over ${starts} starts: median ${(readings[readings.length >> 1]! / MiB).toFixed(1)} MiB, ` +
+    `${(readings[0]! / MiB).toFixed(1)}–${(readings.at(-1)! / MiB).toFixed(1)} MiB (bar ≤ 120 MiB)`,
+);
 rmSync(dirname(url.replace('sqlite://', '')), { recursive: true, force: true });

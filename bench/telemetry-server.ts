@@ -25,9 +25,18 @@ const { app, address } = await startServer(config);
 
 /** An account, an app with keys, and their ids: what the parent's load needs. */
 async function seed() {
-  const login = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/cli-token',
+    payload: { flow: 'signUp', email: 'bench@example.com', password: 'bench password 1' },
+  });
   const token = login.json().token as string;
-  const created = await app.inject({ method: 'POST', url: '/api/v1/apps', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-app-0001' }, payload: { name: 'Bench', slug: 'bench' } });
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/v1/apps',
+    headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-app-0001' },
+    payload: { name: 'Bench', slug: 'bench' },
+  });
   const body = created.json();
   const envs = Object.fromEntries(body.environments.map((e: { slug: string; id: string }) => [e.slug, e.id]));
   const sdk = Object.fromEntries(body.keys.map((k: { env: string; token: string }) => [k.env, k.token]));
@@ -43,7 +52,9 @@ let profiler: { gc: GCProfiler; usedAtStart: number } | null = null;
 function gcFigures() {
   const { gc, usedAtStart } = profiler!;
   profiler = null;
-  const { statistics } = gc.stop() as unknown as { statistics: { gcType: string; cost: number; beforeGC: HeapAt; afterGC: HeapAt }[] };
+  const { statistics } = gc.stop() as unknown as {
+    statistics: { gcType: string; cost: number; beforeGC: HeapAt; afterGC: HeapAt }[];
+  };
   const space = (at: HeapAt, name: string) => at.heapSpaceStatistics.find((s) => s.spaceName === name)!;
   const oldUsed = (at: HeapAt) => space(at, 'old_space').spaceUsedSize;
   let youngMin = Infinity;
@@ -74,7 +85,11 @@ let profiles = 0;
 function startSampling() {
   session = new Session();
   session.connect();
-  session.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as object);
+  session.post('HeapProfiler.startSampling', {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  } as object);
 }
 function stopSampling() {
   session!.post('HeapProfiler.stopSampling', (err, result) => {

@@ -11,20 +11,45 @@ const url = process.argv[2]!;
 const schema = 'bench_' + process.pid;
 let h: ReturnType<typeof createDb>;
 if (url.startsWith('postgres')) {
-  const c = new pg.Client({ connectionString: url }); await c.connect(); await c.query(`CREATE SCHEMA ${schema}`); await c.end();
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`CREATE SCHEMA ${schema}`);
+  await c.end();
   h = createDb(url, { pgSchema: schema });
 } else h = createDb(url);
 await migrateToLatest(h.db);
 const now = Date.now();
 let serial = 0;
-const ev = (i: number) => ({ id: `ev-${++serial}`, kind: 'exposure', timestamp: new Date(now - (i % 600) * 1000).toISOString(), targetingKey: `user-${i % 200000}`, flagKey: `flag-${i % 50}`, variant: `v${i % 4}`, reason: 'SPLIT' });
-const batches = Array.from({ length: 200 }, (_, b) => Array.from({ length: 100 }, (_, i) => validateItem(ev(b * 100 + i), i, now) as any));
+const ev = (i: number) => ({
+  id: `ev-${++serial}`,
+  kind: 'exposure',
+  timestamp: new Date(now - (i % 600) * 1000).toISOString(),
+  targetingKey: `user-${i % 200000}`,
+  flagKey: `flag-${i % 50}`,
+  variant: `v${i % 4}`,
+  reason: 'SPLIT',
+});
+const batches = Array.from({ length: 200 }, (_, b) =>
+  Array.from({ length: 100 }, (_, i) => validateItem(ev(b * 100 + i), i, now) as any),
+);
 let done = 0;
 const start = performance.now();
 // 8 concurrent writers, as several requests in flight would be.
-await Promise.all(Array.from({ length: 8 }, async () => { while (done < batches.length) { const b = batches[done++]!; await storeBatch(h.db, { envId: 'env_x', appId: 'app_x', receivedAt: now, events: b }); } }));
+await Promise.all(
+  Array.from({ length: 8 }, async () => {
+    while (done < batches.length) {
+      const b = batches[done++]!;
+      await storeBatch(h.db, { envId: 'env_x', appId: 'app_x', receivedAt: now, events: b });
+    }
+  }),
+);
 const s = (performance.now() - start) / 1000;
 console.log(url.split(':')[0], 'storeBatch events/s', Math.round(20000 / s));
 await h.close();
-if (url.startsWith('postgres')) { const c = new pg.Client({ connectionString: url }); await c.connect(); await c.query(`DROP SCHEMA ${schema} CASCADE`); await c.end(); }
+if (url.startsWith('postgres')) {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  await c.query(`DROP SCHEMA ${schema} CASCADE`);
+  await c.end();
+}
 process.exit(0);

@@ -34,11 +34,19 @@ const SUBSYSTEMS: [name: string, pattern: RegExp][] = [
 export async function servedOpenApiDocument(): Promise<OpenAPI3> {
   const handle = createDb('sqlite://:memory:');
   const quota = { configSyncs: 1, apps: 1, flags: 1 };
-  const config: EnsignConfig['quotas'] = Object.fromEntries(PLANS.map((p) => [p, { ...quota }])) as EnsignConfig['quotas'];
+  const config: EnsignConfig['quotas'] = Object.fromEntries(
+    PLANS.map((p) => [p, { ...quota }]),
+  ) as EnsignConfig['quotas'];
   const app = await buildApp({
     db: handle.db,
     dbHandle: handle,
-    config: { secret: 'api-types-api-types-api-types-api-types', quotas: config, defaultPlan: 'free', logLevel: 'silent', http: DEFAULT_HTTP_SETTINGS },
+    config: {
+      secret: 'api-types-api-types-api-types-api-types',
+      quotas: config,
+      defaultPlan: 'free',
+      logLevel: 'silent',
+      http: DEFAULT_HTTP_SETTINGS,
+    },
   });
   try {
     await app.ready();
@@ -51,7 +59,8 @@ export async function servedOpenApiDocument(): Promise<OpenAPI3> {
   }
 }
 
-const render = async (document: OpenAPI3) => astToString(await openapiTS(document, { alphabetize: true, exportType: true }));
+const render = async (document: OpenAPI3) =>
+  astToString(await openapiTS(document, { alphabetize: true, exportType: true }));
 
 /** The text between the line starting with `from` and the line starting with `to` (exclusive). */
 function between(text: string, from: string, to: string): string {
@@ -69,7 +78,9 @@ export async function renderApiTypes(): Promise<Map<string, string>> {
   files.set('components.ts', HEADER + between(whole, 'export type components', 'export type $defs'));
   const claimed = new Set<string>();
   for (const [name, pattern] of SUBSYSTEMS) {
-    const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => !claimed.has(path) && pattern.test(path)));
+    const paths = Object.fromEntries(
+      Object.entries(document.paths ?? {}).filter(([path]) => !claimed.has(path) && pattern.test(path)),
+    );
     if (Object.keys(paths).length === 0) throw new Error(`no route belongs to ${name}`);
     for (const path of Object.keys(paths)) claimed.add(path);
     const text = await render({ ...document, paths });
@@ -80,16 +91,22 @@ export async function renderApiTypes(): Promise<Map<string, string>> {
   }
   const names = SUBSYSTEMS.map(([name]) => name);
   const alias = (name: string) => name[0]!.toUpperCase() + name.slice(1);
-  files.set('index.ts', HEADER + [
-    ...names.map((n) => `import type { operations as ${alias(n)}Operations, paths as ${alias(n)}Paths } from './${n}.js';`),
-    "export type { components } from './components.js';",
-    '',
-    '/** Every route of the API, by path. */',
-    `export type paths = ${names.map((n) => `${alias(n)}Paths`).join(' & ')};`,
-    '/** Every operation of the API, by operationId. */',
-    `export type operations = ${names.map((n) => `${alias(n)}Operations`).join(' & ')};`,
-    '',
-  ].join('\n'));
+  files.set(
+    'index.ts',
+    HEADER +
+      [
+        ...names.map(
+          (n) => `import type { operations as ${alias(n)}Operations, paths as ${alias(n)}Paths } from './${n}.js';`,
+        ),
+        "export type { components } from './components.js';",
+        '',
+        '/** Every route of the API, by path. */',
+        `export type paths = ${names.map((n) => `${alias(n)}Paths`).join(' & ')};`,
+        '/** Every operation of the API, by operationId. */',
+        `export type operations = ${names.map((n) => `${alias(n)}Operations`).join(' & ')};`,
+        '',
+      ].join('\n'),
+  );
   return files;
 }
 

@@ -5,7 +5,12 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ERROR_CATALOGUE, ERROR_CODES, GENERIC_CODE_OF_STATUS, type ErrorCode } from '../src/platform/error-catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  GENERIC_CODE_OF_STATUS,
+  type ErrorCode,
+} from '../src/platform/error-catalogue.js';
 import { ERROR_CODES_EXTENSION } from '../src/platform/error-schemas.js';
 import { servedOpenApiDocument } from './api-types.js';
 
@@ -47,7 +52,7 @@ export function renderErrorDocs(paths: Operations): string {
     'legacy environment-key routes, see [conventions.md](conventions.md#errors)). Each code has one status.',
     'The OpenAPI document lists, on every error response of every operation, the codes it can carry',
     '(`x-error-codes`), so a client can switch on them ([decision 0051](decisions/0051-one-error-catalogue.md)).',
-    'OFREP routes answer in OFREP\'s own error shape (`errorCode`), not these codes.',
+    "OFREP routes answer in OFREP's own error shape (`errorCode`), not these codes.",
     '',
     '| Status | Code | Meaning | Answered by |',
     '|---|---|---|---|',
@@ -55,7 +60,9 @@ export function renderErrorDocs(paths: Operations): string {
   for (const code of [...ERROR_CODES].sort((a, b) => ERROR_CATALOGUE[a].status - ERROR_CATALOGUE[b].status)) {
     const entry: { status: number; title: string; legacy?: readonly string[] } = ERROR_CATALOGUE[code];
     const legacy = entry.legacy ? ` Legacy routes also say ${entry.legacy.map((l) => `\`${l}\``).join(', ')}.` : '';
-    const routes = GENERIC.has(code) ? 'any route that lists the status' : (byCode.get(code) ?? []).map((r) => `\`${r}\``).join(', ') || 'the server, before routing';
+    const routes = GENERIC.has(code)
+      ? 'any route that lists the status'
+      : (byCode.get(code) ?? []).map((r) => `\`${r}\``).join(', ') || 'the server, before routing';
     lines.push(`| ${entry.status} | \`${code}\` | ${entry.title}${legacy} | ${routes} |`);
   }
   return `${lines.join('\n')}\n`;

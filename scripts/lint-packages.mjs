@@ -7,10 +7,16 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-const packages = readdirSync('packages', { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join('packages', d.name)).sort();
+const packages = readdirSync('packages', { withFileTypes: true })
+  .filter((d) => d.isDirectory())
+  .map((d) => join('packages', d.name))
+  .sort();
 let failed = false;
 for (const dir of packages) {
-  for (const [tool, args] of [['publint', [dir, '--strict']], ['attw', ['--pack', dir, '--profile', 'node16']]]) {
+  for (const [tool, args] of [
+    ['publint', [dir, '--strict']],
+    ['attw', ['--pack', dir, '--profile', 'node16']],
+  ]) {
     const result = spawnSync(join('node_modules', '.bin', tool), args, { stdio: 'inherit' });
     if (result.status !== 0) {
       console.error(`${tool} failed for ${dir}`);

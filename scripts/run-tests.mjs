@@ -28,7 +28,9 @@ if (postgresUrl) {
     await client.connect();
     await client.query('select 1');
   } catch (err) {
-    console.error(`ENSIGN_TEST_POSTGRES_URL is set but PostgreSQL is not reachable (${err instanceof Error ? err.message : err}).`);
+    console.error(
+      `ENSIGN_TEST_POSTGRES_URL is set but PostgreSQL is not reachable (${err instanceof Error ? err.message : err}).`,
+    );
     console.error('Start PostgreSQL, or unset ENSIGN_TEST_POSTGRES_URL to run the SQLite half only.');
     process.exit(1);
   } finally {
@@ -47,7 +49,10 @@ function collect(dir, out = []) {
 }
 
 const filter = process.env.TEST_FILTER;
-const files = ['src', 'test', 'packages'].flatMap((d) => collect(d)).filter((f) => !filter || f.includes(filter)).sort();
+const files = ['src', 'test', 'packages']
+  .flatMap((d) => collect(d))
+  .filter((f) => !filter || f.includes(filter))
+  .sort();
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? '3');
 
 /** Files that start other processes (servers, workers, the CLI, a browser): each in a process of its own. */
@@ -86,11 +91,26 @@ const entries = groupsOf(shared, Math.ceil(shared.length / FILES_PER_GROUP)).map
 
 // The usual reporter (spec on a terminal, TAP otherwise), then the ten slowest files at the end.
 const reporters = [
-  '--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
-  '--test-reporter', fileURLToPath(new URL('./slowest-files-reporter.mjs', import.meta.url)), '--test-reporter-destination', 'stdout',
+  '--test-reporter',
+  process.stdout.isTTY ? 'spec' : 'tap',
+  '--test-reporter-destination',
+  'stdout',
+  '--test-reporter',
+  fileURLToPath(new URL('./slowest-files-reporter.mjs', import.meta.url)),
+  '--test-reporter-destination',
+  'stdout',
 ];
 // The longest first (a file's size stands for its time here too), so none is left running alone at the end.
 const longestFirst = [...alone].sort((a, b) => sizeOf(b) - sizeOf(a));
-const args = ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...process.argv.slice(2), ...longestFirst, ...entries];
+const args = [
+  '--import',
+  'tsx',
+  '--test',
+  `--test-concurrency=${concurrency}`,
+  ...reporters,
+  ...process.argv.slice(2),
+  ...longestFirst,
+  ...entries,
+];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -28,6 +28,7 @@ export default async function* slowestFiles(source) {
   const sorted = [...times].sort((a, b) => b[1] - a[1]);
   const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`.padStart(8);
   yield `\nThe ${Math.min(SHOWN, sorted.length)} slowest of ${sorted.length} test files:\n`;
-  for (const [file, ms] of sorted.slice(0, SHOWN)) yield `${seconds(ms)}  ${relative(process.cwd(), file)}${processTimes.has(file) ? ' (a process of its own)' : ''}\n`;
+  for (const [file, ms] of sorted.slice(0, SHOWN))
+    yield `${seconds(ms)}  ${relative(process.cwd(), file)}${processTimes.has(file) ? ' (a process of its own)' : ''}\n`;
   yield `${seconds(total)}  every test process, added up\n`;
 }

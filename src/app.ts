@@ -54,29 +54,61 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const settings = appSettingsOf(deps.config, deps.configPollIntervalMs);
   const { db, dbHandle, now } = deps;
   const http = await createHttpServer({
-    settings, logStream: deps.logStream, database: dbHandle, publicPrefix: { prefix: OFREP_PREFIX, frameworkErrors: ofrepFrameworkErrors },
+    settings,
+    logStream: deps.logStream,
+    database: dbHandle,
+    publicPrefix: { prefix: OFREP_PREFIX, frameworkErrors: ofrepFrameworkErrors },
   });
   const { app, metrics } = http;
 
-  const jobs = new JobRunner({ db, now, concurrency: Math.max(1, settings.jobs.concurrency), pollIntervalMs: settings.jobs.pollIntervalMs, log: app.log });
+  const jobs = new JobRunner({
+    db,
+    now,
+    concurrency: Math.max(1, settings.jobs.concurrency),
+    pollIntervalMs: settings.jobs.pollIntervalMs,
+    log: app.log,
+  });
   app.decorate('jobs', jobs);
   registerJobsMaintenance(jobs, db, now);
   // ENSIGN_JOBS_CONCURRENCY=0 keeps this process out of background work (it still enqueues).
   if (settings.jobs.concurrency > 0) app.addHook('onListen', async () => jobs.start());
   const tasks = new ProcessTasks(app.log);
   const stopHearingFaults = dbHandle.onConnectionError((err) =>
-    app.log.error({ err }, 'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)'));
+    app.log.error(
+      { err },
+      'lost a database connection; the next query opens a new one (/readyz answers 503 while the database is unreachable)',
+    ),
+  );
 
   const core = await composeCore(app, {
-    db, dbHandle, settings, notifyChannel: deps.notifyChannel, now, metrics, tasks, ready: databaseReadiness(db), authenticate: http.authenticate,
+    db,
+    dbHandle,
+    settings,
+    notifyChannel: deps.notifyChannel,
+    now,
+    metrics,
+    tasks,
+    ready: databaseReadiness(db),
+    authenticate: http.authenticate,
   });
   const delivery = await composeDelivery(app, { core, settings, metrics });
   app.decorate('configSyncs', { flush: delivery.flushSyncCounts });
   const experimentation = await composeExperimentation(app, { core, settings, jobs, now });
-  await composeAuthority(app, core, { settings, now, servedVersion: delivery.servedVersion, changeKinds: experimentation.changeKinds });
+  await composeAuthority(app, core, {
+    settings,
+    now,
+    servedVersion: delivery.servedVersion,
+    changeKinds: experimentation.changeKinds,
+  });
   const telemetry = await composeTelemetry(app, {
-    core, dbHandle, settings, jobs, now: now ?? Date.now,
-    clientVisibility: delivery.clientVisibility, aggregates: experimentation.aggregation, rolloutPlans: experimentation.rollouts,
+    core,
+    dbHandle,
+    settings,
+    jobs,
+    now: now ?? Date.now,
+    clientVisibility: delivery.clientVisibility,
+    aggregates: experimentation.aggregation,
+    rolloutPlans: experimentation.rollouts,
   });
   await registerConsole(app, deps.consoleDir);
 

@@ -26,7 +26,10 @@ const ConfigSchema = Type.Object({
   defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
   /** Background jobs (src/jobs): handlers at once in this process (0: this process runs none) and the poll interval. */
-  jobs: Type.Object({ concurrency: Type.Integer({ minimum: 0, maximum: 64 }), pollIntervalMs: Type.Integer({ minimum: 50, maximum: 60_000 }) }),
+  jobs: Type.Object({
+    concurrency: Type.Integer({ minimum: 0, maximum: 64 }),
+    pollIntervalMs: Type.Integer({ minimum: 50, maximum: 60_000 }),
+  }),
   /** Bearer token for GET /metrics; without it only loopback clients are served. */
   metricsToken: Type.Optional(Type.String({ minLength: 16 })),
   telemetryEventsPerSecond: Type.Integer({ minimum: 1 }),
@@ -83,14 +86,32 @@ export const DEFAULT_HTTP_SETTINGS: EnsignConfig['http'] = {
   shutdownGraceMs: 10_000,
 };
 /** No export destination is allowed until the operator lists its host (ENSIGN_EXPORT_ALLOWED_HOSTS). */
-export const DEFAULT_EXPORT_POLICY: EnsignConfig['exportPolicy'] = { allowedHosts: [], allowPrivateNetworks: false, resolve: {} };
+export const DEFAULT_EXPORT_POLICY: EnsignConfig['exportPolicy'] = {
+  allowedHosts: [],
+  allowPrivateNetworks: false,
+  resolve: {},
+};
 
 /** What buildApp needs of the configuration; tests and benches leave out what has a default. */
-export type AppConfig = Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'>
-  & Partial<Pick<EnsignConfig, 'jobs' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy' | 'http' | 'fastLane'>>;
+export type AppConfig = Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel' | 'metricsToken'> &
+  Partial<
+    Pick<
+      EnsignConfig,
+      | 'jobs'
+      | 'telemetryEventsPerSecond'
+      | 'insightsQueriesPerMinute'
+      | 'telemetryWriter'
+      | 'exportPolicy'
+      | 'http'
+      | 'fastLane'
+    >
+  >;
 
 /** The settings the app runs with: what the configuration gives, the defaults for the rest. */
-export interface AppSettings extends Required<Omit<AppConfig, 'metricsToken' | 'telemetryWriter'>>, Pick<AppConfig, 'metricsToken' | 'telemetryWriter'> {
+export interface AppSettings
+  extends
+    Required<Omit<AppConfig, 'metricsToken' | 'telemetryWriter'>>,
+    Pick<AppConfig, 'metricsToken' | 'telemetryWriter'> {
   bodyLimit: number;
   maxParamLength: number;
   /** null: only notifications carry changes between processes (a test proves LISTEN/NOTIFY with it). */
@@ -119,7 +140,10 @@ export type QuotaSet = Static<typeof PlanQuotas>;
 type Env = Record<string, string | undefined>;
 
 function listFrom(env: Env, name: string): string[] {
-  return (env[name] ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** `host:ip[,host:ip…]`; the address may be IPv6 (everything after the first colon). */
@@ -180,8 +204,16 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       pollIntervalMs: integerFrom(env, 'ENSIGN_JOBS_POLL_MS', DEFAULT_JOB_SETTINGS.pollIntervalMs),
     },
     ...(env.ENSIGN_METRICS_TOKEN ? { metricsToken: env.ENSIGN_METRICS_TOKEN } : {}),
-    telemetryEventsPerSecond: integerFrom(env, 'ENSIGN_TELEMETRY_EVENTS_PER_SECOND', DEFAULT_TELEMETRY_EVENTS_PER_SECOND),
-    insightsQueriesPerMinute: integerFrom(env, 'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE', DEFAULT_INSIGHTS_QUERIES_PER_MINUTE),
+    telemetryEventsPerSecond: integerFrom(
+      env,
+      'ENSIGN_TELEMETRY_EVENTS_PER_SECOND',
+      DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+    ),
+    insightsQueriesPerMinute: integerFrom(
+      env,
+      'ENSIGN_INSIGHTS_QUERIES_PER_MINUTE',
+      DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+    ),
     telemetryWriter: env.ENSIGN_TELEMETRY_WRITER || 'thread',
     exportPolicy: {
       allowedHosts: listFrom(env, 'ENSIGN_EXPORT_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
@@ -197,11 +229,12 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
     throw new Error(`Invalid configuration at ${first?.path}: ${first?.message}`);
   }
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
-    throw new Error('ENSIGN_HEADERS_TIMEOUT_MS must not exceed ENSIGN_REQUEST_TIMEOUT_MS (the headers are part of the request)');
+    throw new Error(
+      'ENSIGN_HEADERS_TIMEOUT_MS must not exceed ENSIGN_REQUEST_TIMEOUT_MS (the headers are part of the request)',
+    );
   }
   return config as EnsignConfig;
 }
-
 
 function httpSettingsFrom(env: Env): EnsignConfig['http'] {
   return {

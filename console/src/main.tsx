@@ -25,7 +25,9 @@ if (getSession()) {
   void queryClient.prefetchQuery(appsQuery);
   const flagsPage = /^\/console\/apps\/([^/]+)\/([^/]+)\/flags\/?$/.exec(location.pathname);
   if (flagsPage && !new URLSearchParams(location.search).has('q')) {
-    void queryClient.prefetchQuery(flagsPageQuery(decodeURIComponent(flagsPage[1]!), decodeURIComponent(flagsPage[2]!), '', undefined));
+    void queryClient.prefetchQuery(
+      flagsPageQuery(decodeURIComponent(flagsPage[1]!), decodeURIComponent(flagsPage[2]!), '', undefined),
+    );
   }
 }
 

@@ -12,7 +12,11 @@ const params = new URLSearchParams(location.search);
 const url = params.get('url') ?? 'http://127.0.0.1:8080';
 const key = params.get('key') ?? '';
 
-const visitor = { targetingKey: localStorage.getItem('visitor') ?? `visitor-${Math.random().toString(36).slice(2)}`, plan: 'free', country: 'NO' };
+const visitor = {
+  targetingKey: localStorage.getItem('visitor') ?? `visitor-${Math.random().toString(36).slice(2)}`,
+  plan: 'free',
+  country: 'NO',
+};
 localStorage.setItem('visitor', visitor.targetingKey);
 
 const element = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));

@@ -19,13 +19,19 @@ if (!key) {
 }
 
 const flags = createClient({ url, key, store: fileStore(process.env.ENSIGN_STORE_DIR ?? '.ensign') });
-flags.on('changed', ({ keys, version }) => console.log(`ensign: version ${version}, changed: ${keys.join(', ') || 'nothing we evaluate'}`));
+flags.on('changed', ({ keys, version }) =>
+  console.log(`ensign: version ${version}, changed: ${keys.join(', ') || 'nothing we evaluate'}`),
+);
 flags.on('stale', ({ error }) => console.warn(`ensign: serving the last document (${error.message})`));
 flags.on('fatal', ({ error }) => console.error(`ensign: ${error.message}`));
 
 /** The evaluation context of a request: who asks, and what rules may target. */
 function contextOf(/** @type {URLSearchParams} */ query) {
-  return { targetingKey: query.get('user') ?? 'anonymous', plan: query.get('plan') ?? 'free', country: query.get('country') ?? 'US' };
+  return {
+    targetingKey: query.get('user') ?? 'anonymous',
+    plan: query.get('plan') ?? 'free',
+    country: query.get('country') ?? 'US',
+  };
 }
 
 const server = createServer((req, res) => {
@@ -37,7 +43,9 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && request.pathname === '/checkout') {
     const checkout = flags.detail('checkout', user, 'classic');
     return send(200, {
-      checkout: checkout.value, reason: checkout.reason, variant: checkout.variant ?? null,
+      checkout: checkout.value,
+      reason: checkout.reason,
+      variant: checkout.variant ?? null,
       darkMode: flags.boolean('dark-mode', user, false),
       version: flags.version,
     });
@@ -46,7 +54,8 @@ const server = createServer((req, res) => {
     flags.track('purchase', user, Number(request.searchParams.get('amount') ?? 0));
     return send(202, { tracked: true });
   }
-  if (req.method === 'GET' && request.pathname === '/health') return send(200, { status: flags.status, version: flags.version });
+  if (req.method === 'GET' && request.pathname === '/health')
+    return send(200, { status: flags.status, version: flags.version });
   send(404, { error: 'not found' });
 });
 
@@ -54,7 +63,9 @@ const server = createServer((req, res) => {
 const source = await flags.ready({ timeoutMs: 5000 });
 server.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () => {
   const address = server.address();
-  console.log(`listening on ${typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : address}, flags from ${source}`);
+  console.log(
+    `listening on ${typeof address === 'object' && address ? `http://127.0.0.1:${address.port}` : address}, flags from ${source}`,
+  );
 });
 
 // On SIGTERM or SIGINT: stop taking requests, flush the events (for up to 10 s: well inside the
@@ -64,6 +75,8 @@ for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT'])) {
   process.once(signal, () => {
     server.close();
     server.closeAllConnections();
-    void flags.close({ timeoutMs: 10_000 }).then(() => console.log(`closed: ${flags.eventStats().delivered} events delivered`));
+    void flags
+      .close({ timeoutMs: 10_000 })
+      .then(() => console.log(`closed: ${flags.eventStats().delivered} events delivered`));
   });
 }

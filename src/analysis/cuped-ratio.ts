@@ -56,7 +56,10 @@ export function cupedRatioTheta(a: CupedRatioStatistic, b: CupedRatioStatistic):
   const parts = [a, b].map((s) => {
     const g = nabla(s, 1);
     const lambda = lambdaMatrix(s);
-    return { varPre: form(g.slice(2), lambda, PRE, PRE, g.slice(2)), covariance: form(g.slice(2), lambda, PRE, POST, g.slice(0, 2)) };
+    return {
+      varPre: form(g.slice(2), lambda, PRE, PRE, g.slice(2)),
+      covariance: form(g.slice(2), lambda, PRE, POST, g.slice(0, 2)),
+    };
   });
   const varPre = parts[0]!.varPre + parts[1]!.varPre;
   if (varPre === 0) return 0;

@@ -58,8 +58,18 @@ export type GuardrailStatus = 'breached' | 'within' | 'unknown';
  * the allowed degradation: for a metric where higher is better, the upper bound is below
  * −maxRelativeDegradation; where lower is better, the lower bound is above +maxRelativeDegradation.
  */
-export function guardrailStatus(comparison: ComparisonResult, maxRelativeDegradation: number, higherIsBetter: boolean): GuardrailStatus {
+export function guardrailStatus(
+  comparison: ComparisonResult,
+  maxRelativeDegradation: number,
+  higherIsBetter: boolean,
+): GuardrailStatus {
   const e = comparison.relative;
   if (!e) return 'unknown';
-  return higherIsBetter ? (e.ci[1] < -maxRelativeDegradation ? 'breached' : 'within') : e.ci[0] > maxRelativeDegradation ? 'breached' : 'within';
+  return higherIsBetter
+    ? e.ci[1] < -maxRelativeDegradation
+      ? 'breached'
+      : 'within'
+    : e.ci[0] > maxRelativeDegradation
+      ? 'breached'
+      : 'within';
 }

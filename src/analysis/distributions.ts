@@ -14,7 +14,15 @@ import type tCdf from '@stdlib/stats-base-dists-t-cdf';
 import type tQuantile from '@stdlib/stats-base-dists-t-quantile';
 
 const require = createRequire(import.meta.url);
-let loaded: { gammainc: typeof gammainc; normalCdf: typeof normalCdf; normalQuantile: typeof normalQuantile; tCdf: typeof tCdf; tQuantile: typeof tQuantile } | undefined;
+let loaded:
+  | {
+      gammainc: typeof gammainc;
+      normalCdf: typeof normalCdf;
+      normalQuantile: typeof normalQuantile;
+      tCdf: typeof tCdf;
+      tQuantile: typeof tQuantile;
+    }
+  | undefined;
 
 function stdlib() {
   return (loaded ??= {

@@ -3,7 +3,13 @@
 // freedom. Follows gbstats' EffectMoments (packages/stats/gbstats/models/tests.py) and
 // frequentist_diff / frequentist_variance (packages/stats/gbstats/utils.py), including CUPED's θ
 // pooled over both arms (compute_theta, create_theta_adjusted_statistics in models/statistics.py).
-import { adjustedRatioMean, adjustedRatioVariance, cupedRatioTheta, postRatioMean, relativeCupedRatioVariance } from './cuped-ratio.js';
+import {
+  adjustedRatioMean,
+  adjustedRatioVariance,
+  cupedRatioTheta,
+  postRatioMean,
+  relativeCupedRatioVariance,
+} from './cuped-ratio.js';
 import {
   covarianceOf,
   meanOf,
@@ -79,12 +85,25 @@ function prepare(s: VariantStatistic, theta: number | null): Prepared {
       // θ = 0 means no usable pre-exposure variation: the post statistic alone (gbstats reverts too).
       if (!theta) return { n: s.n, mean: postMean, unadjustedMean: postMean, variance: varianceOf(s.post, s.metric) };
       const covariance = covarianceOf(s.n, s.post, s.pre, s.sumProducts, s.metric);
-      const variance = s.n <= 1 ? 0 : varianceOf(s.post, s.metric) + theta ** 2 * varianceOf(s.pre, s.metric) - 2 * theta * covariance;
-      return { n: s.n, mean: postMean - theta * meanOf(s.pre), unadjustedMean: postMean, variance, cuped: { theta, source: s } };
+      const variance =
+        s.n <= 1 ? 0 : varianceOf(s.post, s.metric) + theta ** 2 * varianceOf(s.pre, s.metric) - 2 * theta * covariance;
+      return {
+        n: s.n,
+        mean: postMean - theta * meanOf(s.pre),
+        unadjustedMean: postMean,
+        variance,
+        cuped: { theta, source: s },
+      };
     }
     case 'cupedRatio': {
       if (!theta) return prepare(postRatioOf(s), null);
-      return { n: s.n, mean: adjustedRatioMean(s, theta), unadjustedMean: postRatioMean(s), variance: adjustedRatioVariance(s, theta), cupedRatio: { theta, source: s } };
+      return {
+        n: s.n,
+        mean: adjustedRatioMean(s, theta),
+        unadjustedMean: postRatioMean(s),
+        variance: adjustedRatioVariance(s, theta),
+        cupedRatio: { theta, source: s },
+      };
     }
   }
 }
@@ -100,10 +119,15 @@ function relativeCupedVariance(a: Prepared, b: Prepared): number {
   if (denTreatment === 0 || denControl === 0) return 0;
   const covA = covarianceOf(ca.n, ca.post, ca.pre, ca.sumProducts, ca.metric);
   const covB = covarianceOf(cb.n, cb.post, cb.pre, cb.sumProducts, cb.metric);
-  const vTreatment = (varianceOf(cb.post, cb.metric) + theta ** 2 * varianceOf(cb.pre, cb.metric) - 2 * theta * covB) / denTreatment;
+  const vTreatment =
+    (varianceOf(cb.post, cb.metric) + theta ** 2 * varianceOf(cb.pre, cb.metric) - 2 * theta * covB) / denTreatment;
   const k = -meanOf(cb.post);
   const postMeanA = meanOf(ca.post);
-  const vControl = ((varianceOf(ca.post, ca.metric) * k ** 2) / postMeanA ** 2 + (2 * theta * covA * k) / postMeanA + theta ** 2 * varianceOf(ca.pre, ca.metric)) / denControl;
+  const vControl =
+    ((varianceOf(ca.post, ca.metric) * k ** 2) / postMeanA ** 2 +
+      (2 * theta * covA * k) / postMeanA +
+      theta ** 2 * varianceOf(ca.pre, ca.metric)) /
+    denControl;
   return vTreatment + vControl;
 }
 
@@ -111,7 +135,11 @@ function relativeCupedVariance(a: Prepared, b: Prepared): number {
  * Var(x̄_B − x̄_A) = σ²_B/n_B + σ²_A/n_A; relative to the control mean, by the delta method,
  * Var((x̄_B − x̄_A)/x̄_A) = σ²_B/(μ_A² n_B) + σ²_A μ_B²/(μ_A⁴ n_A) (gbstats frequentist_variance).
  */
-export function differenceVariance(control: { variance: number; mean: number; n: number }, treatment: { variance: number; mean: number; n: number }, scale: EffectScale): number {
+export function differenceVariance(
+  control: { variance: number; mean: number; n: number },
+  treatment: { variance: number; mean: number; n: number },
+  scale: EffectScale,
+): number {
   const a = control;
   const b = treatment;
   if (scale === 'absolute') return b.variance / b.n + a.variance / a.n;
@@ -131,7 +159,11 @@ export type EffectMomentsResult = { ok: true; moments: EffectMoments } | { ok: f
  * The difference treatment − control on the absolute scale, or relative to |control mean|
  * (unadjusted) with its delta-method variance.
  */
-export function effectMoments(control: VariantStatistic, treatment: VariantStatistic, scale: EffectScale): EffectMomentsResult {
+export function effectMoments(
+  control: VariantStatistic,
+  treatment: VariantStatistic,
+  scale: EffectScale,
+): EffectMomentsResult {
   if (control.kind !== treatment.kind) return { ok: false, reason: 'mismatched_statistics' };
   const theta = thetaOf(control, treatment);
   const a = prepare(control, theta);
@@ -142,7 +174,11 @@ export function effectMoments(control: VariantStatistic, treatment: VariantStati
       ? relativeCupedVariance(a, b)
       : relative && a.cupedRatio && b.cupedRatio
         ? relativeCupedRatioVariance(a.cupedRatio.source, b.cupedRatio.source, a.cupedRatio.theta)
-        : differenceVariance({ variance: a.variance, mean: a.unadjustedMean, n: a.n }, { variance: b.variance, mean: b.unadjustedMean, n: b.n }, scale);
+        : differenceVariance(
+            { variance: a.variance, mean: a.unadjustedMean, n: a.n },
+            { variance: b.variance, mean: b.unadjustedMean, n: b.n },
+            scale,
+          );
   if (!(a.variance > 0) || !(b.variance > 0) || !(variance > 0)) return { ok: false, reason: 'zero_variance' };
   if (!Number.isFinite(variance)) return { ok: false, reason: 'out_of_range' };
   if (a.mean === 0 || a.unadjustedMean === 0) return { ok: false, reason: 'baseline_zero' };

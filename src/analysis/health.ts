@@ -45,7 +45,11 @@ export function sampleRatioMismatch(units: readonly number[], weights: readonly 
   }
   const pValue = chiSquareSurvival(chiSquare, degreesOfFreedom);
   const status: HealthStatus =
-    totalUnits < cells.length * SRM_MINIMUM_UNITS_PER_VARIANT ? 'not_enough_data' : pValue < SRM_P_VALUE_THRESHOLD ? 'unhealthy' : 'healthy';
+    totalUnits < cells.length * SRM_MINIMUM_UNITS_PER_VARIANT
+      ? 'not_enough_data'
+      : pValue < SRM_P_VALUE_THRESHOLD
+        ? 'unhealthy'
+        : 'healthy';
   return { chiSquare, degreesOfFreedom, pValue, status };
 }
 
@@ -60,6 +64,11 @@ export interface MultipleExposuresResult {
 export function multipleExposures(count: number, analysedUnits: number): MultipleExposuresResult {
   const total = analysedUnits + count;
   const rate = total === 0 ? 0 : count / total;
-  const status: HealthStatus = total < MULTIPLE_EXPOSURES_MINIMUM_UNITS ? 'not_enough_data' : rate >= MULTIPLE_EXPOSURES_MAXIMUM_RATE ? 'unhealthy' : 'healthy';
+  const status: HealthStatus =
+    total < MULTIPLE_EXPOSURES_MINIMUM_UNITS
+      ? 'not_enough_data'
+      : rate >= MULTIPLE_EXPOSURES_MAXIMUM_RATE
+        ? 'unhealthy'
+        : 'healthy';
   return { count, rate, status };
 }

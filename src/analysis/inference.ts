@@ -4,7 +4,13 @@
 // theory and asymptotic confidence sequences" (arXiv:2103.06476v7), eq. 9 for the half-width, eq. 161
 // for ρ from the tuning N*, eq. 155 for the always-valid p-value, as gbstats SequentialTwoSidedTTest.
 import { studentTQuantile, twoSidedTPValue } from './distributions.js';
-import { effectMoments, type EffectMoments, type EffectMomentsResult, type EffectScale, type EffectUnavailable } from './effects.js';
+import {
+  effectMoments,
+  type EffectMoments,
+  type EffectMomentsResult,
+  type EffectScale,
+  type EffectUnavailable,
+} from './effects.js';
 import type { VariantStatistic } from './sufficient-statistics.js';
 
 export interface EffectResult {
@@ -65,9 +71,18 @@ function checkAlpha(alpha: number) {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must lie in (0, 1), got ${alpha}`);
 }
 
-const isFiniteEffect = (e: EffectResult) => Number.isFinite(e.effect) && Number.isFinite(e.standardError) && Number.isFinite(e.ci[0]) && Number.isFinite(e.ci[1]) && Number.isFinite(e.pValue);
+const isFiniteEffect = (e: EffectResult) =>
+  Number.isFinite(e.effect) &&
+  Number.isFinite(e.standardError) &&
+  Number.isFinite(e.ci[0]) &&
+  Number.isFinite(e.ci[1]) &&
+  Number.isFinite(e.pValue);
 
-function compare(control: VariantStatistic, treatment: VariantStatistic, estimate: (m: EffectMoments) => EffectResult): ComparisonResult {
+function compare(
+  control: VariantStatistic,
+  treatment: VariantStatistic,
+  estimate: (m: EffectMoments) => EffectResult,
+): ComparisonResult {
   // An interval or p-value that is not a finite number is no estimate: the scale is unavailable.
   const on = (scale: EffectScale): EffectMomentsResult | { ok: true; result: EffectResult } => {
     const moments = effectMoments(control, treatment, scale);
@@ -86,15 +101,23 @@ function compare(control: VariantStatistic, treatment: VariantStatistic, estimat
 }
 
 /** Two-sided Welch t-test of treatment against control on both scales. */
-export function fixedHorizonComparison(control: VariantStatistic, treatment: VariantStatistic, alpha: number): ComparisonResult {
+export function fixedHorizonComparison(
+  control: VariantStatistic,
+  treatment: VariantStatistic,
+  alpha: number,
+): ComparisonResult {
   checkAlpha(alpha);
   return compare(control, treatment, (m) => fixedHorizonEffect(m, alpha));
 }
 
 /** The asymptotic confidence sequence on both scales. */
-export function sequentialComparison(control: VariantStatistic, treatment: VariantStatistic, alpha: number, tuning = DEFAULT_SEQUENTIAL_TUNING): ComparisonResult {
+export function sequentialComparison(
+  control: VariantStatistic,
+  treatment: VariantStatistic,
+  alpha: number,
+  tuning = DEFAULT_SEQUENTIAL_TUNING,
+): ComparisonResult {
   checkAlpha(alpha);
   if (!(tuning > 0)) throw new RangeError(`the sequential tuning N* must be positive, got ${tuning}`);
   return compare(control, treatment, (m) => sequentialEffect(m, alpha, tuning));
 }
-

@@ -40,7 +40,15 @@ function standardError(metric: PowerMetric, mde: number, unitsPerVariant: number
   const v = relativeEffectVariance(metric, mde, unitsPerVariant);
   if (settings.sequentialTuning === undefined) return Math.sqrt(v);
   // GrowthBook applies the sequential widening to the effect's variance at n = both arms' units.
-  return Math.sqrt(sequentialEquivalentVariance(v * 2 * unitsPerVariant, 2 * unitsPerVariant, settings.alpha, settings.sequentialTuning) / (2 * unitsPerVariant));
+  return Math.sqrt(
+    sequentialEquivalentVariance(
+      v * 2 * unitsPerVariant,
+      2 * unitsPerVariant,
+      settings.alpha,
+      settings.sequentialTuning,
+    ) /
+      (2 * unitsPerVariant),
+  );
 }
 
 /** Power of the two-sided test: 1 − Φ(z* − δ/se) + Φ(−z* − δ/se). */
@@ -55,11 +63,19 @@ export function powerAt(metric: PowerMetric, mde: number, unitsPerVariant: numbe
  * findMdeFrequentist: the positive root of the quadratic in μ_B = μ(1 + δ)); null when none exists
  * (n ≤ σ²z²/μ²: too few units for this many variants).
  */
-export function mdeAt(metric: PowerMetric, power: number, unitsPerVariant: number, settings: PowerSettings): number | null {
+export function mdeAt(
+  metric: PowerMetric,
+  power: number,
+  unitsPerVariant: number,
+  settings: PowerSettings,
+): number | null {
   if (!(power > settings.alpha && power < 1)) return null;
   const z = standardNormalQuantile(1 - settings.alpha / 2) - standardNormalQuantile(1 - power);
   const m = metric.mean;
-  const v = settings.sequentialTuning === undefined ? metric.variance : sequentialEquivalentVariance(metric.variance, 2 * unitsPerVariant, settings.alpha, settings.sequentialTuning);
+  const v =
+    settings.sequentialTuning === undefined
+      ? metric.variance
+      : sequentialEquivalentVariance(metric.variance, 2 * unitsPerVariant, settings.alpha, settings.sequentialTuning);
   if (unitsPerVariant <= (v * z ** 2) / m ** 2) return null;
   const sigma2 = v / unitsPerVariant;
   const a = 1 - (z ** 2 * sigma2) / m ** 2;
@@ -74,7 +90,12 @@ export function mdeAt(metric: PowerMetric, power: number, unitsPerVariant: numbe
  * ⌈(z₁₋α/₂ + z_power)² · σ² · (1 + (1 + mde)²) / (mde² · μ²)⌉ at a fixed horizon; with sequential
  * analysis the smallest n whose sequential power reaches `power` (found by bisection).
  */
-export function requiredUnitsPerVariant(metric: PowerMetric, mde: number, power: number, settings: PowerSettings): number {
+export function requiredUnitsPerVariant(
+  metric: PowerMetric,
+  mde: number,
+  power: number,
+  settings: PowerSettings,
+): number {
   const z = standardNormalQuantile(1 - settings.alpha / 2) + standardNormalQuantile(power);
   const fixed = Math.ceil((z ** 2 * metric.variance * (1 + (1 + mde) ** 2)) / (mde ** 2 * metric.mean ** 2));
   // Past MAX_PLAN_UNITS (or not a number at all) there is no plan; the bisection below would not even
@@ -134,7 +155,16 @@ export interface PowerAnalysisResult {
   problems: PowerProblem[];
   requiredUnits: { perVariant: number; total: number } | null;
   durationDays: number | null;
-  assumptions: { alpha: number; power: number; variants: number; mean: number; variance: number; mde: number; twoSided: true; sequentialTuning: number | null };
+  assumptions: {
+    alpha: number;
+    power: number;
+    variants: number;
+    mean: number;
+    variance: number;
+    mde: number;
+    twoSided: true;
+    sequentialTuning: number | null;
+  };
   sensitivity: { mde: number; requiredUnits: number; durationDays: number }[];
   atPlannedUnits?: { power: number; mde: number | null };
 }
@@ -149,17 +179,28 @@ function problemsOf(input: PowerAnalysisInput, alpha: number, power: number): Po
   if (!(input.mde > 0) || !Number.isFinite(input.mde)) add('/mde', 'mde must be a positive relative effect');
   if (!(alpha > 0 && alpha < 1)) add('/alpha', 'alpha must lie in (0, 1)');
   if (!(power > alpha && power < 1)) add('/power', 'power must lie between alpha and 1');
-  if (!Number.isInteger(input.variants) || input.variants < 2 || input.variants > 10) add('/variants', 'variants must be an integer from 2 to 10');
-  if (!(input.unitsPerDay > 0) || !Number.isFinite(input.unitsPerDay)) add('/unitsPerDay', 'unitsPerDay must be positive');
+  if (!Number.isInteger(input.variants) || input.variants < 2 || input.variants > 10)
+    add('/variants', 'variants must be an integer from 2 to 10');
+  if (!(input.unitsPerDay > 0) || !Number.isFinite(input.unitsPerDay))
+    add('/unitsPerDay', 'unitsPerDay must be positive');
   if (kind === 'proportion') {
-    if (!(mean > 0 && mean < 1)) add('/metric/mean', `a proportion's mean is its rate and must lie strictly between 0 and 1 (got ${mean})`);
-    else if (input.mde > 0 && mean * (1 + input.mde) >= 1) add('/mde', `a rate of ${mean} cannot rise by ${input.mde * 100} % (the treatment rate would be ${mean * (1 + input.mde)}, at least 1)`);
+    if (!(mean > 0 && mean < 1))
+      add('/metric/mean', `a proportion's mean is its rate and must lie strictly between 0 and 1 (got ${mean})`);
+    else if (input.mde > 0 && mean * (1 + input.mde) >= 1)
+      add(
+        '/mde',
+        `a rate of ${mean} cannot rise by ${input.mde * 100} % (the treatment rate would be ${mean * (1 + input.mde)}, at least 1)`,
+      );
   } else {
-    if (!(mean !== 0 && Number.isFinite(mean))) add('/metric/mean', 'the baseline mean must be non-zero (a relative effect of a zero mean is undefined)');
-    if (!(variance > 0) || !Number.isFinite(variance)) add('/metric/variance', 'the baseline variance must be positive');
+    if (!(mean !== 0 && Number.isFinite(mean)))
+      add('/metric/mean', 'the baseline mean must be non-zero (a relative effect of a zero mean is undefined)');
+    if (!(variance > 0) || !Number.isFinite(variance))
+      add('/metric/variance', 'the baseline variance must be positive');
   }
-  if (input.plannedUnits !== undefined && !(input.plannedUnits >= 2 * input.variants)) add('/plannedUnits', 'plannedUnits must allow at least 2 units per variant');
-  if (input.sequentialTuning !== undefined && !(input.sequentialTuning > 0)) add('/sequentialTuning', 'the sequential tuning N* must be positive');
+  if (input.plannedUnits !== undefined && !(input.plannedUnits >= 2 * input.variants))
+    add('/plannedUnits', 'plannedUnits must allow at least 2 units per variant');
+  if (input.sequentialTuning !== undefined && !(input.sequentialTuning > 0))
+    add('/sequentialTuning', 'the sequential tuning N* must be positive');
   return problems;
 }
 
@@ -173,12 +214,29 @@ const isCount = (n: number, max: number) => Number.isFinite(n) && n >= 0 && n <=
 export function powerAnalysis(input: PowerAnalysisInput): PowerAnalysisResult {
   const alpha = input.alpha ?? 0.05;
   const power = input.power ?? 0.8;
-  const settings: PowerSettings = { alpha, ...(input.sequentialTuning !== undefined ? { sequentialTuning: input.sequentialTuning } : {}) };
+  const settings: PowerSettings = {
+    alpha,
+    ...(input.sequentialTuning !== undefined ? { sequentialTuning: input.sequentialTuning } : {}),
+  };
   const metric: PowerMetric = { mean: input.metric.mean, variance: modelVariance(input.metric) };
-  const assumptions = { alpha, power, variants: input.variants, mean: metric.mean, variance: metric.variance, mde: input.mde, twoSided: true as const, sequentialTuning: input.sequentialTuning ?? null };
+  const assumptions = {
+    alpha,
+    power,
+    variants: input.variants,
+    mean: metric.mean,
+    variance: metric.variance,
+    mde: input.mde,
+    twoSided: true as const,
+    sequentialTuning: input.sequentialTuning ?? null,
+  };
   const invalid = (problems: PowerProblem[]): PowerAnalysisResult => ({
-    readiness: 'invalid', reasons: problems.map((p) => p.message), problems, requiredUnits: null, durationDays: null,
-    assumptions: Number.isFinite(assumptions.variance) ? assumptions : { ...assumptions, variance: 0 }, sensitivity: [],
+    readiness: 'invalid',
+    reasons: problems.map((p) => p.message),
+    problems,
+    requiredUnits: null,
+    durationDays: null,
+    assumptions: Number.isFinite(assumptions.variance) ? assumptions : { ...assumptions, variance: 0 },
+    sensitivity: [],
   });
   const problems = problemsOf(input, alpha, power);
   if (problems.length > 0) return invalid(problems);
@@ -193,10 +251,20 @@ export function powerAnalysis(input: PowerAnalysisInput): PowerAnalysisResult {
   // Tiny effects or means need astronomically many units (1e-200 needs "Infinity"): no answer is
   // better than a rounded or infinite one.
   if (!isCount(main.total, MAX_PLAN_UNITS)) {
-    return invalid([{ path: '/mde', message: `detecting a relative effect of ${input.mde} on a mean of ${metric.mean} with variance ${metric.variance} needs more than ${MAX_PLAN_UNITS} units; plan for a larger effect` }]);
+    return invalid([
+      {
+        path: '/mde',
+        message: `detecting a relative effect of ${input.mde} on a mean of ${metric.mean} with variance ${metric.variance} needs more than ${MAX_PLAN_UNITS} units; plan for a larger effect`,
+      },
+    ]);
   }
   if (!isCount(main.durationDays, Number.MAX_SAFE_INTEGER)) {
-    return invalid([{ path: '/unitsPerDay', message: `at ${input.unitsPerDay} units per day the ${main.total} units would take more than ${Number.MAX_SAFE_INTEGER} days` }]);
+    return invalid([
+      {
+        path: '/unitsPerDay',
+        message: `at ${input.unitsPerDay} units per day the ${main.total} units would take more than ${Number.MAX_SAFE_INTEGER} days`,
+      },
+    ]);
   }
   const result: PowerAnalysisResult = {
     readiness: 'ready',
@@ -218,7 +286,13 @@ export function powerAnalysis(input: PowerAnalysisInput): PowerAnalysisResult {
   if (input.plannedUnits !== undefined) {
     const perVariant = input.plannedUnits / input.variants;
     const achieved = powerAt(metric, input.mde, perVariant, settings);
-    if (!Number.isFinite(achieved)) return invalid([{ path: '/plannedUnits', message: `the power at ${input.plannedUnits} planned units cannot be computed for these inputs` }]);
+    if (!Number.isFinite(achieved))
+      return invalid([
+        {
+          path: '/plannedUnits',
+          message: `the power at ${input.plannedUnits} planned units cannot be computed for these inputs`,
+        },
+      ]);
     const mde = mdeAt(metric, power, perVariant, settings);
     // No detectable effect at that size is null, as is one the arithmetic cannot represent.
     result.atPlannedUnits = { power: achieved, mde: mde !== null && Number.isFinite(mde) ? mde : null };

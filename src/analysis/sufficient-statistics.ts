@@ -88,7 +88,10 @@ export function ratioStatistic(pairs: readonly { numerator: number; denominator:
   };
 }
 
-export function cupedStatistic(metric: 'mean' | 'proportion', pairs: readonly { post: number; pre: number }[]): CupedStatistic {
+export function cupedStatistic(
+  metric: 'mean' | 'proportion',
+  pairs: readonly { post: number; pre: number }[],
+): CupedStatistic {
   return {
     kind: 'cuped',
     metric,
@@ -128,7 +131,13 @@ export function cupedRatioStatistic(rows: readonly CupedRatioObservation[]): Cup
 
 /** The post-exposure ratio alone (what CUPED reverts to without pre-exposure variation). */
 export function postRatioOf(s: CupedRatioStatistic): RatioStatistic {
-  return { kind: 'ratio', n: s.n, numerator: s.numeratorPost, denominator: s.denominatorPost, sumProducts: s.sums.numeratorPostDenominatorPost };
+  return {
+    kind: 'ratio',
+    n: s.n,
+    numerator: s.numeratorPost,
+    denominator: s.denominatorPost,
+    sumProducts: s.sums.numeratorPostDenominatorPost,
+  };
 }
 
 /** Merges two partial aggregates of the same variant and metric. */
@@ -140,15 +149,30 @@ export function mergeStatistics<S extends VariantStatistic>(a: S, b: S): S {
       return { kind: a.kind, ...addMoments(a, b as SampleStatistic) } as S;
     case 'ratio': {
       const r = b as RatioStatistic;
-      return { kind: 'ratio', n: a.n + r.n, numerator: addMoments(a.numerator, r.numerator), denominator: addMoments(a.denominator, r.denominator), sumProducts: a.sumProducts + r.sumProducts } as S;
+      return {
+        kind: 'ratio',
+        n: a.n + r.n,
+        numerator: addMoments(a.numerator, r.numerator),
+        denominator: addMoments(a.denominator, r.denominator),
+        sumProducts: a.sumProducts + r.sumProducts,
+      } as S;
     }
     case 'cuped': {
       const c = b as CupedStatistic;
-      return { kind: 'cuped', metric: a.metric, n: a.n + c.n, post: addMoments(a.post, c.post), pre: addMoments(a.pre, c.pre), sumProducts: a.sumProducts + c.sumProducts } as S;
+      return {
+        kind: 'cuped',
+        metric: a.metric,
+        n: a.n + c.n,
+        post: addMoments(a.post, c.post),
+        pre: addMoments(a.pre, c.pre),
+        sumProducts: a.sumProducts + c.sumProducts,
+      } as S;
     }
     case 'cupedRatio': {
       const c = b as CupedRatioStatistic;
-      const sums = Object.fromEntries(Object.entries(a.sums).map(([k, v]) => [k, v + c.sums[k as keyof CupedRatioStatistic['sums']]])) as CupedRatioStatistic['sums'];
+      const sums = Object.fromEntries(
+        Object.entries(a.sums).map(([k, v]) => [k, v + c.sums[k as keyof CupedRatioStatistic['sums']]]),
+      ) as CupedRatioStatistic['sums'];
       return {
         kind: 'cupedRatio',
         n: a.n + c.n,
@@ -177,7 +201,13 @@ export function varianceOf(m: Moments, kind: 'mean' | 'proportion'): number {
 }
 
 /** Covariance of two per-subject quantities from their sums and Σ(a·b) (gbstats compute_covariance). */
-export function covarianceOf(n: number, a: Moments, b: Moments, sumProducts: number, kind: 'mean' | 'proportion'): number {
+export function covarianceOf(
+  n: number,
+  a: Moments,
+  b: Moments,
+  sumProducts: number,
+  kind: 'mean' | 'proportion',
+): number {
   if (n <= 1) return 0;
   if (kind === 'proportion') return sumProducts / n - (a.sum * b.sum) / (n * n);
   return (sumProducts - (a.sum * b.sum) / n) / (n - 1);
@@ -213,13 +243,26 @@ function numbersOf(s: VariantStatistic): number[] {
     case 'proportion':
       return [s.n, s.sum, s.sumSquares];
     case 'ratio':
-      return [s.n, s.numerator.n, s.numerator.sum, s.numerator.sumSquares, s.denominator.n, s.denominator.sum, s.denominator.sumSquares, s.sumProducts];
+      return [
+        s.n,
+        s.numerator.n,
+        s.numerator.sum,
+        s.numerator.sumSquares,
+        s.denominator.n,
+        s.denominator.sum,
+        s.denominator.sumSquares,
+        s.sumProducts,
+      ];
     case 'cuped':
       return [s.n, s.post.n, s.post.sum, s.post.sumSquares, s.pre.n, s.pre.sum, s.pre.sumSquares, s.sumProducts];
     case 'cupedRatio':
       return [
         s.n,
-        ...[s.numeratorPost, s.denominatorPost, s.numeratorPre, s.denominatorPre].flatMap((m) => [m.n, m.sum, m.sumSquares]),
+        ...[s.numeratorPost, s.denominatorPost, s.numeratorPre, s.denominatorPre].flatMap((m) => [
+          m.n,
+          m.sum,
+          m.sumSquares,
+        ]),
         ...Object.values(s.sums),
       ];
   }

@@ -13,15 +13,19 @@ export type OperationId = keyof operations;
 type JsonContent<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
 /** The JSON body an operation takes. */
-export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R } ? JsonContent<NonNullable<R>> : never;
+export type RequestBody<O extends OperationId> = operations[O] extends { requestBody?: infer R }
+  ? JsonContent<NonNullable<R>>
+  : never;
 
 /** A value as openapi-fetch types what it read: tuples become arrays ([number, number] → number[]). */
 type AsRead<T> = T extends (infer E)[] ? AsRead<E>[] : T extends object ? { [K in keyof T]: AsRead<T[K]> } : T;
 
 /** The JSON answer of an operation with `status` (by default whichever 2xx it declares), as a typed call returns it. */
-export type ResponseBody<O extends OperationId, Status extends number = 200 | 201 | 202> = AsRead<{
-  [S in Status & keyof operations[O]['responses']]: JsonContent<operations[O]['responses'][S]>;
-}[Status & keyof operations[O]['responses']]>;
+export type ResponseBody<O extends OperationId, Status extends number = 200 | 201 | 202> = AsRead<
+  {
+    [S in Status & keyof operations[O]['responses']]: JsonContent<operations[O]['responses'][S]>;
+  }[Status & keyof operations[O]['responses']]
+>;
 
 /**
  * The answer of a typed call. The client throws ApiError for a status outside 2xx before the call

@@ -1,7 +1,13 @@
 // Resolves the global options every command shares: --json, --url / ENSIGN_URL, and the token from
 // ENSIGN_TOKEN or the credentials file (sent only to the server it was issued by).
 import type { Command } from 'commander';
-import { credentialsPath, loadCredentials, loadDefaults, type StoredCredentials, type StoredDefaults } from './credentials.js';
+import {
+  credentialsPath,
+  loadCredentials,
+  loadDefaults,
+  type StoredCredentials,
+  type StoredDefaults,
+} from './credentials.js';
 import { UsageError } from './errors.js';
 import { ApiClient } from './http-client.js';
 import { cliIo } from './io.js';
@@ -71,20 +77,33 @@ const scopeNeeds = new WeakMap<Command, ScopeNeed>();
  */
 export function scopeOptions(command: Command, need: ScopeNeed = 'app+env'): Command {
   command.option('--app <app>', 'app id (app_…) or slug (default: the app saved by `ensign use`)');
-  if (need === 'app+env') command.option('--env <env>', 'environment slug (default: the environment saved by `ensign use`)');
+  if (need === 'app+env')
+    command.option('--env <env>', 'environment slug (default: the environment saved by `ensign use`)');
   scopeNeeds.set(command, need);
   return command;
 }
 
 /** The app id and environment for a command: given values first, then the saved defaults. */
-export async function resolveScope(ctx: CliContext, given: { app?: string; env?: string }, need: ScopeNeed): Promise<{ app: string; env?: string }> {
+export async function resolveScope(
+  ctx: CliContext,
+  given: { app?: string; env?: string },
+  need: ScopeNeed,
+): Promise<{ app: string; env?: string }> {
   const app = given.app ?? ctx.defaults?.app;
-  if (!app) throw new UsageError('no app given', 'Pass --app <id or slug>, or save a default with `ensign use <app> [--env <env>]`.');
+  if (!app)
+    throw new UsageError(
+      'no app given',
+      'Pass --app <id or slug>, or save a default with `ensign use <app> [--env <env>]`.',
+    );
   const appId = app.startsWith('app_') ? app : (await findApp(ctx, app)).id;
   if (need === 'app') return { app: appId, env: given.env };
   // The saved environment belongs to the saved app: it is not applied to another one.
-  const env = given.env ?? (ctx.defaults && ctx.defaults.app === appId ? ctx.defaults.env ?? undefined : undefined);
-  if (!env) throw new UsageError('no environment given', 'Pass --env <env>, or save a default with `ensign use <app> --env <env>`.');
+  const env = given.env ?? (ctx.defaults && ctx.defaults.app === appId ? (ctx.defaults.env ?? undefined) : undefined);
+  if (!env)
+    throw new UsageError(
+      'no environment given',
+      'Pass --env <env>, or save a default with `ensign use <app> --env <env>`.',
+    );
   return { app: appId, env };
 }
 

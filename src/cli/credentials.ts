@@ -17,7 +17,10 @@ export interface StoredCredentials {
 type Env = Record<string, string | undefined>;
 
 export function credentialsPath(env: Env = cliIo().env): string {
-  const configHome = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/') ? env.XDG_CONFIG_HOME : join(env.HOME || homedir(), '.config');
+  const configHome =
+    env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME.startsWith('/')
+      ? env.XDG_CONFIG_HOME
+      : join(env.HOME || homedir(), '.config');
   return join(configHome, 'ensign', 'credentials.json');
 }
 
@@ -71,7 +74,10 @@ export function loadDefaults(path = defaultsPath()): StoredDefaults | null {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new UsageError(`cannot read ${path}: ${(err as Error).message}`, 'Run `ensign use <app>` again to rewrite it.');
+    throw new UsageError(
+      `cannot read ${path}: ${(err as Error).message}`,
+      'Run `ensign use <app>` again to rewrite it.',
+    );
   }
   const d = parsed as Partial<StoredDefaults>;
   if (!d || typeof d.url !== 'string' || typeof d.app !== 'string') return null;

@@ -6,7 +6,11 @@ export const EXIT_USAGE = 2;
 export const EXIT_NETWORK = 3;
 
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode: number, readonly resolution?: string) {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+    readonly resolution?: string,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -21,7 +25,11 @@ export class UsageError extends CliError {
 
 export class NetworkError extends CliError {
   constructor(url: string, cause: string) {
-    super(`cannot reach ${url}: ${cause}`, EXIT_NETWORK, 'Check --url / ENSIGN_URL and that the Ensign server is running.');
+    super(
+      `cannot reach ${url}: ${cause}`,
+      EXIT_NETWORK,
+      'Check --url / ENSIGN_URL and that the Ensign server is running.',
+    );
     this.name = 'NetworkError';
   }
 }
@@ -57,14 +65,31 @@ export function apiErrorFrom(status: number, body: unknown, rawText: string, req
   if (b.error && typeof b.error === 'object') {
     const e = b.error as Record<string, unknown>;
     const details = Array.isArray(e.details)
-      ? e.details.filter((d): d is ErrorDetail => !!d && typeof d === 'object').map((d) => ({ path: String(d.path ?? ''), message: String(d.message ?? '') }))
+      ? e.details
+          .filter((d): d is ErrorDetail => !!d && typeof d === 'object')
+          .map((d) => ({ path: String(d.path ?? ''), message: String(d.message ?? '') }))
       : [];
-    return new ApiError(status, str(e.code) ?? `http_${status}`, str(e.message) ?? `HTTP ${status}`, str(e.resolution), body, str(e.requestId) ?? requestId, details);
+    return new ApiError(
+      status,
+      str(e.code) ?? `http_${status}`,
+      str(e.message) ?? `HTTP ${status}`,
+      str(e.resolution),
+      body,
+      str(e.requestId) ?? requestId,
+      details,
+    );
   }
   if (typeof b.error === 'string' || str(b.code) || str(b.message)) {
     const message = str(b.message) ?? str(b.error) ?? `HTTP ${status}`;
     return new ApiError(status, str(b.code) ?? `http_${status}`, message, str(b.resolution), body, requestId);
   }
   const text = rawText.trim().slice(0, 200);
-  return new ApiError(status, `http_${status}`, text ? `HTTP ${status}: ${text}` : `HTTP ${status}`, undefined, body, requestId);
+  return new ApiError(
+    status,
+    `http_${status}`,
+    text ? `HTTP ${status}: ${text}` : `HTTP ${status}`,
+    undefined,
+    body,
+    requestId,
+  );
 }

@@ -67,7 +67,10 @@ export class ApiClient {
       const parsed = new URL(this.baseUrl);
       if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
     } catch {
-      throw new UsageError(`invalid server URL "${options.baseUrl}"`, 'Give --url or ENSIGN_URL as http(s)://host:port.');
+      throw new UsageError(
+        `invalid server URL "${options.baseUrl}"`,
+        'Give --url or ENSIGN_URL as http(s)://host:port.',
+      );
     }
     this.api = createClient<paths>({
       baseUrl: this.baseUrl,
@@ -82,13 +85,19 @@ export class ApiClient {
 
   url(path: string, query?: Record<string, QueryValue>): string {
     const params = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
+    for (const [k, v] of Object.entries(query ?? {}))
+      if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
     const qs = params.toString();
     return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
   }
 
   private headersFor(token: string | null | undefined, extra: Record<string, string> = {}): Record<string, string> {
-    const headers: Record<string, string> = { accept: 'application/json', 'user-agent': `ensign-cli/${CLI_VERSION}`, 'x-ensign-source': 'cli', ...extra };
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `ensign-cli/${CLI_VERSION}`,
+      'x-ensign-source': 'cli',
+      ...extra,
+    };
     if (token) headers.authorization = `Bearer ${token}`;
     return headers;
   }

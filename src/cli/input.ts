@@ -10,7 +10,10 @@ export function parseJsonOption(name: string, text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`${name} is not valid JSON: ${(err as Error).message}`, `Quote the JSON for your shell, e.g. ${name} '{"a":1}'.`);
+    throw new UsageError(
+      `${name} is not valid JSON: ${(err as Error).message}`,
+      `Quote the JSON for your shell, e.g. ${name} '{"a":1}'.`,
+    );
   }
 }
 
@@ -34,7 +37,8 @@ export function parseBoolean(name: string, text: string): boolean {
 
 export function parseInteger(name: string, text: string, min = 0): number {
   const n = Number(text);
-  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}, got "${text}"`);
+  if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min)
+    throw new UsageError(`${name} must be an integer ≥ ${min}, got "${text}"`);
   return n;
 }
 
@@ -65,7 +69,10 @@ export async function readStdin(): Promise<string> {
 export async function promptHidden(question: string): Promise<string> {
   const { stdin, stderr } = cliIo();
   if (!stdin.isTTY) {
-    throw new UsageError('no terminal to ask for the password on', 'Pipe the password with --password-stdin, e.g. `printf %s "$PW" | ensign login --email me@example.com --password-stdin`.');
+    throw new UsageError(
+      'no terminal to ask for the password on',
+      'Pipe the password with --password-stdin, e.g. `printf %s "$PW" | ensign login --email me@example.com --password-stdin`.',
+    );
   }
   let muted = false;
   const output = new Writable({

@@ -23,7 +23,10 @@ export function renderTable(headers: string[], rows: Cell[][], options: TableOpt
   const max = options.maxCellWidth ?? 60;
   const texts = rows.map((row) => headers.map((_, i) => cellText(row[i], max)));
   const widths = headers.map((h, i) => Math.max(h.length, ...texts.map((row) => row[i].length)));
-  const numeric = headers.map((_, i) => rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined));
+  const numeric = headers.map(
+    (_, i) =>
+      rows.length > 0 && rows.every((row) => typeof row[i] === 'number' || row[i] === null || row[i] === undefined),
+  );
   const line = (cells: string[]) =>
     cells
       .map((text, i) => (numeric[i] ? text.padStart(widths[i]) : text.padEnd(widths[i])))
@@ -34,7 +37,10 @@ export function renderTable(headers: string[], rows: Cell[][], options: TableOpt
 
 /** Renders label/value pairs as two aligned columns ("label:  value"). */
 export function renderPairs(pairs: [string, Cell][]): string {
-  const shown = pairs.map(([label, value]): [string, string] => [visible(label), value === null || value === undefined || value === '' ? '-' : visible(String(value))]);
+  const shown = pairs.map(([label, value]): [string, string] => [
+    visible(label),
+    value === null || value === undefined || value === '' ? '-' : visible(String(value)),
+  ]);
   const width = Math.max(0, ...shown.map(([label]) => label.length + 1));
   return shown.map(([label, value]) => `${`${label}:`.padEnd(width)}  ${value}`.trimEnd()).join('\n');
 }

@@ -16,14 +16,21 @@ export async function transactionSequence(trx: Executor): Promise<number> {
     const { rows } = await sql<{ seq: string }>`select pg_current_xact_id()::text as seq`.execute(trx);
     return Number(rows[0]!.seq);
   }
-  const row = await trx.updateTable('commit_sequence').set((eb) => ({ value: eb('value', '+', 1) })).where('id', '=', 1).returning('value').executeTakeFirstOrThrow();
+  const row = await trx
+    .updateTable('commit_sequence')
+    .set((eb) => ({ value: eb('value', '+', 1) }))
+    .where('id', '=', 1)
+    .returning('value')
+    .executeTakeFirstOrThrow();
   return Number(row.value);
 }
 
 /** The lowest sequence a transaction may still commit with: what a feed starting now starts at. */
 export async function commitHorizon(db: Executor): Promise<number> {
   if (dialectOf(db) === 'postgres') {
-    const { rows } = await sql<{ seq: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as seq`.execute(db);
+    const { rows } = await sql<{ seq: string }>`select pg_snapshot_xmin(pg_current_snapshot())::text as seq`.execute(
+      db,
+    );
     return Number(rows[0]!.seq);
   }
   const row = await db.selectFrom('commit_sequence').select('value').where('id', '=', 1).executeTakeFirstOrThrow();

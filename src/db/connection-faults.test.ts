@@ -30,7 +30,11 @@ async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unk
 }
 
 const listening = async (applicationName: string) =>
-  (await adminQuery(`select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN%'`, [applicationName])).length > 0;
+  (
+    await adminQuery(`select pid from pg_stat_activity where application_name = $1 and query like 'LISTEN%'`, [
+      applicationName,
+    ])
+  ).length > 0;
 
 /** A TCP proxy in front of PostgreSQL that can be taken down (every connection cut) and brought back. */
 async function databaseProxy(target: URL) {
@@ -74,7 +78,9 @@ if (POSTGRES_URL) {
       await until('the LISTEN connection is open', () => listening(name));
 
       const terminated = await adminQuery<{ pid: number }>(
-        `select pid, pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`, [name]);
+        `select pid, pg_terminate_backend(pid) from pg_stat_activity where application_name = $1`,
+        [name],
+      );
       assert.ok(terminated.length >= 2, 'the pool and the LISTEN connection had backends');
       await until('the lost connection is logged', () => logs().includes('lost a database connection'));
 
@@ -91,7 +97,12 @@ if (POSTGRES_URL) {
       const proxy = await databaseProxy(new URL(database.url));
       const name = `${database.pgSchema}_outage`;
       const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
-      const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ logLevel: 'fatal' }) });
+      const app = await buildApp({
+        db: handle.db,
+        dbHandle: handle,
+        notifyChannel: database.pgSchema,
+        config: testConfig({ logLevel: 'fatal' }),
+      });
       t.after(async () => {
         await proxy.up();
         await app.close();
@@ -102,28 +113,84 @@ if (POSTGRES_URL) {
       const user = await signUp(app);
       const created = await createApp(app, user.token);
       // Credentials never used before the outage: resolving them has to read the database.
-      const cliToken = (await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signIn', email: user.email, password: user.password } })).json().token as string;
+      const cliToken = (
+        await app.inject({
+          method: 'POST',
+          url: '/api/v1/cli-token',
+          payload: { flow: 'signIn', email: user.email, password: user.password },
+        })
+      ).json().token as string;
 
       await proxy.down();
       const requests: [string, Parameters<typeof call>[1], string, Parameters<typeof call>[3]][] = [
-        ['sign in (login lookup)', 'POST', '/api/v1/cli-token', { payload: { flow: 'signIn', email: user.email, password: user.password } }],
+        [
+          'sign in (login lookup)',
+          'POST',
+          '/api/v1/cli-token',
+          { payload: { flow: 'signIn', email: user.email, password: user.password } },
+        ],
         ['a session token (credential resolution)', 'GET', '/api/v1/apps', { token: cliToken }],
-        ['an admin key (credential resolution)', 'GET', `/api/v1/flags?appId=${created.appId}&env=prod`, { token: created.admin }],
-        ['a flag write', 'PATCH', '/api/v1/flags', { token: user.token, payload: { appId: created.appId, env: 'prod', key: 'during-outage', type: 'bool', value: true } }],
-        ['an idempotent create (idempotency store)', 'POST', '/api/v1/apps', { token: user.token, idem: true, payload: { name: 'Outage', slug: 'outage-app' } }],
+        [
+          'an admin key (credential resolution)',
+          'GET',
+          `/api/v1/flags?appId=${created.appId}&env=prod`,
+          { token: created.admin },
+        ],
+        [
+          'a flag write',
+          'PATCH',
+          '/api/v1/flags',
+          {
+            token: user.token,
+            payload: { appId: created.appId, env: 'prod', key: 'during-outage', type: 'bool', value: true },
+          },
+        ],
+        [
+          'an idempotent create (idempotency store)',
+          'POST',
+          '/api/v1/apps',
+          { token: user.token, idem: true, payload: { name: 'Outage', slug: 'outage-app' } },
+        ],
         ['a config read (environment key)', 'GET', '/api/v1/config', { token: created.sdk.prod }],
-        ['ingestion', 'POST', '/api/v1/events/batch', { token: created.sdk.prod, payload: { schemaVersion: 1, events: [{ id: 'outage-1', kind: 'exposure', timestamp: new Date().toISOString(), targetingKey: 'u', flagKey: 'f', variant: 'on' }] } }],
+        [
+          'ingestion',
+          'POST',
+          '/api/v1/events/batch',
+          {
+            token: created.sdk.prod,
+            payload: {
+              schemaVersion: 1,
+              events: [
+                {
+                  id: 'outage-1',
+                  kind: 'exposure',
+                  timestamp: new Date().toISOString(),
+                  targetingKey: 'u',
+                  flagKey: 'f',
+                  variant: 'on',
+                },
+              ],
+            },
+          },
+        ],
       ];
       for (const [what, method, url, options] of requests) {
         const res = await call(app, method, url, options);
         assert.equal(res.statusCode, 503, `${what}: ${res.statusCode} ${res.body}`);
         assert.equal(res.headers['retry-after'], '1', what);
         const body = res.json();
-        assert.equal((body.error?.code ?? body.code ?? '').toLowerCase(), 'service_unavailable', `${what}: ${res.body}`);
+        assert.equal(
+          (body.error?.code ?? body.code ?? '').toLowerCase(),
+          'service_unavailable',
+          `${what}: ${res.body}`,
+        );
       }
 
       await proxy.up();
-      await until('the routes answer again', async () => (await call(app, 'GET', '/api/v1/apps', { token: cliToken })).statusCode === 200);
+      await until(
+        'the routes answer again',
+        async () => (await call(app, 'GET', '/api/v1/apps', { token: cliToken })).statusCode === 200,
+      );
     });
 
     test('while the database is unreachable /readyz answers 503; once it is back, 200 and writes succeed', async (t) => {
@@ -135,7 +202,13 @@ if (POSTGRES_URL) {
       const stream = new PassThrough();
       let logs = '';
       stream.on('data', (chunk) => (logs += chunk.toString()));
-      const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ logLevel: 'error' }), logStream: stream });
+      const app = await buildApp({
+        db: handle.db,
+        dbHandle: handle,
+        notifyChannel: database.pgSchema,
+        config: testConfig({ logLevel: 'error' }),
+        logStream: stream,
+      });
       t.after(async () => {
         await proxy.up();
         await app.close();
@@ -153,7 +226,10 @@ if (POSTGRES_URL) {
       assert.equal(down.json().error.code, 'service_unavailable');
 
       await proxy.up();
-      await until('/readyz answers 200 again', async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200);
+      await until(
+        '/readyz answers 200 again',
+        async () => (await app.inject({ method: 'GET', url: '/readyz' })).statusCode === 200,
+      );
       const created = await createApp(app, token);
       assert.ok(created.appId);
       await until('LISTEN is re-established', () => listening(name));

@@ -80,7 +80,15 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     const max = options.poolSize ?? 10;
     const stats = () => ({ pool: { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
-    return { db, dialect, pgPool: pool, sqliteFile: null, stats, onConnectionError: subscribe(errors), close: () => db.destroy() };
+    return {
+      db,
+      dialect,
+      pgPool: pool,
+      sqliteFile: null,
+      stats,
+      onConnectionError: subscribe(errors),
+      close: () => db.destroy(),
+    };
   }
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -100,7 +108,15 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     const pages = sqlite.pragma('page_count', { simple: true }) as number;
     return { sizeBytes: pages * (sqlite.pragma('page_size', { simple: true }) as number) };
   };
-  return { db, dialect, pgPool: null, sqliteFile: path === ':memory:' ? null : path, stats, onConnectionError: subscribe(new EventEmitter()), close: () => db.destroy() };
+  return {
+    db,
+    dialect,
+    pgPool: null,
+    sqliteFile: path === ':memory:' ? null : path,
+    stats,
+    onConnectionError: subscribe(new EventEmitter()),
+    close: () => db.destroy(),
+  };
 }
 
 /** Statements kept compiled per SQL text; ingestion's multi-row inserts repeat a few shapes. */

@@ -23,9 +23,30 @@ import type { AuthorityTables } from '../modules/core/authority/authority.table.
 import type { CommitSequenceTable } from './commit-sequence.table.js';
 import type { SecretFingerprintTables } from '../platform/secret-fingerprint.table.js';
 
-export interface Database extends AuthTables, AppsTables, KeysTables, JournalTables, IdempotencyTables, VersionsTables, MeteringTables, JobsTables,
-  MetricsTables, LayersTables, HoldoutsTables, ExperimentsTables, TelemetryTables, AuthorityTables, ExportsTables, ErasureTables, SubjectErasureTables,
-  BaselinesTables, AggregationRunsTables, RolloutsTables, ExportBackfillsTables, SecretFingerprintTables {
+export interface Database
+  extends
+    AuthTables,
+    AppsTables,
+    KeysTables,
+    JournalTables,
+    IdempotencyTables,
+    VersionsTables,
+    MeteringTables,
+    JobsTables,
+    MetricsTables,
+    LayersTables,
+    HoldoutsTables,
+    ExperimentsTables,
+    TelemetryTables,
+    AuthorityTables,
+    ExportsTables,
+    ErasureTables,
+    SubjectErasureTables,
+    BaselinesTables,
+    AggregationRunsTables,
+    RolloutsTables,
+    ExportBackfillsTables,
+    SecretFingerprintTables {
   /** SQLite only (db/commit-sequence.ts). */
   commit_sequence: CommitSequenceTable;
 }

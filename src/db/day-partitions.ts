@@ -25,7 +25,9 @@ export async function ensureDayPartitions(db: Kysely<any>, table: string, days: 
   for (const day of days) {
     const from = day * DAY_MS;
     try {
-      await sql`CREATE TABLE IF NOT EXISTS ${sql.id(partitionName(table, day))} PARTITION OF ${sql.id(table)} FOR VALUES FROM (${sql.lit(from)}) TO (${sql.lit(from + DAY_MS)})`.execute(db);
+      await sql`CREATE TABLE IF NOT EXISTS ${sql.id(partitionName(table, day))} PARTITION OF ${sql.id(table)} FOR VALUES FROM (${sql.lit(from)}) TO (${sql.lit(from + DAY_MS)})`.execute(
+        db,
+      );
     } catch (err) {
       const code = (err as { code?: string }).code;
       // 42P07 duplicate table, 23505 catalog race between two creators: the partition exists.

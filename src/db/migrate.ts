@@ -75,7 +75,12 @@ function isCatalogRace(err: unknown): boolean {
   if (!e) return false;
   // 42P01 undefined table, 3F000 undefined schema, XX000 "cache lookup failed" (dropped mid-read),
   // 42703 undefined column (pg_get_serial_sequence on a column of a table dropped mid-read).
-  return e.code === '42P01' || e.code === '3F000' || e.code === '42703' || (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)));
+  return (
+    e.code === '42P01' ||
+    e.code === '3F000' ||
+    e.code === '42703' ||
+    (e.code === 'XX000' && /cache lookup failed/.test(String((err as Error).message)))
+  );
 }
 
 /** Another process's migration holds the catalogue for milliseconds. */
@@ -95,14 +100,22 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
 /** Runs the migrations up to and including `name` (tests of a migration over data of the schema before it). */
 export async function migrateUpTo(db: Kysely<any>, name: string): Promise<void> {
   const migrationTableSchema = await migrationSchemaOf(db);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error } = await migrator.migrateTo(name);
   if (error) throw error instanceof Error ? error : new Error(String(error));
 }
 
 async function migrateOnce(db: Kysely<any>): Promise<string[]> {
   const migrationTableSchema = await migrationSchemaOf(db);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations }, ...(migrationTableSchema ? { migrationTableSchema } : {}) });
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

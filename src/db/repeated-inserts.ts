@@ -25,7 +25,8 @@ export function repeatedInsert<R extends object, O = never>(
     if (text === undefined) {
       const template = rows.map(() => Object.fromEntries(columns.map((c) => [c, null])) as R);
       const compiled = build(executor, template).compile();
-      if (compiled.parameters.length !== rows.length * columns.length) throw new Error('a repeated insert must bind one parameter per column of every row');
+      if (compiled.parameters.length !== rows.length * columns.length)
+        throw new Error('a repeated insert must bind one parameter per column of every row');
       text = compiled.sql;
       texts.set(key, text);
     }

@@ -15,7 +15,9 @@ for (const dialect of dialects) {
       const { db } = database.handle;
       const query = forUpdate(db, db.selectFrom('users').select('id').where('id', '=', 'usr_none'));
       assert.equal(/ for update$/.test(query.compile().sql), dialect === 'postgres', query.compile().sql);
-      const rows = await inTransaction(db, (trx) => forUpdate(trx, trx.selectFrom('users').select('id').where('id', '=', 'usr_none')).execute());
+      const rows = await inTransaction(db, (trx) =>
+        forUpdate(trx, trx.selectFrom('users').select('id').where('id', '=', 'usr_none')).execute(),
+      );
       assert.deepEqual(rows, []);
     });
   });

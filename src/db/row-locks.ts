@@ -5,7 +5,10 @@ import { dialectOf } from './dialect.js';
 import type { Executor } from './transaction.js';
 
 /** The query, locking the rows it reads until the transaction of `db` ends. */
-export function forUpdate<DB, TB extends keyof DB, O>(db: Executor, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+export function forUpdate<DB, TB extends keyof DB, O>(
+  db: Executor,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(db) === 'postgres' ? query.forUpdate() : query;
 }
 
@@ -13,7 +16,10 @@ export function forUpdate<DB, TB extends keyof DB, O>(db: Executor, query: Selec
  * The query, locking the rows it reads and skipping rows another transaction holds: workers taking
  * the next item of a queue each get a different one. SQLite's single writer already serialises them.
  */
-export function forUpdateSkipLocked<DB, TB extends keyof DB, O>(db: Executor, query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O> {
+export function forUpdateSkipLocked<DB, TB extends keyof DB, O>(
+  db: Executor,
+  query: SelectQueryBuilder<DB, TB, O>,
+): SelectQueryBuilder<DB, TB, O> {
   return dialectOf(db) === 'postgres' ? query.forUpdate().skipLocked() : query;
 }
 

@@ -9,7 +9,10 @@ export type Executor = Kysely<Database> | Transaction<Database>;
 /** Serialization failures clear in milliseconds; jitter keeps the retrying transactions apart. */
 const SERIALIZATION_RETRY = { baseMs: 10, maxMs: 80 };
 
-export async function inTransaction<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export async function inTransaction<T>(
+  db: Kysely<Database>,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await db.transaction().execute(work);

@@ -21,12 +21,17 @@ export interface BackoffPolicy {
 export const DEFAULT_BACKOFF: BackoffPolicy = { baseMs: 1000, maxMs: 60 * 60 * 1000 };
 
 /** Delay before attempt `failedAttempts + 1`; `random` is in [0, 1). */
-export function retryDelayMs(failedAttempts: number, policy: BackoffPolicy, random: () => number = Math.random): number {
+export function retryDelayMs(
+  failedAttempts: number,
+  policy: BackoffPolicy,
+  random: () => number = Math.random,
+): number {
   if (!(policy.baseMs > 0) || !(policy.maxMs >= policy.baseMs)) throw new Error('a backoff needs 0 < baseMs <= maxMs');
   const exponent = Math.max(0, failedAttempts - 1);
   // The power overflows to Infinity long after the cap applies; Math.min keeps the delay finite.
   const ceiling = Math.min(policy.maxMs, policy.baseMs * (policy.growth ?? 2) ** exponent);
   const jitter = policy.jitter ?? 'equal';
-  const delay = jitter === 'equal' ? ceiling / 2 + (random() * ceiling) / 2 : ceiling * (1 - jitter + 2 * jitter * random());
+  const delay =
+    jitter === 'equal' ? ceiling / 2 + (random() * ceiling) / 2 : ceiling * (1 - jitter + 2 * jitter * random());
   return Math.min(policy.maxMs, Math.round(delay));
 }

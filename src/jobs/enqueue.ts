@@ -24,12 +24,18 @@ export interface EnqueueResult {
   deduplicated: boolean;
 }
 
-export async function enqueue(db: Executor, request: EnqueueRequest, now: () => number = Date.now): Promise<EnqueueResult> {
+export async function enqueue(
+  db: Executor,
+  request: EnqueueRequest,
+  now: () => number = Date.now,
+): Promise<EnqueueResult> {
   if (!request.kind) throw new Error('a job needs a kind');
   const maxAttempts = request.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
+    throw new Error(`maxAttempts must be a positive integer, got ${maxAttempts}`);
   const payload = JSON.stringify(request.payload ?? null);
-  if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES) throw new Error(`job payload of ${request.kind} exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+  if (Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES)
+    throw new Error(`job payload of ${request.kind} exceeds ${MAX_PAYLOAD_BYTES} bytes`);
   const at = new Date(now()).toISOString();
   return insertJob(db, {
     id: newId('job'),

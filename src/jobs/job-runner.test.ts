@@ -2,9 +2,24 @@
 // retries with backoff, dead jobs, expired and renewed leases, recurring jobs, graceful stop.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createTestDatabase, buildTestApp, dialects, type TestContext, type TestDatabase } from '../../test/helpers/test-app.js';
+import {
+  createTestDatabase,
+  buildTestApp,
+  dialects,
+  type TestContext,
+  type TestDatabase,
+} from '../../test/helpers/test-app.js';
 import { inTransaction } from '../db/transaction.js';
-import { DEFAULT_BACKOFF, JobRunner, PermanentJobError, enqueue, findJob, recurringKeyOf, retryDelayMs, type JobRunnerOptions } from './index.js';
+import {
+  DEFAULT_BACKOFF,
+  JobRunner,
+  PermanentJobError,
+  enqueue,
+  findJob,
+  recurringKeyOf,
+  retryDelayMs,
+  type JobRunnerOptions,
+} from './index.js';
 import { testClock } from '../../test/helpers/clock.js';
 import { waitFor } from '../../test/helpers/polling.js';
 
@@ -34,15 +49,32 @@ const deferred = () => {
   return { promise, resolve };
 };
 
-
 test('jobs: backoff grows exponentially, stays within its bounds and is capped', () => {
   const policy = { baseMs: 1000, maxMs: 10_000 };
-  assert.equal(retryDelayMs(1, policy, () => 0), 500);
-  assert.equal(retryDelayMs(1, policy, () => 0.999999), 1000);
-  assert.equal(retryDelayMs(3, policy, () => 0), 2000);
-  assert.equal(retryDelayMs(3, policy, () => 0.999999), 4000);
-  assert.equal(retryDelayMs(60, policy, () => 0.999999), 10_000);
-  assert.equal(retryDelayMs(2000, DEFAULT_BACKOFF, () => 0), DEFAULT_BACKOFF.maxMs / 2);
+  assert.equal(
+    retryDelayMs(1, policy, () => 0),
+    500,
+  );
+  assert.equal(
+    retryDelayMs(1, policy, () => 0.999999),
+    1000,
+  );
+  assert.equal(
+    retryDelayMs(3, policy, () => 0),
+    2000,
+  );
+  assert.equal(
+    retryDelayMs(3, policy, () => 0.999999),
+    4000,
+  );
+  assert.equal(
+    retryDelayMs(60, policy, () => 0.999999),
+    10_000,
+  );
+  assert.equal(
+    retryDelayMs(2000, DEFAULT_BACKOFF, () => 0),
+    DEFAULT_BACKOFF.maxMs / 2,
+  );
 });
 
 for (const dialect of dialects) {
@@ -50,7 +82,10 @@ for (const dialect of dialects) {
     test('an enqueued job runs once with its payload and succeeds', async (t) => {
       const { db, now, runner } = await setup(t, dialect);
       const seen: unknown[] = [];
-      const r = runner().register('test.echo', async (job) => void seen.push({ payload: job.payload, attempt: job.attempt }));
+      const r = runner().register(
+        'test.echo',
+        async (job) => void seen.push({ payload: job.payload, attempt: job.attempt }),
+      );
       const { id, deduplicated } = await enqueue(db, { kind: 'test.echo', payload: { runId: 'run_1', n: 2 } }, now);
       assert.equal(deduplicated, false);
       assert.equal(await r.runDue(), 1);
@@ -81,7 +116,9 @@ for (const dialect of dialects) {
     test('a dedupe key allows one queued job; once it runs, the next can be queued', async (t) => {
       const { db, now, runner } = await setup(t, dialect);
       const first = await enqueue(db, { kind: 'test.agg', payload: { n: 1 }, dedupeKey: 'agg:exp_1' }, now);
-      const again = await inTransaction(db, (trx) => enqueue(trx, { kind: 'test.agg', payload: { n: 2 }, dedupeKey: 'agg:exp_1' }, now));
+      const again = await inTransaction(db, (trx) =>
+        enqueue(trx, { kind: 'test.agg', payload: { n: 2 }, dedupeKey: 'agg:exp_1' }, now),
+      );
       assert.deepEqual(again, { id: first.id, deduplicated: true });
       const other = await enqueue(db, { kind: 'test.agg', payload: {}, dedupeKey: 'agg:exp_2' }, now);
       assert.notEqual(other.id, first.id);
@@ -131,7 +168,10 @@ for (const dialect of dialects) {
       for (let i = 0; i < 60; i++) ids.push((await enqueue(db, { kind: 'test.count', payload: { i } }, now)).id);
       await Promise.all(runners.map((r) => r.drain()));
       assert.equal(runs.size, 60);
-      assert.ok([...runs.values()].every((n) => n === 1), 'every job ran exactly once');
+      assert.ok(
+        [...runs.values()].every((n) => n === 1),
+        'every job ran exactly once',
+      );
       for (const id of ids) assert.equal((await findJob(db, id))?.state, 'succeeded');
     });
 
@@ -223,12 +263,16 @@ for (const dialect of dialects) {
     test('a runner that lost its lease is told through the abort signal', async (t) => {
       const { db, now, advance, runner } = await setup(t, dialect);
       let aborted: unknown = null;
-      const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.abortable', (job) => new Promise<void>((_, reject) => {
-        job.signal.addEventListener('abort', () => {
-          aborted = job.signal.reason;
-          reject(job.signal.reason);
-        });
-      }));
+      const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register(
+        'test.abortable',
+        (job) =>
+          new Promise<void>((_, reject) => {
+            job.signal.addEventListener('abort', () => {
+              aborted = job.signal.reason;
+              reject(job.signal.reason);
+            });
+          }),
+      );
       const b = runner({ leaseMs: 60_000 }).register('test.abortable', async () => undefined);
       const { id } = await enqueue(db, { kind: 'test.abortable', payload: null }, now);
       const first = a.runDue();
@@ -271,7 +315,11 @@ for (const dialect of dialects) {
       const other = runner().every('test.purge', 60_000, async () => void runs++);
       await r.ensureSchedules();
       await other.ensureSchedules();
-      const queued = await db.selectFrom('jobs').selectAll().where('dedupe_key', '=', recurringKeyOf('test.purge')).execute();
+      const queued = await db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('dedupe_key', '=', recurringKeyOf('test.purge'))
+        .execute();
       assert.equal(queued.length, 1, 'two processes starting together queue it once');
       assert.deepEqual(JSON.parse(queued[0]!.payload), { scope: 'all' });
       assert.equal(await r.runDue(), 1);
@@ -328,7 +376,11 @@ for (const dialect of dialects) {
       await waitFor(() => s.active === 1);
       await s.stop(30);
       assert.equal((signal as AbortSignal | null)?.aborted, true);
-      assert.equal((await findJob(db, stuck.id))?.state, 'running', 'its lease will expire and another process runs it');
+      assert.equal(
+        (await findJob(db, stuck.id))?.state,
+        'running',
+        'its lease will expire and another process runs it',
+      );
       await enqueue(db, { kind: 'test.stuck', payload: null }, now);
       assert.equal(await s.runDue(), 0, 'a stopped runner leases nothing');
     });
@@ -336,7 +388,10 @@ for (const dialect of dialects) {
 
   describe(`jobs in the app on ${dialect}`, () => {
     test('the app runner starts when the server listens, runs jobs and stops on close', async (t) => {
-      const { app, database } = await buildTestApp(t, { dialect, config: { jobs: { concurrency: 1, pollIntervalMs: 50 } } });
+      const { app, database } = await buildTestApp(t, {
+        dialect,
+        config: { jobs: { concurrency: 1, pollIntervalMs: 50 } },
+      });
       const seen: string[] = [];
       app.jobs.register('test.app', async (job) => void seen.push(job.id));
       const { id } = await enqueue(database.handle.db, { kind: 'test.app', payload: null });
@@ -344,7 +399,14 @@ for (const dialect of dialects) {
       await app.listen({ host: '127.0.0.1', port: 0 });
       await waitFor(() => seen.length === 1);
       assert.deepEqual(seen, [id]);
-      await waitFor(async () => (await database.handle.db.selectFrom('jobs').select('id').where('kind', '=', 'jobs.purge-finished').executeTakeFirst()) !== undefined);
+      await waitFor(
+        async () =>
+          (await database.handle.db
+            .selectFrom('jobs')
+            .select('id')
+            .where('kind', '=', 'jobs.purge-finished')
+            .executeTakeFirst()) !== undefined,
+      );
     });
 
     test('finished jobs older than the retention are purged by the maintenance job', async (t) => {

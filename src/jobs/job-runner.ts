@@ -9,7 +9,16 @@ import type { Database } from '../db/database.js';
 import { inTransaction } from '../db/transaction.js';
 import { DEFAULT_BACKOFF, retryDelayMs, type BackoffPolicy } from './backoff.js';
 import { enqueue, recurringKeyOf } from './enqueue.js';
-import { buryExhausted, finishJob, hasLeasableJobs, hasPendingJob, leaseJobs, renewLease, type JobOutcome, type LeaseToken } from './jobs.repository.js';
+import {
+  buryExhausted,
+  finishJob,
+  hasLeasableJobs,
+  hasPendingJob,
+  leaseJobs,
+  renewLease,
+  type JobOutcome,
+  type LeaseToken,
+} from './jobs.repository.js';
 import type { JobsTable } from './jobs.table.js';
 
 export interface JobContext<P = unknown> {
@@ -128,7 +137,8 @@ export class JobRunner {
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.random = options.random ?? Math.random;
     this.log = options.log ?? silent;
-    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) throw new Error('job runner concurrency must be a positive integer');
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1)
+      throw new Error('job runner concurrency must be a positive integer');
   }
 
   /** Handles jobs of `kind`. One handler per kind; register before start. */
@@ -221,7 +231,10 @@ export class JobRunner {
     for (const r of this.running.values()) {
       clearInterval(r.renewal);
       r.controller.abort(new Error('job runner stopped'));
-      this.log.warn({ jobId: r.token.id }, 'job still running at shutdown: its lease will expire and another process will run it');
+      this.log.warn(
+        { jobId: r.token.id },
+        'job still running at shutdown: its lease will expire and another process will run it',
+      );
     }
   }
 
@@ -267,7 +280,13 @@ export class JobRunner {
     const now = this.now();
     if (!(await hasLeasableJobs(this.db, kinds, this.iso(now)))) return [];
     await this.buryExhausted(kinds, this.iso(now));
-    const rows = await leaseJobs(this.db, { owner: this.owner, kinds, now: this.iso(now), leaseUntil: this.iso(now + this.leaseMs), limit: free });
+    const rows = await leaseJobs(this.db, {
+      owner: this.owner,
+      kinds,
+      now: this.iso(now),
+      leaseUntil: this.iso(now + this.leaseMs),
+      limit: free,
+    });
     return rows.map((row) => this.dispatch(row));
   }
 
@@ -276,7 +295,13 @@ export class JobRunner {
     await inTransaction(this.db, async (trx) => {
       for (const job of await buryExhausted(trx, kinds, now)) {
         const onDead = this.handlers.get(job.kind)?.onDead;
-        if (onDead) await onDead(trx, { id: job.id, kind: job.kind, payload: JSON.parse(job.payload), error: job.last_error ?? '' });
+        if (onDead)
+          await onDead(trx, {
+            id: job.id,
+            kind: job.kind,
+            payload: JSON.parse(job.payload),
+            error: job.last_error ?? '',
+          });
       }
     });
   }
@@ -314,7 +339,14 @@ export class JobRunner {
     const registration = this.handlers.get(row.kind)!;
     let outcome: JobOutcome;
     try {
-      await registration.handler({ id: row.id, kind: row.kind, payload: JSON.parse(row.payload), attempt: token.attempt, maxAttempts: Number(row.max_attempts), signal: controller.signal });
+      await registration.handler({
+        id: row.id,
+        kind: row.kind,
+        payload: JSON.parse(row.payload),
+        attempt: token.attempt,
+        maxAttempts: Number(row.max_attempts),
+        signal: controller.signal,
+      });
       outcome = { state: 'succeeded', now: this.iso(this.now()) };
     } catch (err) {
       const now = this.now();
@@ -325,7 +357,10 @@ export class JobRunner {
       } else {
         const delay = retryDelayMs(token.attempt, this.backoff, this.random);
         outcome = { state: 'failed', now: this.iso(now), runAt: this.iso(now + delay), error };
-        this.log.warn({ err, jobId: row.id, kind: row.kind, attempt: token.attempt, retryInMs: delay }, 'job failed; it will be retried');
+        this.log.warn(
+          { err, jobId: row.id, kind: row.kind, attempt: token.attempt, retryInMs: delay },
+          'job failed; it will be retried',
+        );
       }
     }
     if (controller.signal.aborted && outcome.state !== 'succeeded') {
@@ -336,16 +371,37 @@ export class JobRunner {
       const recorded = await inTransaction(this.db, async (trx) => {
         const held = await finishJob(trx, token, outcome);
         if (held && outcome.state === 'dead' && registration.onDead) {
-          await registration.onDead(trx, { id: row.id, kind: row.kind, payload: JSON.parse(row.payload), error: outcome.error });
+          await registration.onDead(trx, {
+            id: row.id,
+            kind: row.kind,
+            payload: JSON.parse(row.payload),
+            error: outcome.error,
+          });
         }
         if (held && registration.everyMs !== undefined && outcome.state !== 'failed') {
-          await enqueue(trx, { kind: row.kind, payload: registration.payload ?? null, dedupeKey: recurringKeyOf(row.kind), runAt: this.now() + registration.everyMs }, this.now);
+          await enqueue(
+            trx,
+            {
+              kind: row.kind,
+              payload: registration.payload ?? null,
+              dedupeKey: recurringKeyOf(row.kind),
+              runAt: this.now() + registration.everyMs,
+            },
+            this.now,
+          );
         }
         return held;
       });
-      if (!recorded) this.log.warn({ jobId: row.id, kind: row.kind }, 'job lease was lost before its outcome was recorded; another runner has it');
+      if (!recorded)
+        this.log.warn(
+          { jobId: row.id, kind: row.kind },
+          'job lease was lost before its outcome was recorded; another runner has it',
+        );
     } catch (err) {
-      this.log.error({ err, jobId: row.id }, 'could not record job outcome; the job will run again when its lease expires');
+      this.log.error(
+        { err, jobId: row.id },
+        'could not record job outcome; the job will run again when its lease expires',
+      );
     }
   }
 }

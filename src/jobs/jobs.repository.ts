@@ -27,7 +27,12 @@ export async function insertJob(db: Executor, row: JobsTable): Promise<{ id: str
     .returning('id')
     .executeTakeFirst();
   if (inserted) return { id: inserted.id, deduplicated: false };
-  const existing = await own(db).selectFrom('jobs').select('id').where('dedupe_key', '=', row.dedupe_key).where('state', '=', QUEUED).executeTakeFirst();
+  const existing = await own(db)
+    .selectFrom('jobs')
+    .select('id')
+    .where('dedupe_key', '=', row.dedupe_key)
+    .where('state', '=', QUEUED)
+    .executeTakeFirst();
   // The queued holder was leased between our insert and this read: the key is free again.
   if (!existing) return insertJob(db, row);
   return { id: existing.id, deduplicated: true };
@@ -35,7 +40,13 @@ export async function insertJob(db: Executor, row: JobsTable): Promise<{ id: str
 
 /** The queued job holding `dedupeKey` becomes due at `runAt` if it was due later. */
 export async function advanceQueued(db: Executor, dedupeKey: string, runAt: string): Promise<void> {
-  await db.updateTable('jobs').set({ run_at: runAt, updated_at: runAt }).where('dedupe_key', '=', dedupeKey).where('state', '=', QUEUED).where('run_at', '>', runAt).execute();
+  await db
+    .updateTable('jobs')
+    .set({ run_at: runAt, updated_at: runAt })
+    .where('dedupe_key', '=', dedupeKey)
+    .where('state', '=', QUEUED)
+    .where('run_at', '>', runAt)
+    .execute();
 }
 
 export interface LeaseRequest {
@@ -93,18 +104,34 @@ export async function leaseJobs(db: Kysely<Database>, request: LeaseRequest): Pr
       return own(trx).updateTable('jobs').set(leaseChanges(request)).where('id', 'in', ids).returningAll().execute();
     });
   }
-  return own(db).updateTable('jobs').set(leaseChanges(request)).where('id', 'in', dueJobs(db, request)).returningAll().execute();
+  return own(db)
+    .updateTable('jobs')
+    .set(leaseChanges(request))
+    .where('id', 'in', dueJobs(db, request))
+    .returningAll()
+    .execute();
 }
 
 /**
  * Jobs whose lease expired on their last allowed attempt are dead, not leased again: a job that
  * kills its process every time would otherwise be retried forever.
  */
-export async function buryExhausted(db: Executor, kinds: string[], now: string): Promise<Array<Pick<JobsTable, 'id' | 'kind' | 'payload' | 'last_error'>>> {
+export async function buryExhausted(
+  db: Executor,
+  kinds: string[],
+  now: string,
+): Promise<Array<Pick<JobsTable, 'id' | 'kind' | 'payload' | 'last_error'>>> {
   if (kinds.length === 0) return [];
   return own(db)
     .updateTable('jobs')
-    .set({ state: 'dead', lease_owner: null, lease_expires_at: null, last_error: 'lease expired on the last attempt (the process running it stopped or stalled)', updated_at: now, finished_at: now })
+    .set({
+      state: 'dead',
+      lease_owner: null,
+      lease_expires_at: null,
+      last_error: 'lease expired on the last attempt (the process running it stopped or stalled)',
+      updated_at: now,
+      finished_at: now,
+    })
     .where('kind', 'in', kinds)
     .where('state', '=', 'running')
     .where('lease_expires_at', '<=', now)
@@ -121,7 +148,13 @@ export interface LeaseToken {
 }
 
 function heldBy(token: LeaseToken) {
-  return (eb: ExpressionBuilder<Database, 'jobs'>) => eb.and([eb('id', '=', token.id), eb('state', '=', 'running'), eb('lease_owner', '=', token.owner), eb('attempts', '=', token.attempt)]);
+  return (eb: ExpressionBuilder<Database, 'jobs'>) =>
+    eb.and([
+      eb('id', '=', token.id),
+      eb('state', '=', 'running'),
+      eb('lease_owner', '=', token.owner),
+      eb('attempts', '=', token.attempt),
+    ]);
 }
 
 /**
@@ -129,7 +162,12 @@ function heldBy(token: LeaseToken) {
  * yet: an expired lease is abandoned work that another runner may be leasing at this moment.
  */
 export async function renewLease(db: Executor, token: LeaseToken, until: string, now: string): Promise<boolean> {
-  const result = await own(db).updateTable('jobs').set({ lease_expires_at: until, updated_at: now }).where(heldBy(token)).where('lease_expires_at', '>', now).executeTakeFirst();
+  const result = await own(db)
+    .updateTable('jobs')
+    .set({ lease_expires_at: until, updated_at: now })
+    .where(heldBy(token))
+    .where('lease_expires_at', '>', now)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
@@ -173,19 +211,40 @@ export async function findJob(db: Executor, id: string): Promise<Job | null> {
   const r = await own(db).selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
   if (!r) return null;
   return {
-    id: r.id, kind: r.kind, payload: JSON.parse(r.payload), state: r.state, runAt: r.run_at, attempts: Number(r.attempts), maxAttempts: Number(r.max_attempts),
-    leaseOwner: r.lease_owner, leaseExpiresAt: r.lease_expires_at, lastError: r.last_error, dedupeKey: r.dedupe_key, createdAt: r.created_at, updatedAt: r.updated_at, finishedAt: r.finished_at,
+    id: r.id,
+    kind: r.kind,
+    payload: JSON.parse(r.payload),
+    state: r.state,
+    runAt: r.run_at,
+    attempts: Number(r.attempts),
+    maxAttempts: Number(r.max_attempts),
+    leaseOwner: r.lease_owner,
+    leaseExpiresAt: r.lease_expires_at,
+    lastError: r.last_error,
+    dedupeKey: r.dedupe_key,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
   };
 }
 
 /** Whether a job of this dedupe key is waiting or running (recurring schedules start only once). */
 export async function hasPendingJob(db: Executor, dedupeKey: string): Promise<boolean> {
-  const row = await own(db).selectFrom('jobs').select('id').where('dedupe_key', '=', dedupeKey).where('state', 'in', ['queued', 'running', 'failed']).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('jobs')
+    .select('id')
+    .where('dedupe_key', '=', dedupeKey)
+    .where('state', 'in', ['queued', 'running', 'failed'])
+    .executeTakeFirst();
   return !!row;
 }
 
 /** Deletes succeeded and dead jobs finished before `before`. */
 export async function purgeFinishedJobs(db: Executor, before: string): Promise<number> {
-  const result = await own(db).deleteFrom('jobs').where('state', 'in', ['succeeded', 'dead']).where('finished_at', '<', before).executeTakeFirst();
+  const result = await own(db)
+    .deleteFrom('jobs')
+    .where('state', 'in', ['succeeded', 'dead'])
+    .where('finished_at', '<', before)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

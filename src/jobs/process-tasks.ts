@@ -13,7 +13,9 @@ export class ProcessTasks {
   every(name: string, everyMs: number, task: () => Promise<unknown>): void {
     if (!(everyMs > 0)) throw new Error('a process task needs a positive interval');
     const timer = setInterval(() => {
-      task().catch((err: unknown) => this.log.warn({ err, task: name }, `process task ${name} failed; it runs again in ${everyMs} ms`));
+      task().catch((err: unknown) =>
+        this.log.warn({ err, task: name }, `process task ${name} failed; it runs again in ${everyMs} ms`),
+      );
     }, everyMs);
     timer.unref();
     this.timers.push(timer);

@@ -48,5 +48,11 @@ export interface AppAccess {
   /** The app if the principal may do `need` in it: 404 when it does not exist, 403 otherwise. */
   requireApp(principal: Principal, appId: string, need: Permission, executor?: Executor): Promise<AppRef>;
   /** The app and one of its environments (slug or alias), with the same checks (scoped tokens may be limited to some environments). */
-  requireEnv(principal: Principal, appId: string, env: string, need: Permission, executor?: Executor): Promise<{ app: AppRef; env: EnvRef }>;
+  requireEnv(
+    principal: Principal,
+    appId: string,
+    env: string,
+    need: Permission,
+    executor?: Executor,
+  ): Promise<{ app: AppRef; env: EnvRef }>;
 }

@@ -25,7 +25,13 @@ const appRoutes: Route[] = [
   { method: 'POST', url: '/api/v1/apps', payload: { name: 'Other', slug: 'other' }, idem: true },
 ];
 
-async function expectEach(app: FastifyInstance, routes: Route[], token: string | undefined, status: number, code: string) {
+async function expectEach(
+  app: FastifyInstance,
+  routes: Route[],
+  token: string | undefined,
+  status: number,
+  code: string,
+) {
   for (const r of routes) {
     const res = await call(app, r.method, r.url, { token, payload: r.payload, idem: r.idem });
     expectError(res, status, code);
@@ -68,7 +74,8 @@ for (const dialect of dialects) {
     test('sdk_ and pub_ cannot reach keys, environments or the journal (401)', async () => {
       const { app } = shared();
       const s = await setup(app);
-      for (const token of [s.sdk.dev!, s.pub]) await expectEach(app, managementRoutes(s.appId, s.victimKeyId), token, 401, 'unauthorized');
+      for (const token of [s.sdk.dev!, s.pub])
+        await expectEach(app, managementRoutes(s.appId, s.victimKeyId), token, 401, 'unauthorized');
       assert.equal(await keyCount(app, s.user.token, s.appId), 6);
     });
 
@@ -77,21 +84,32 @@ for (const dialect of dialects) {
       const s = await setup(app);
       const stranger = await userWithApp(app);
       // A key id names no app in the request: that it exists is not told (modules/keys).
-      const byKeyId = (r: Route) => r.url.includes('keyId=') || (r.payload as { keyId?: string } | undefined)?.keyId !== undefined;
+      const byKeyId = (r: Route) =>
+        r.url.includes('keyId=') || (r.payload as { keyId?: string } | undefined)?.keyId !== undefined;
       const routes = managementRoutes(s.appId, s.victimKeyId);
       for (const token of [stranger.admin, stranger.user.token]) {
-        await expectEach(app, routes.filter((r) => !byKeyId(r)), token, 403, 'forbidden');
+        await expectEach(
+          app,
+          routes.filter((r) => !byKeyId(r)),
+          token,
+          403,
+          'forbidden',
+        );
         await expectEach(app, routes.filter(byKeyId), token, 404, 'not_found');
       }
       assert.equal(await keyCount(app, s.user.token, s.appId), 6);
       const keys = (await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.user.token })).json().keys;
-      assert.ok(keys.every((k: any) => k.status === 'active'), 'nothing was revoked');
+      assert.ok(
+        keys.every((k: any) => k.status === 'active'),
+        'nothing was revoked',
+      );
     });
 
     test('an unknown app or key is 404 for any management credential', async () => {
       const { app } = shared();
       const s = await setup(app);
-      for (const token of [s.user.token, s.admin]) await expectEach(app, managementRoutes('app_unknown', 'key_unknown'), token, 404, 'not_found');
+      for (const token of [s.user.token, s.admin])
+        await expectEach(app, managementRoutes('app_unknown', 'key_unknown'), token, 404, 'not_found');
     });
 
     test('a revoked key is refused on every route from the next request on', async () => {
@@ -100,7 +118,10 @@ for (const dialect of dialects) {
       const extraAdmin = await createKey(app, s.user.token, { appId: s.appId, type: 'admin' });
       const routes = managementRoutes(s.appId, s.victimKeyId);
       assert.equal((await call(app, 'GET', routes[1]!.url, { token: extraAdmin.token })).statusCode, 200);
-      const revoke = await call(app, 'PATCH', '/api/v1/keys', { token: extraAdmin.token, payload: { keyId: extraAdmin.id, action: 'revoke' } });
+      const revoke = await call(app, 'PATCH', '/api/v1/keys', {
+        token: extraAdmin.token,
+        payload: { keyId: extraAdmin.id, action: 'revoke' },
+      });
       assert.equal(revoke.statusCode, 200, revoke.body);
       await expectEach(app, [...routes, ...appRoutes], extraAdmin.token, 401, 'unauthorized');
       const sdkId = s.body.keys[0].id;
@@ -113,7 +134,13 @@ for (const dialect of dialects) {
       const { app } = shared();
       const s = await setup(app);
       assert.equal((await call(app, 'DELETE', '/api/v1/cli-token', { token: s.user.token })).statusCode, 204);
-      await expectEach(app, [...managementRoutes(s.appId, s.victimKeyId), ...appRoutes], s.user.token, 401, 'unauthorized');
+      await expectEach(
+        app,
+        [...managementRoutes(s.appId, s.victimKeyId), ...appRoutes],
+        s.user.token,
+        401,
+        'unauthorized',
+      );
     });
 
     test('missing and malformed Authorization headers are 401', async () => {
@@ -122,17 +149,34 @@ for (const dialect of dialects) {
       const routes = [...appRoutes, ...managementRoutes(s.appId, s.victimKeyId)];
       await expectEach(app, routes, undefined, 401, 'unauthorized');
       const malformed = [
-        `Basic ${Buffer.from('a:b').toString('base64')}`, 'Bearer', 'Bearer ', `Bearer ${s.user.token} extra`, s.user.token,
-        'Bearer xyz_abcdef', 'Bearer cli_', 'Bearer cli_doesnotexist', `Bearer ${s.user.token}x`, `Token ${s.user.token}`,
+        `Basic ${Buffer.from('a:b').toString('base64')}`,
+        'Bearer',
+        'Bearer ',
+        `Bearer ${s.user.token} extra`,
+        s.user.token,
+        'Bearer xyz_abcdef',
+        'Bearer cli_',
+        'Bearer cli_doesnotexist',
+        `Bearer ${s.user.token}x`,
+        `Token ${s.user.token}`,
       ];
       for (const authorization of malformed) {
         for (const r of routes) {
-          const res = await app.inject({ method: r.method, url: r.url, headers: { authorization, 'idempotency-key': 'idem-malformed-1' }, ...(r.payload ? { payload: r.payload as object } : {}) });
+          const res = await app.inject({
+            method: r.method,
+            url: r.url,
+            headers: { authorization, 'idempotency-key': 'idem-malformed-1' },
+            ...(r.payload ? { payload: r.payload as object } : {}),
+          });
           expectError(res, 401, 'unauthorized');
         }
       }
       // The scheme name is case-insensitive.
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/apps', headers: { authorization: `bearer ${s.user.token}` } })).statusCode, 200);
+      assert.equal(
+        (await app.inject({ method: 'GET', url: '/api/v1/apps', headers: { authorization: `bearer ${s.user.token}` } }))
+          .statusCode,
+        200,
+      );
     });
   });
 }

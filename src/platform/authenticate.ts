@@ -71,7 +71,10 @@ function bearerOf(headers: IncomingHttpHeaders, auth: RouteAuth): string | null 
 
 /** The credential of the request and whether the route accepts its type (throws the 401s of a
  * missing or malformed credential). */
-function credentialOf(headers: IncomingHttpHeaders, auth: RouteAuth): { token: string; type: TokenType; accepted: boolean } {
+function credentialOf(
+  headers: IncomingHttpHeaders,
+  auth: RouteAuth,
+): { token: string; type: TokenType; accepted: boolean } {
   const token = bearerOf(headers, auth);
   if (token === null) throw credentialError('unauthorized', 'MISSING_CREDENTIAL', 'No credential was sent.');
   const type = tokenTypeOf(token);
@@ -92,14 +95,20 @@ function wrongTypeError(auth: RouteAuth, type: TokenType) {
  */
 function principalFrom(result: CredentialResolution, auth: RouteAuth, type: TokenType, accepted: boolean): Principal {
   if (!result.ok) {
-    if (result.reason === 'revoked') throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
-    if (result.reason === 'expired') throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
+    if (result.reason === 'revoked')
+      throw credentialError('unauthorized', 'KEY_REVOKED', 'The credential has been revoked.');
+    if (result.reason === 'expired')
+      throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential has expired.');
     throw credentialError('unauthorized', 'INVALID_CREDENTIAL', 'The credential is not valid.');
   }
   if (!accepted) throw wrongTypeError(auth, type);
   const principal = result.principal;
   if (auth.unscopedCliOnly && principal.type === 'cli' && principal.scoped) {
-    throw credentialError('unauthorized', 'WRONG_KEY_TYPE', 'A scoped capability token cannot do this; use a login token.');
+    throw credentialError(
+      'unauthorized',
+      'WRONG_KEY_TYPE',
+      'A scoped capability token cannot do this; use a login token.',
+    );
   }
   return principal;
 }
@@ -108,28 +117,34 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
   app.decorateRequest('principal', null);
   // A callback hook that stays synchronous when the resolver answers from memory: the delivery
   // routes authenticate every request, and a promise per hook costs them measurable throughput.
-  app.addHook('preValidation', implementedByLane(function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
-    const auth = request.routeOptions.config?.auth;
-    if (!auth) return done();
-    let credential: ReturnType<typeof credentialOf>;
-    let resolved: CredentialResolution | Promise<CredentialResolution>;
-    try {
-      credential = credentialOf(request.headers, auth);
-      resolved = resolver.resolve(credential.token, credential.type);
-    } catch (err) {
-      return done(err as Error);
-    }
-    const accept = (result: CredentialResolution) => {
-      try {
-        request.principal = principalFrom(result, auth, credential.type, credential.accepted);
-      } catch (err) {
-        return done(err as Error);
-      }
-      done();
-    };
-    if (resolved instanceof Promise) resolved.then(accept, done);
-    else accept(resolved);
-  }, { name: 'authentication' }));
+  app.addHook(
+    'preValidation',
+    implementedByLane(
+      function authenticate(request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) {
+        const auth = request.routeOptions.config?.auth;
+        if (!auth) return done();
+        let credential: ReturnType<typeof credentialOf>;
+        let resolved: CredentialResolution | Promise<CredentialResolution>;
+        try {
+          credential = credentialOf(request.headers, auth);
+          resolved = resolver.resolve(credential.token, credential.type);
+        } catch (err) {
+          return done(err as Error);
+        }
+        const accept = (result: CredentialResolution) => {
+          try {
+            request.principal = principalFrom(result, auth, credential.type, credential.accepted);
+          } catch (err) {
+            return done(err as Error);
+          }
+          done();
+        };
+        if (resolved instanceof Promise) resolved.then(accept, done);
+        else accept(resolved);
+      },
+      { name: 'authentication' },
+    ),
+  );
 }
 
 /**
@@ -138,7 +153,11 @@ export function registerAuthentication(app: FastifyInstance, resolver: Credentia
  * answers. Synchronous when the resolver knows the credential from memory (the hot path); a read
  * fills the resolver's cache, so the authentication hook finds the answer there. For the fast lane.
  */
-export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth, resolver: CredentialResolver): Principal | null | Promise<Principal | null> {
+export function acceptedPrincipal(
+  headers: IncomingHttpHeaders,
+  auth: RouteAuth,
+  resolver: CredentialResolver,
+): Principal | null | Promise<Principal | null> {
   let credential: ReturnType<typeof credentialOf>;
   let resolved: CredentialResolution | Promise<CredentialResolution>;
   try {
@@ -150,11 +169,20 @@ export function acceptedPrincipal(headers: IncomingHttpHeaders, auth: RouteAuth,
     return null;
   }
   const { type, accepted } = credential;
-  if (resolved instanceof Promise) return resolved.then((resolution) => acceptedOf(resolution, auth, type, accepted), () => null);
+  if (resolved instanceof Promise)
+    return resolved.then(
+      (resolution) => acceptedOf(resolution, auth, type, accepted),
+      () => null,
+    );
   return acceptedOf(resolved, auth, type, accepted);
 }
 
-function acceptedOf(resolution: CredentialResolution, auth: RouteAuth, type: TokenType, accepted: boolean): Principal | null {
+function acceptedOf(
+  resolution: CredentialResolution,
+  auth: RouteAuth,
+  type: TokenType,
+  accepted: boolean,
+): Principal | null {
   try {
     return principalFrom(resolution, auth, type, accepted);
   } catch {

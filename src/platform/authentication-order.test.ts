@@ -17,7 +17,10 @@ test('every secured route with a body or required query answers 401 before 400 t
   const { app } = await buildTestApp(t, { dialect: 'sqlite' });
   const s = await userWithApp(app);
   const revoked = await createKey(app, s.user.token, { appId: s.appId, type: 'admin' });
-  const res = await call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId: revoked.id, action: 'revoke' } });
+  const res = await call(app, 'PATCH', '/api/v1/keys', {
+    token: s.user.token,
+    payload: { keyId: revoked.id, action: 'revoke' },
+  });
   assert.equal(res.statusCode, 200, res.body);
   const doc = app.swagger() as unknown as { paths: Record<string, Record<string, Operation>> };
 
@@ -29,8 +32,13 @@ test('every secured route with a body or required query answers 401 before 400 t
       if (!op.requestBody && !needsQuery) continue;
       const url = path.replace(/\{[^}]+\}/g, 'x_1');
       // An empty body and no query: invalid for every such route.
-      const send = (token?: string) => call(app, method.toUpperCase() as never, url, { token, ...(op.requestBody ? { payload: {} } : {}) });
-      for (const [label, token] of [['no credential', undefined], ['a revoked key', revoked.token], ['a malformed token', 'nonsense']] as const) {
+      const send = (token?: string) =>
+        call(app, method.toUpperCase() as never, url, { token, ...(op.requestBody ? { payload: {} } : {}) });
+      for (const [label, token] of [
+        ['no credential', undefined],
+        ['a revoked key', revoked.token],
+        ['a malformed token', 'nonsense'],
+      ] as const) {
         const answer = await send(token);
         assert.equal(answer.statusCode, 401, `${method.toUpperCase()} ${path} with ${label}: ${answer.body}`);
       }

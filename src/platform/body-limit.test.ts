@@ -12,7 +12,8 @@ import { MAX_DISCARDED_BODY_BYTES } from './body-limit.js';
 const FOUR_MB = 4 * 1024 * 1024;
 
 /** A JSON body of `size` bytes. */
-const bodyOf = (size: number) => Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(size - 10, 'a'), Buffer.from('"}')]);
+const bodyOf = (size: number) =>
+  Buffer.concat([Buffer.from('{"pad":"'), Buffer.alloc(size - 10, 'a'), Buffer.from('"}')]);
 
 /** Sends the body in chunks of 64 KiB, as a client on a real network does (chunked when asked). */
 function chunked(body: Buffer): ReadableStream<Uint8Array> {
@@ -29,7 +30,13 @@ function chunked(body: Buffer): ReadableStream<Uint8Array> {
  * A client that reads only once it has sent its whole request, as curl and most SDKs do: resolves
  * with the status line it then reads, or the socket error it got instead (the reset of the bug).
  */
-function sendAllThenRead(base: string, path: string, headers: Record<string, string>, body: Buffer, chunkedEncoding: boolean): Promise<string> {
+function sendAllThenRead(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  chunkedEncoding: boolean,
+): Promise<string> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve) => {
     const socket = connect(Number(port), hostname);
@@ -45,8 +52,12 @@ function sendAllThenRead(base: string, path: string, headers: Record<string, str
     });
     socket.on('error', (error: NodeJS.ErrnoException) => settle(`${error.code} with ${JSON.stringify(received)} read`));
     socket.on('close', () => settle(`closed with ${JSON.stringify(received)} read`));
-    const head = Object.entries({ host: 'x', 'content-type': 'application/json', ...headers }).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.write(`POST ${path} HTTP/1.1\r\n${head}${chunkedEncoding ? 'transfer-encoding: chunked' : `content-length: ${body.length}`}\r\n\r\n`);
+    const head = Object.entries({ host: 'x', 'content-type': 'application/json', ...headers })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(
+      `POST ${path} HTTP/1.1\r\n${head}${chunkedEncoding ? 'transfer-encoding: chunked' : `content-length: ${body.length}`}\r\n\r\n`,
+    );
     if (chunkedEncoding) {
       for (let offset = 0; offset < body.length; offset += 64 * 1024) {
         const piece = body.subarray(offset, offset + 64 * 1024);
@@ -65,7 +76,7 @@ function sendAllThenRead(base: string, path: string, headers: Record<string, str
 
 for (const dialect of dialects) {
   describe(`over-limit bodies on ${dialect}`, () => {
-    test('a 4 MB body gets the 413 in the route\'s error shape, every time, with Content-Length or chunked', async (t) => {
+    test("a 4 MB body gets the 413 in the route's error shape, every time, with Content-Length or chunked", async (t) => {
       const fixture = await buildTestApp(t, { dialect });
       const { app } = fixture;
       const fx = await flagsFixture(fixture);
@@ -76,7 +87,11 @@ for (const dialect of dialects) {
         { url: '/api/v1/evaluate', token: fx.sdk, code: (json) => json.code },
         { url: '/api/ofrep/v1/evaluate/flags', token: fx.pub, code: (json) => json.errorCode },
       ];
-      const expected: Record<string, string> = { '/api/v1/apps': 'payload_too_large', '/api/v1/evaluate': 'PAYLOAD_TOO_LARGE', '/api/ofrep/v1/evaluate/flags': 'PAYLOAD_TOO_LARGE' };
+      const expected: Record<string, string> = {
+        '/api/v1/apps': 'payload_too_large',
+        '/api/v1/evaluate': 'PAYLOAD_TOO_LARGE',
+        '/api/ofrep/v1/evaluate/flags': 'PAYLOAD_TOO_LARGE',
+      };
       for (const route of routes) {
         for (let round = 0; round < 6; round++) {
           const streamed = round % 2 === 1;
@@ -91,7 +106,11 @@ for (const dialect of dialects) {
         }
       }
       // The server is fine afterwards, and bodies within the limit still work over the same server.
-      const ok = await fetch(`${base}/api/v1/evaluate`, { method: 'POST', headers: { ...bearer(fx.sdk), 'content-type': 'application/json' }, body: JSON.stringify({ flagKey: 'dark-mode', context: {} }) });
+      const ok = await fetch(`${base}/api/v1/evaluate`, {
+        method: 'POST',
+        headers: { ...bearer(fx.sdk), 'content-type': 'application/json' },
+        body: JSON.stringify({ flagKey: 'dark-mode', context: {} }),
+      });
       assert.equal(ok.status, 200, await ok.text());
     });
 
@@ -101,7 +120,11 @@ for (const dialect of dialects) {
       const fx = await flagsFixture(fixture);
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       const body = bodyOf(FOUR_MB);
-      for (const [path, token] of [['/api/v1/apps', fx.user.token], ['/api/v1/evaluate', fx.sdk], ['/api/ofrep/v1/evaluate/flags', fx.pub]] as const) {
+      for (const [path, token] of [
+        ['/api/v1/apps', fx.user.token],
+        ['/api/v1/evaluate', fx.sdk],
+        ['/api/ofrep/v1/evaluate/flags', fx.pub],
+      ] as const) {
         for (const chunkedEncoding of [false, true, false]) {
           const outcome = await sendAllThenRead(base, path, bearer(token), body, chunkedEncoding);
           assert.equal(outcome, 'HTTP/1.1 413 Payload Too Large', `${path}${chunkedEncoding ? ' (chunked)' : ''}`);
@@ -117,31 +140,39 @@ for (const dialect of dialects) {
        * answered and how long the close took. The request timeout (30 s) would close it too, so the
        * time is what proves the close.
        */
-      const closedAfter = (head: string, body: Buffer | string = '') => new Promise<{ received: string; ms: number }>((resolve) => {
-        const started = Date.now();
-        const socket = connect(Number(base.port), base.hostname);
-        let received = '';
-        socket.on('data', (chunk) => (received += chunk));
-        socket.on('error', () => undefined);
-        // Not closed within 5 s: it was left to the request timeout.
-        const giveUp = setTimeout(() => socket.destroy(), 5000);
-        socket.on('close', () => {
-          clearTimeout(giveUp);
-          resolve({ received, ms: Date.now() - started });
+      const closedAfter = (head: string, body: Buffer | string = '') =>
+        new Promise<{ received: string; ms: number }>((resolve) => {
+          const started = Date.now();
+          const socket = connect(Number(base.port), base.hostname);
+          let received = '';
+          socket.on('data', (chunk) => (received += chunk));
+          socket.on('error', () => undefined);
+          // Not closed within 5 s: it was left to the request timeout.
+          const giveUp = setTimeout(() => socket.destroy(), 5000);
+          socket.on('close', () => {
+            clearTimeout(giveUp);
+            resolve({ received, ms: Date.now() - started });
+          });
+          socket.write(head);
+          if (body.length > 0) socket.write(body);
         });
-        socket.write(head);
-        if (body.length > 0) socket.write(body);
-      });
       // Declares far more than the cap: answered at once (the client may see a reset: it was told
       // nothing it could use by sending on), and the connection closed with it.
-      const declared = await closedAfter(`POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MAX_DISCARDED_BODY_BYTES * 4}\r\n\r\n{"pad":"`);
+      const declared = await closedAfter(
+        `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${MAX_DISCARDED_BODY_BYTES * 4}\r\n\r\n{"pad":"`,
+      );
       assert.match(declared.received, /^HTTP\/1\.1 413 /);
       assert.match(declared.received, /\r\nconnection: close\r\n/i);
       assert.ok(declared.ms < 2000, `closed after ${declared.ms} ms (the server left it open)`);
       // Chunked past the cap: the same.
       const chunk = Buffer.alloc(1024 * 1024, 'a');
-      const pieces = Array.from({ length: Math.ceil(MAX_DISCARDED_BODY_BYTES / chunk.length) + 2 }, () => Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
-      const streamed = await closedAfter('POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n', Buffer.concat(pieces));
+      const pieces = Array.from({ length: Math.ceil(MAX_DISCARDED_BODY_BYTES / chunk.length) + 2 }, () =>
+        Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]),
+      );
+      const streamed = await closedAfter(
+        'POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        Buffer.concat(pieces),
+      );
       assert.match(streamed.received, /^HTTP\/1\.1 413 /);
       assert.match(streamed.received, /\r\nconnection: close\r\n/i);
       assert.ok(streamed.ms < 4000, `closed after ${streamed.ms} ms (the server left it open)`);
@@ -163,7 +194,9 @@ for (const dialect of dialects) {
           }
         });
         socket.on('error', () => resolve(received));
-        socket.write(`POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
+        socket.write(
+          `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        );
         socket.write(body);
         socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
       });

@@ -26,7 +26,9 @@ function raw(base: string, request: string): Promise<RawAnswer> {
     socket.on('close', () => {
       const [head = '', body = ''] = received.split('\r\n\r\n');
       const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      const headers = Object.fromEntries(
+        lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+      );
       resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
     });
     socket.end(request);
@@ -46,18 +48,28 @@ function expectContractError(answer: RawAnswer, status: number, code: string) {
 
 for (const dialect of dialects) {
   describe(`errors raised before routing on ${dialect}`, () => {
-    test('oversized headers, bad lengths and malformed requests answer in the contract\'s error body', async (t) => {
+    test("oversized headers, bad lengths and malformed requests answer in the contract's error body", async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
       const big = `x-padding: ${'p'.repeat(20 * 1024)}\r\n`;
-      expectContractError(await raw(base, `GET /api/v1/apps HTTP/1.1\r\nHost: x\r\n${big}\r\n`), 431, 'headers_too_large');
+      expectContractError(
+        await raw(base, `GET /api/v1/apps HTTP/1.1\r\nHost: x\r\n${big}\r\n`),
+        431,
+        'headers_too_large',
+      );
       const body = '{"name":"Shop","slug":"shop"}';
       for (const length of ['abc', '-1', '1.5']) {
-        const answer = await raw(base, `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`);
+        const answer = await raw(
+          base,
+          `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${body}`,
+        );
         assert.match(JSON.parse(answer.body).error.message, /Content-Length/);
         expectContractError(answer, 400, 'validation_error');
       }
-      const both = await raw(base, `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n{"a":1}`);
+      const both = await raw(
+        base,
+        `POST /api/v1/apps HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\n{"a":1}`,
+      );
       expectContractError(both, 400, 'validation_error');
       expectContractError(await raw(base, 'GET /api/v1/apps HTTP/1.1\r\nHost x\r\n\r\n'), 400, 'validation_error');
       expectContractError(await raw(base, 'BREW\x01 / HTTP/1.1\r\n\r\n'), 400, 'validation_error');
@@ -68,10 +80,16 @@ for (const dialect of dialects) {
     test('under /api/ofrep/ they also carry the CORS headers a browser needs to read them', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const base = await app.listen({ host: '127.0.0.1', port: 0 });
-      const answer = await raw(base, `POST /api/ofrep/v1/evaluate/flags HTTP/1.1\r\nHost: x\r\nOrigin: https://shop.example\r\nx-padding: ${'p'.repeat(20 * 1024)}\r\n\r\n`);
+      const answer = await raw(
+        base,
+        `POST /api/ofrep/v1/evaluate/flags HTTP/1.1\r\nHost: x\r\nOrigin: https://shop.example\r\nx-padding: ${'p'.repeat(20 * 1024)}\r\n\r\n`,
+      );
       expectContractError(answer, 431, 'headers_too_large');
       assert.equal(answer.headers['access-control-allow-origin'], '*');
-      const elsewhere = await raw(base, `GET /api/v1/apps HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(20 * 1024)}\r\n\r\n`);
+      const elsewhere = await raw(
+        base,
+        `GET /api/v1/apps HTTP/1.1\r\nHost: x\r\nx-padding: ${'p'.repeat(20 * 1024)}\r\n\r\n`,
+      );
       assert.equal(elsewhere.headers['access-control-allow-origin'], undefined, 'CORS only where the routes have it');
     });
 
@@ -79,10 +97,20 @@ for (const dialect of dialects) {
       const fixture = await buildTestApp(t, { dialect });
       const fx = await flagsFixture(fixture);
       const text = { 'content-type': 'text/plain' };
-      const evaluate = await fixture.app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(fx.sdk), ...text }, payload: JSON.stringify({ flagKey: 'dark-mode', context: {} }) });
+      const evaluate = await fixture.app.inject({
+        method: 'POST',
+        url: '/api/v1/evaluate',
+        headers: { ...bearer(fx.sdk), ...text },
+        payload: JSON.stringify({ flagKey: 'dark-mode', context: {} }),
+      });
       assert.equal(evaluate.statusCode, 415, evaluate.body);
       assert.equal(evaluate.json().code, 'UNSUPPORTED_MEDIA_TYPE');
-      const ofrep = await fixture.app.inject({ method: 'POST', url: '/api/ofrep/v1/evaluate/flags', headers: { ...bearer(fx.pub), ...text }, payload: JSON.stringify({ context: {} }) });
+      const ofrep = await fixture.app.inject({
+        method: 'POST',
+        url: '/api/ofrep/v1/evaluate/flags',
+        headers: { ...bearer(fx.pub), ...text },
+        payload: JSON.stringify({ context: {} }),
+      });
       assert.equal(ofrep.statusCode, 415, ofrep.body);
       assert.equal(ofrep.json().errorCode, 'UNSUPPORTED_MEDIA_TYPE');
     });
@@ -101,9 +129,16 @@ for (const dialect of dialects) {
         assert.equal(res.json().error.code, 'validation_error');
         assert.ok(!res.body.includes('e+'), res.body);
       }
-      const patch = await call(app, 'PATCH', '/api/v1/flags', { token: s.user.token, payload: { appId: s.appId, env: 'dev', key: 'k', type: 'bool', value: true, expectedVersion: 1e20 } });
+      const patch = await call(app, 'PATCH', '/api/v1/flags', {
+        token: s.user.token,
+        payload: { appId: s.appId, env: 'dev', key: 'k', type: 'bool', value: true, expectedVersion: 1e20 },
+      });
       assert.equal(patch.statusCode, 400, patch.body);
-      assert.equal((await call(app, 'GET', `/api/v1/config-versions/2147483647?${scope}`, { token: s.user.token })).statusCode, 404, 'the largest version is a version that does not exist');
+      assert.equal(
+        (await call(app, 'GET', `/api/v1/config-versions/2147483647?${scope}`, { token: s.user.token })).statusCode,
+        404,
+        'the largest version is a version that does not exist',
+      );
     });
   });
 }

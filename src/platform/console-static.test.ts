@@ -11,7 +11,10 @@ import { CONSOLE_CSP } from './console-static.js';
 function fakeBuild(t: { after(fn: () => unknown): void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'ensign-console-'));
   mkdirSync(join(dir, 'assets'));
-  writeFileSync(join(dir, 'index.html'), '<!doctype html><title>Ensign console</title><script type="module" src="/console/assets/index-Ab12Cd34.js"></script>');
+  writeFileSync(
+    join(dir, 'index.html'),
+    '<!doctype html><title>Ensign console</title><script type="module" src="/console/assets/index-Ab12Cd34.js"></script>',
+  );
   writeFileSync(join(dir, 'assets', 'index-Ab12Cd34.js'), 'console.log("console");');
   writeFileSync(join(dir, 'assets', '.hidden'), 'secret');
   t.after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,7 +63,10 @@ test('a built console: index.html for /console and every client route, hashed as
   assert.equal(unknown.statusCode, 404);
   assert.equal(unknown.headers['content-security-policy'], undefined);
   const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
-  assert.deepEqual(Object.keys(doc.paths).filter((p: string) => p.startsWith('/console')), []);
+  assert.deepEqual(
+    Object.keys(doc.paths).filter((p: string) => p.startsWith('/console')),
+    [],
+  );
   // The fast lane started (it refuses to when a lane route meets a hook it does not implement).
   assert.ok(app.fastLane.routes().length > 0);
   assert.ok(app.fastLane.routes().every((r) => !r.url.startsWith('/console')));

@@ -50,45 +50,61 @@ const hidden = { schema: { hide: true } };
 export async function registerConsole(app: FastifyInstance, dir: string | null = DEFAULT_CONSOLE_DIR): Promise<void> {
   const indexFile = dir === null ? null : join(dir, 'index.html');
   if (indexFile === null || !existsSync(indexFile)) {
-    await app.register(async (scope) => {
-      const notBuilt = (request: FastifyRequest, reply: FastifyReply) =>
-        sendError(request, reply, new AppError(404, 'not_found', 'The web console is not part of this build of Ensign.', {
-          resolution: 'Build it with `npm run build` (which builds the console with the server; `npm start` does it too) and restart the server.',
-        }));
-      scope.get('/', hidden, notBuilt);
-      scope.get('/*', hidden, notBuilt);
-    }, { prefix: CONSOLE_PREFIX });
+    await app.register(
+      async (scope) => {
+        const notBuilt = (request: FastifyRequest, reply: FastifyReply) =>
+          sendError(
+            request,
+            reply,
+            new AppError(404, 'not_found', 'The web console is not part of this build of Ensign.', {
+              resolution:
+                'Build it with `npm run build` (which builds the console with the server; `npm start` does it too) and restart the server.',
+            }),
+          );
+        scope.get('/', hidden, notBuilt);
+        scope.get('/*', hidden, notBuilt);
+      },
+      { prefix: CONSOLE_PREFIX },
+    );
     return;
   }
   // Read once: the page is small and changes only with a new build (and a restart).
   const index = readFileSync(indexFile);
-  await app.register(async (scope) => {
-    scope.addHook('onSend', async (_request, reply, payload) => {
-      reply.headers(SECURITY_HEADERS);
-      return payload;
-    });
-    await scope.register(fastifyStatic, {
-      root: join(dir!, 'assets'),
-      prefix: '/assets/',
-      index: false,
-      list: false,
-      dotfiles: 'deny',
-      // Every file name carries a hash of its content: a new build is a new name.
-      maxAge: '365d',
-      immutable: true,
-      cacheControl: true,
-      etag: true,
-      lastModified: false,
-    });
-    const page = (_request: FastifyRequest, reply: FastifyReply) => {
-      reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
-    };
-    scope.get('/', hidden, page);
-    // Client routes (/console/apps/…): the page, which routes in the browser.
-    scope.get('/*', hidden, page);
-    scope.setNotFoundHandler((request, reply) =>
-      sendError(request, reply, new AppError(404, 'not_found', `No console file ${request.url.split('?')[0]}.`, {
-        resolution: 'The console may have been rebuilt since this page was loaded: reload it.',
-      })));
-  }, { prefix: CONSOLE_PREFIX });
+  await app.register(
+    async (scope) => {
+      scope.addHook('onSend', async (_request, reply, payload) => {
+        reply.headers(SECURITY_HEADERS);
+        return payload;
+      });
+      await scope.register(fastifyStatic, {
+        root: join(dir!, 'assets'),
+        prefix: '/assets/',
+        index: false,
+        list: false,
+        dotfiles: 'deny',
+        // Every file name carries a hash of its content: a new build is a new name.
+        maxAge: '365d',
+        immutable: true,
+        cacheControl: true,
+        etag: true,
+        lastModified: false,
+      });
+      const page = (_request: FastifyRequest, reply: FastifyReply) => {
+        reply.header('cache-control', 'no-cache').type('text/html; charset=utf-8').send(index);
+      };
+      scope.get('/', hidden, page);
+      // Client routes (/console/apps/…): the page, which routes in the browser.
+      scope.get('/*', hidden, page);
+      scope.setNotFoundHandler((request, reply) =>
+        sendError(
+          request,
+          reply,
+          new AppError(404, 'not_found', `No console file ${request.url.split('?')[0]}.`, {
+            resolution: 'The console may have been rebuilt since this page was loaded: reload it.',
+          }),
+        ),
+      );
+    },
+    { prefix: CONSOLE_PREFIX },
+  );
 }

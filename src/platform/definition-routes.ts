@@ -28,7 +28,14 @@ export interface DefinitionRoutesSpec<T, Source> {
   /** Record field: `layer`; operation ids are built from it (createLayer, …). */
   singular: string;
   summaries: { list: string; create: string; get: string; patch: string };
-  schemas: { createBody: TSchema; patchBody: TSchema; record: TSchema; preview: TSchema; list: TSchema; patched: TSchema };
+  schemas: {
+    createBody: TSchema;
+    patchBody: TSchema;
+    record: TSchema;
+    preview: TSchema;
+    list: TSchema;
+    patched: TSchema;
+  };
   service: DefinitionService<T, Source>;
   idempotency: IdempotencyService;
   sourceOf: (request: import('fastify').FastifyRequest) => Source;
@@ -43,50 +50,121 @@ export function registerDefinitionRoutes<T, Source>(app: FastifyInstance, spec: 
   const security = [{ bearer: [] }];
   const path = `/api/v1/${plural}`;
 
-  app.get(path, {
-    config: MANAGEMENT_AUTH,
-    schema: { tags, operationId: `list${Name}s`, summary: summaries.list, security, querystring: EnvQuery, response: { 200: schemas.list, ...errorResponses(400, 401, 403, 404) } },
-  }, async (request) => {
-    const q = request.query as { appId: string; env: string };
-    return { [plural]: await service.list(principalOf(request), q.appId, q.env) };
-  });
-
-  app.post(path, {
-    config: MANAGEMENT_AUTH,
-    schema: {
-      tags, operationId: `create${Name}`, summary: summaries.create, security, headers: IDEMPOTENCY_HEADER, body: schemas.createBody,
-      response: { 200: schemas.preview, 201: schemas.record, ...errorResponses(400, 401, 403, 404, ...spec.errors.create, ...IDEMPOTENCY_ERRORS) },
+  app.get(
+    path,
+    {
+      config: MANAGEMENT_AUTH,
+      schema: {
+        tags,
+        operationId: `list${Name}s`,
+        summary: summaries.list,
+        security,
+        querystring: EnvQuery,
+        response: { 200: schemas.list, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request, reply) => {
-    const { dryRun, ...input } = request.body as Input;
-    const source = spec.sourceOf(request);
-    return previewOrRun(idempotency, request, reply, dryRun, async (principal) => ({ ...(await service.create(null, principal, input as never, source)), id: null }), {
-      fingerprint: input, statusCode: 201,
-      work: async (trx, principal) => ({ [singular]: await service.create(trx, principal, input as never, source) }),
-    });
-  });
-
-  app.get(`${path}/:id`, {
-    config: MANAGEMENT_AUTH,
-    schema: { tags, operationId: `get${Name}`, summary: summaries.get, security, params: IdParams, querystring: EnvQuery, response: { 200: schemas.record, ...errorResponses(400, 401, 403, 404) } },
-  }, async (request) => {
-    const q = request.query as { appId: string; env: string };
-    return { [singular]: await service.get(principalOf(request), q.appId, q.env, (request.params as { id: string }).id) };
-  });
-
-  app.patch(`${path}/:id`, {
-    config: MANAGEMENT_AUTH,
-    schema: {
-      tags, operationId: `patch${Name}`, summary: summaries.patch, security, headers: IDEMPOTENCY_HEADER, params: IdParams, body: schemas.patchBody,
-      response: { 200: schemas.patched, ...errorResponses(400, 401, 403, 404, ...spec.errors.update, ...IDEMPOTENCY_ERRORS) },
+    async (request) => {
+      const q = request.query as { appId: string; env: string };
+      return { [plural]: await service.list(principalOf(request), q.appId, q.env) };
     },
-  }, async (request, reply) => {
-    const { dryRun, ...input } = request.body as Input;
-    const { id } = request.params as { id: string };
-    const source = spec.sourceOf(request);
-    return previewOrRun(idempotency, request, reply, dryRun, (principal) => service.patch(null, principal, id, input as never, source), {
-      fingerprint: { id, input }, statusCode: 200,
-      work: async (trx, principal) => ({ [singular]: await service.patch(trx, principal, id, input as never, source) }),
-    });
-  });
+  );
+
+  app.post(
+    path,
+    {
+      config: MANAGEMENT_AUTH,
+      schema: {
+        tags,
+        operationId: `create${Name}`,
+        summary: summaries.create,
+        security,
+        headers: IDEMPOTENCY_HEADER,
+        body: schemas.createBody,
+        response: {
+          200: schemas.preview,
+          201: schemas.record,
+          ...errorResponses(400, 401, 403, 404, ...spec.errors.create, ...IDEMPOTENCY_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { dryRun, ...input } = request.body as Input;
+      const source = spec.sourceOf(request);
+      return previewOrRun(
+        idempotency,
+        request,
+        reply,
+        dryRun,
+        async (principal) => ({ ...(await service.create(null, principal, input as never, source)), id: null }),
+        {
+          fingerprint: input,
+          statusCode: 201,
+          work: async (trx, principal) => ({
+            [singular]: await service.create(trx, principal, input as never, source),
+          }),
+        },
+      );
+    },
+  );
+
+  app.get(
+    `${path}/:id`,
+    {
+      config: MANAGEMENT_AUTH,
+      schema: {
+        tags,
+        operationId: `get${Name}`,
+        summary: summaries.get,
+        security,
+        params: IdParams,
+        querystring: EnvQuery,
+        response: { 200: schemas.record, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const q = request.query as { appId: string; env: string };
+      return {
+        [singular]: await service.get(principalOf(request), q.appId, q.env, (request.params as { id: string }).id),
+      };
+    },
+  );
+
+  app.patch(
+    `${path}/:id`,
+    {
+      config: MANAGEMENT_AUTH,
+      schema: {
+        tags,
+        operationId: `patch${Name}`,
+        summary: summaries.patch,
+        security,
+        headers: IDEMPOTENCY_HEADER,
+        params: IdParams,
+        body: schemas.patchBody,
+        response: {
+          200: schemas.patched,
+          ...errorResponses(400, 401, 403, 404, ...spec.errors.update, ...IDEMPOTENCY_ERRORS),
+        },
+      },
+    },
+    async (request, reply) => {
+      const { dryRun, ...input } = request.body as Input;
+      const { id } = request.params as { id: string };
+      const source = spec.sourceOf(request);
+      return previewOrRun(
+        idempotency,
+        request,
+        reply,
+        dryRun,
+        (principal) => service.patch(null, principal, id, input as never, source),
+        {
+          fingerprint: { id, input },
+          statusCode: 200,
+          work: async (trx, principal) => ({
+            [singular]: await service.patch(trx, principal, id, input as never, source),
+          }),
+        },
+      );
+    },
+  );
 }

@@ -6,7 +6,10 @@ import { IdString } from './common-schemas.js';
 export const DEFINITION_KEY_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
 
 export const DefinitionKey = (description: string) =>
-  Type.String({ pattern: DEFINITION_KEY_PATTERN, description: `${description} 1 to 128 characters of A-Z a-z 0-9 . _ - :, starting with a letter or digit.` });
+  Type.String({
+    pattern: DEFINITION_KEY_PATTERN,
+    description: `${description} 1 to 128 characters of A-Z a-z 0-9 . _ - :, starting with a letter or digit.`,
+  });
 
 export const AuthoritySchema = Type.Object(
   {
@@ -14,7 +17,10 @@ export const AuthoritySchema = Type.Object(
     userId: Type.Optional(Type.String()),
     keyFingerprint: Type.Optional(Type.String()),
   },
-  { title: 'Authority', description: 'Who made the change: a user id or the fingerprint of an admin_ key, never a token.' },
+  {
+    title: 'Authority',
+    description: 'Who made the change: a user id or the fingerprint of an admin_ key, never a token.',
+  },
 );
 
 export const EnvQuery = Type.Object({ appId: IdString(), env: IdString() });
@@ -25,4 +31,7 @@ export const DryRun = Type.Boolean({ description: 'true: validate and answer 200
 
 /** A union of string literals whose static type is the union of the values. */
 export const Literals = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
-  Type.Union(values.map((v) => Type.Literal(v)), options);
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  );

@@ -35,7 +35,11 @@ describe('the error catalogue', () => {
           assert.ok(Array.isArray(codes) && codes.length > 0, `${where} lists no ${ERROR_CODES_EXTENSION}`);
           for (const code of codes as string[]) {
             assert.ok(isErrorCode(code), `${where}: ${code} is not in the catalogue`);
-            assert.equal(String(ERROR_CATALOGUE[code].status), status, `${where}: ${code} has status ${ERROR_CATALOGUE[code].status}`);
+            assert.equal(
+              String(ERROR_CATALOGUE[code].status),
+              status,
+              `${where}: ${code} has status ${ERROR_CATALOGUE[code].status}`,
+            );
           }
           checked++;
         }
@@ -54,7 +58,10 @@ describe('the error catalogue', () => {
 
   test('docs/errors.md is what `npm run generate:error-docs` renders today', () => {
     const committed = readFileSync(ERROR_DOCS_FILE, 'utf8');
-    assert.ok(committed === renderErrorDocs(paths), 'docs/errors.md is out of date: run `npm run generate:error-docs` and commit it');
+    assert.ok(
+      committed === renderErrorDocs(paths),
+      'docs/errors.md is out of date: run `npm run generate:error-docs` and commit it',
+    );
     for (const code of ERROR_CODES) assert.ok(committed.includes(`\`${code}\``), code);
   });
 });
@@ -73,7 +80,9 @@ describe('an error keeps its cause', () => {
 
   test('a 503 with a cause: the answer names neither, the error log has the cause and its stack', async () => {
     const { res, log } = await logOf(() => {
-      throw new AppError(503, 'service_unavailable', 'Not now.', { cause: new Error('disk quota exceeded on /var/lib/db') });
+      throw new AppError(503, 'service_unavailable', 'Not now.', {
+        cause: new Error('disk quota exceeded on /var/lib/db'),
+      });
     });
     assert.equal(res.statusCode, 503);
     assert.equal(res.json().error.code, 'service_unavailable');

@@ -12,7 +12,10 @@ export interface ErrorCodeEntry {
 
 export const ERROR_CATALOGUE = {
   // 400: the request is malformed or breaks a rule of its body.
-  validation_error: { status: 400, title: 'The request does not have the shape the route declares, or breaks one of its rules.' },
+  validation_error: {
+    status: 400,
+    title: 'The request does not have the shape the route declares, or breaks one of its rules.',
+  },
   rollout_variants_exclusive: { status: 400, title: 'A flag rule gives both a rollout and a fixed variant.' },
   idempotency_key_required: { status: 400, title: 'The route needs an Idempotency-Key and none was sent.' },
   export_target_not_allowed: { status: 400, title: 'The export destination is refused by the export policy.' },
@@ -33,14 +36,20 @@ export const ERROR_CATALOGUE = {
   capability_missing: { status: 403, title: 'The scoped token does not carry the capability this needs.' },
   self_approval_forbidden: { status: 403, title: 'A proposer cannot approve their own change.' },
   // 404, 405, 408
-  not_found: { status: 404, title: 'The resource, or the route, does not exist (or is not visible to this credential).' },
+  not_found: {
+    status: 404,
+    title: 'The resource, or the route, does not exist (or is not visible to this credential).',
+  },
   method_not_allowed: { status: 405, title: 'The method is not allowed on this path.' },
   request_timeout: { status: 408, title: 'The request did not arrive in time.' },
   query_deadline_exceeded: { status: 408, title: 'The query reached its deadline before the page was complete.' },
   // 409: the state does not allow it now.
   version_conflict: { status: 409, title: 'The precondition (version or revision) does not match the current state.' },
   idempotency_conflict: { status: 409, title: 'The idempotency key was used with a different request.' },
-  idempotency_replay_expired: { status: 409, title: 'The idempotency key was used, but its response can no longer be replayed.' },
+  idempotency_replay_expired: {
+    status: 409,
+    title: 'The idempotency key was used, but its response can no longer be replayed.',
+  },
   slug_conflict: { status: 409, title: 'The slug is taken.' },
   name_conflict: { status: 409, title: 'The name is taken.' },
   key_conflict: { status: 409, title: 'The key is taken.' },
@@ -80,13 +89,19 @@ export const ERROR_CATALOGUE = {
   query_too_costly: { status: 429, title: 'The query would scan more than its ceiling.' },
   app_quota_exceeded: { status: 429, title: 'The plan allows no more apps.' },
   flag_quota_exceeded: { status: 429, title: 'The plan allows no more flags in this environment.' },
-  monthly_config_sync_quota_exceeded: { status: 429, title: 'The environment has used its configuration syncs of this month.' },
+  monthly_config_sync_quota_exceeded: {
+    status: 429,
+    title: 'The environment has used its configuration syncs of this month.',
+  },
   headers_too_large: { status: 431, title: 'The request headers are larger than the server accepts.' },
   // 5xx: the service's side.
   internal_error: { status: 500, title: 'An unexpected fault; the request id is in the log with its cause.' },
   config_invalid: { status: 500, title: 'The stored configuration cannot be compiled.' },
   service_unavailable: { status: 503, title: 'Storage is not reachable now; nothing was changed.' },
-  config_sync_metering_unavailable: { status: 503, title: 'Configuration syncs cannot be metered now, so none are served.' },
+  config_sync_metering_unavailable: {
+    status: 503,
+    title: 'Configuration syncs cannot be metered now, so none are served.',
+  },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -2,7 +2,14 @@
 // malformed JSON, unknown routes and unexpected faults (which never leak stack traces or SQL).
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { ConnectionError, FastifyContextConfig, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  ConnectionError,
+  FastifyContextConfig,
+  FastifyError,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+} from 'fastify';
 import { ERROR_CATALOGUE, type ErrorCode } from './error-catalogue.js';
 import { isDatabaseUnavailable } from '../db/constraint-errors.js';
 import { AppError, payloadTooLarge, type ErrorDetail } from './errors.js';
@@ -23,7 +30,8 @@ function upperSnake(code: string): string {
 type SchemaIssue = NonNullable<FastifyError['validation']>[number];
 
 /** Allowed values as a reader would write them: strings bare, anything else as JSON. */
-const listed = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+const listed = (values: readonly unknown[]) =>
+  values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
 
 /** The one value a failed branch of a union stood for (a literal or null), if it stood for one. */
 function branchValue(issue: SchemaIssue): { value: unknown } | null {
@@ -51,7 +59,10 @@ function withAllowedValues(issues: readonly SchemaIssue[]): { issue: SchemaIssue
     const values = branches.map(branchValue);
     if (branches.length > 0 && branches.every((b, i) => b.instancePath === issue.instancePath && values[i] !== null)) {
       pending = pending.filter((b) => !branches.includes(b));
-      out.push(...pending.map((b) => ({ issue: b })), { issue, message: `must be one of: ${listed(values.map((v) => v!.value))}` });
+      out.push(...pending.map((b) => ({ issue: b })), {
+        issue,
+        message: `must be one of: ${listed(values.map((v) => v!.value))}`,
+      });
     } else {
       out.push(...pending.map((b) => ({ issue: b })), { issue });
     }
@@ -75,7 +86,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
     if (v.keyword === 'additionalProperties') message = 'is not an allowed field';
     if (v.keyword === 'required') message = 'is required';
     if (v.keyword === 'const') message = `must be ${JSON.stringify(params.allowedValue)}`;
-    if (v.keyword === 'enum' && Array.isArray(params.allowedValues)) message = `must be one of: ${listed(params.allowedValues)}`;
+    if (v.keyword === 'enum' && Array.isArray(params.allowedValues))
+      message = `must be one of: ${listed(params.allowedValues)}`;
     const key = `${where}\n${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -111,23 +123,36 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return payloadTooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.', { resolution: 'Set Content-Type: application/json.' });
+      return new AppError(415, 'unsupported_media_type', 'Send the body as application/json.', {
+        resolution: 'Set Content-Type: application/json.',
+      });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError(400, 'validation_error', 'The request body is empty but JSON was declared.', { legacyCode: 'VALIDATION_ERROR' });
+      return new AppError(400, 'validation_error', 'The request body is empty but JSON was declared.', {
+        legacyCode: 'VALIDATION_ERROR',
+      });
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
+      return new AppError(400, 'validation_error', 'The request body is not valid JSON.', {
+        legacyCode: 'VALIDATION_ERROR',
+      });
   }
   if (fe instanceof SyntaxError || fe.name === 'SyntaxError') {
-    return new AppError(400, 'validation_error', 'The request body is not valid JSON.', { legacyCode: 'VALIDATION_ERROR' });
+    return new AppError(400, 'validation_error', 'The request body is not valid JSON.', {
+      legacyCode: 'VALIDATION_ERROR',
+    });
   }
   // The database away (a restart, a failover, a cut network) is a passing state, not a fault of the
   // request or of Ensign: every route says so the same way, whichever query met it first.
   if (isDatabaseUnavailable(fe)) {
-    return new AppError(503, 'service_unavailable', 'The database is unreachable right now; nothing of this request was changed.', {
-      legacyCode: 'SERVICE_UNAVAILABLE',
-      resolution: 'Retry after Retry-After seconds (the same request, with the same Idempotency-Key if it had one).',
-      headers: { 'retry-after': '1' },
-    });
+    return new AppError(
+      503,
+      'service_unavailable',
+      'The database is unreachable right now; nothing of this request was changed.',
+      {
+        legacyCode: 'SERVICE_UNAVAILABLE',
+        resolution: 'Retry after Retry-After seconds (the same request, with the same Idempotency-Key if it had one).',
+        headers: { 'retry-after': '1' },
+      },
+    );
   }
   const status = fe.statusCode ?? 500;
   const generic = FRAMEWORK_CODES[status];
@@ -203,19 +228,26 @@ export function errorRendererOf(config: FastifyContextConfig | undefined): Error
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** Sends `error` through Fastify, rendered by `render`; 5xx are logged with the request's logger. */
-export function sendError(request: FastifyRequest, reply: FastifyReply, error: Error, render: ErrorRenderer = errorRendererOf(request.routeOptions.config)) {
+export function sendError(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: Error,
+  render: ErrorRenderer = errorRendererOf(request.routeOptions.config),
+) {
   const answer = render(error, { requestId: request.id, config: request.routeOptions.config, params: request.params });
   if (answer.status >= 500) request.log.error({ err: error }, 'request failed');
   // The failure may be Node refusing a header the answer set (writeHead throws, and Fastify then
   // comes here): no such header may stop the error body, with its request id, from going out.
-  for (const [name, value] of Object.entries(reply.getHeaders())) if (!isWritableHeader(name, value)) reply.removeHeader(name);
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (!isWritableHeader(name, value)) reply.removeHeader(name);
   return reply.code(answer.status).headers(writableHeaders(answer.headers)).type(JSON_TYPE).send(answer.body);
 }
 
 /** The headers of `headers` Node would write (an error's own headers must not fail its answer). */
 export function writableHeaders(headers: Record<string, string>): Record<string, string> {
   for (const name in headers) {
-    if (!isWritableHeader(name, headers[name])) return Object.fromEntries(Object.entries(headers).filter(([n, v]) => isWritableHeader(n, v)));
+    if (!isWritableHeader(name, headers[name]))
+      return Object.fromEntries(Object.entries(headers).filter(([n, v]) => isWritableHeader(n, v)));
   }
   return headers;
 }
@@ -236,9 +268,13 @@ export function frameworkErrorHandler(renderers: Record<string, ErrorRenderer> =
 export function registerErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error as Error));
   app.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, {
-      resolution: 'See /api/v1/openapi for the routes this service offers.',
-    })),
+    sendError(
+      request,
+      reply,
+      new AppError(404, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+        resolution: 'See /api/v1/openapi for the routes this service offers.',
+      }),
+    ),
   );
 }
 
@@ -252,19 +288,35 @@ interface ClientError extends Error {
 function clientErrorOf(code: string | undefined): AppError {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new AppError(408, 'request_timeout', 'The request was not received in time.', { resolution: 'Send the whole request without pausing.' });
-    case 'HPE_HEADER_OVERFLOW':
-      return new AppError(431, 'headers_too_large', 'The request headers are larger than the server accepts (16 KiB in all).', {
-        resolution: 'Send fewer or shorter headers (cookies included).',
+      return new AppError(408, 'request_timeout', 'The request was not received in time.', {
+        resolution: 'Send the whole request without pausing.',
       });
+    case 'HPE_HEADER_OVERFLOW':
+      return new AppError(
+        431,
+        'headers_too_large',
+        'The request headers are larger than the server accepts (16 KiB in all).',
+        {
+          resolution: 'Send fewer or shorter headers (cookies included).',
+        },
+      );
     case 'HPE_INVALID_CONTENT_LENGTH':
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return new AppError(400, 'validation_error', 'The Content-Length header is not a valid length, or conflicts with Transfer-Encoding.', { legacyCode: 'VALIDATION_ERROR' });
+      return new AppError(
+        400,
+        'validation_error',
+        'The Content-Length header is not a valid length, or conflicts with Transfer-Encoding.',
+        { legacyCode: 'VALIDATION_ERROR' },
+      );
     case 'HPE_INVALID_TRANSFER_ENCODING':
     case 'HPE_INVALID_CHUNK_SIZE':
-      return new AppError(400, 'validation_error', 'The request body is not validly chunked.', { legacyCode: 'VALIDATION_ERROR' });
+      return new AppError(400, 'validation_error', 'The request body is not validly chunked.', {
+        legacyCode: 'VALIDATION_ERROR',
+      });
     default:
-      return new AppError(400, 'validation_error', 'The request is not valid HTTP/1.1.', { legacyCode: 'VALIDATION_ERROR' });
+      return new AppError(400, 'validation_error', 'The request is not valid HTTP/1.1.', {
+        legacyCode: 'VALIDATION_ERROR',
+      });
   }
 }
 
@@ -291,7 +343,9 @@ export function clientErrorHandler(headersByPrefix: Record<string, Record<string
     const appError = clientErrorOf(error.code);
     const requestId = newId('req');
     this.log.debug({ err: error, requestId }, 'client error');
-    const body = JSON.stringify({ error: { code: appError.code, message: appError.message, resolution: appError.resolution, requestId } });
+    const body = JSON.stringify({
+      error: { code: appError.code, message: appError.message, resolution: appError.resolution, requestId },
+    });
     const target = targetOf(error.rawPacket);
     let extra = '';
     for (const prefix in headersByPrefix) {
@@ -299,8 +353,10 @@ export function clientErrorHandler(headersByPrefix: Record<string, Record<string
       for (const [name, value] of Object.entries(headersByPrefix[prefix]!)) extra += `${name}: ${value}\r\n`;
     }
     if (socket.writable) {
-      socket.end(`HTTP/1.1 ${appError.statusCode} ${STATUS_CODES[appError.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}connection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${appError.statusCode} ${STATUS_CODES[appError.statusCode]}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+          `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\n${extra}connection: close\r\n\r\n${body}`,
+      );
     }
     // The client may never close its side: do not keep the socket past a short grace.
     setTimeout(() => socket.destroy(), 1000).unref();

@@ -1,11 +1,20 @@
 // The contract's error bodies as schemas, so every route documents its errors in the OpenAPI document.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { ERROR_CATALOGUE, ERROR_CODES, GENERIC_CODE_OF_STATUS, type ErrorCode, type GenericStatus } from './error-catalogue.js';
+import {
+  ERROR_CATALOGUE,
+  ERROR_CODES,
+  GENERIC_CODE_OF_STATUS,
+  type ErrorCode,
+  type GenericStatus,
+} from './error-catalogue.js';
 
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
-      code: Type.String({ description: 'Machine-readable lower snake_case code: one of the catalogue (docs/errors.md); each error response lists the codes it can carry in x-error-codes.' }),
+      code: Type.String({
+        description:
+          'Machine-readable lower snake_case code: one of the catalogue (docs/errors.md); each error response lists the codes it can carry in x-error-codes.',
+      }),
       message: Type.String(),
       resolution: Type.String({ description: 'What the caller can do about it.' }),
       requestId: Type.String(),
@@ -22,7 +31,11 @@ export const LegacyErrorBody = Type.Object(
     code: Type.String({ description: 'UPPER_SNAKE code.' }),
     message: Type.String(),
     resolution: Type.String(),
-    details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), { description: 'On validation errors: the fields at fault.' })),
+    details: Type.Optional(
+      Type.Array(Type.Object({ path: Type.String(), message: Type.String() }), {
+        description: 'On validation errors: the fields at fault.',
+      }),
+    ),
   },
   { $id: 'LegacyErrorBody', title: 'LegacyError' },
 );
@@ -52,7 +65,10 @@ const descriptions: Record<number, string> = {
 export type ErrorEntry = GenericStatus | ErrorCode;
 
 /** What any route that takes an Idempotency-Key can answer about it. */
-export const IDEMPOTENCY_ERRORS = ['idempotency_conflict', 'idempotency_replay_expired'] as const satisfies readonly ErrorCode[];
+export const IDEMPOTENCY_ERRORS = [
+  'idempotency_conflict',
+  'idempotency_replay_expired',
+] as const satisfies readonly ErrorCode[];
 
 /** The extension listing, per error response, the catalogue codes it can carry (decision 0051). */
 export const ERROR_CODES_EXTENSION = 'x-error-codes';

@@ -33,7 +33,12 @@ function bodyRoutes(appId: string, keyId: string) {
     { method: 'POST' as const, url: '/api/v1/apps', payload: { name: 'Shop', slug: 'shop-two' }, stringField: 'name' },
     { method: 'POST' as const, url: '/api/v1/keys', payload: { appId, env: 'dev', type: 'sdk' }, stringField: 'appId' },
     { method: 'PATCH' as const, url: '/api/v1/keys', payload: { keyId, action: 'revoke' }, stringField: 'keyId' },
-    { method: 'POST' as const, url: '/api/v1/cli-token', payload: { flow: 'signIn', email: 'x@example.com', password: 'password1' }, stringField: 'email' },
+    {
+      method: 'POST' as const,
+      url: '/api/v1/cli-token',
+      payload: { flow: 'signIn', email: 'x@example.com', password: 'password1' },
+      stringField: 'email',
+    },
   ];
 }
 
@@ -46,11 +51,14 @@ for (const dialect of dialects) {
         await call(app, 'GET', '/nope'),
         await call(app, 'GET', '/api/v1/apps'),
         await call(app, 'POST', '/api/v1/cli-token', { payload: {} }),
-        await call(app, 'POST', '/api/v1/cli-token', { payload: { flow: 'signIn', email: 'a@b.co', password: 'x'.repeat(MIB) } }),
+        await call(app, 'POST', '/api/v1/cli-token', {
+          payload: { flow: 'signIn', email: 'a@b.co', password: 'x'.repeat(MIB) },
+        }),
         await call(app, 'GET', '/api/%zz'),
         await call(app, 'GET', '/docs'),
       ];
-      for (const res of responses) assert.match(String(res.headers['x-request-id']), GENERATED_ID, `${res.statusCode} ${res.body.slice(0, 80)}`);
+      for (const res of responses)
+        assert.match(String(res.headers['x-request-id']), GENERATED_ID, `${res.statusCode} ${res.body.slice(0, 80)}`);
       assert.equal(new Set(responses.map((r) => r.headers['x-request-id'])).size, responses.length);
       for (const id of ['abc-123.DEF:9_x', 'r'.repeat(128)]) {
         const res = await call(app, 'GET', '/nope', { headers: { 'x-request-id': id } });
@@ -65,7 +73,13 @@ for (const dialect of dialects) {
 
     test('unknown routes and methods are 404 JSON; undecodable URLs are 400 in the same shape', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
-      for (const [method, url] of [['GET', '/nope'], ['GET', '/api/v2'], ['PUT', '/api/v1/apps'], ['POST', '/api/v1/changes'], ['DELETE', '/api/v1/apps?appId=x']] as const) {
+      for (const [method, url] of [
+        ['GET', '/nope'],
+        ['GET', '/api/v2'],
+        ['PUT', '/api/v1/apps'],
+        ['POST', '/api/v1/changes'],
+        ['DELETE', '/api/v1/apps?appId=x'],
+      ] as const) {
         const res = await call(app, method, url);
         const error = expectError(res, 404, 'not_found');
         assert.ok(error.message.includes(url.split('?')[0]!));
@@ -73,7 +87,10 @@ for (const dialect of dialects) {
       expectValidation(await call(app, 'GET', '/api/%zz'));
       // Under the OFREP prefix, the same failures have OFREP's error body (a path parameter past the
       // router's limit is 414).
-      for (const [url, status] of [[`/api/ofrep/v1/evaluate/flags/${'k'.repeat(600)}`, 414], ['/api/ofrep/v1/evaluate/flags/%zz', 400]] as const) {
+      for (const [url, status] of [
+        [`/api/ofrep/v1/evaluate/flags/${'k'.repeat(600)}`, 414],
+        ['/api/ofrep/v1/evaluate/flags/%zz', 400],
+      ] as const) {
         const res = await call(app, 'POST', url);
         assert.equal(res.statusCode, status, res.body);
         assert.match(String(res.headers['x-request-id']), /^req_/);
@@ -94,7 +111,10 @@ for (const dialect of dialects) {
         expectError(res, 413, 'payload_too_large');
         // Just under the limit the body is read and judged by its schema instead.
         const under = { ...r.payload, [r.stringField]: 'x'.repeat(MIB - 200) };
-        expectValidation(await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: under }), `/${r.stringField}`);
+        expectValidation(
+          await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: under }),
+          `/${r.stringField}`,
+        );
       }
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: s.user.token })).json().apps.length, 1);
       const keys = (await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.user.token })).json().keys;
@@ -107,18 +127,41 @@ for (const dialect of dialects) {
       const s = await userWithApp(app);
       const json = { 'content-type': 'application/json' };
       for (const r of bodyRoutes(s.appId, s.body.keys[0].id)) {
-        for (const payload of ['{"name":', '{name: "x"}', '', 'null', '[]', '"text"', '42', '{"__proto__":{"admin":true}}']) {
+        for (const payload of [
+          '{"name":',
+          '{name: "x"}',
+          '',
+          'null',
+          '[]',
+          '"text"',
+          '42',
+          '{"__proto__":{"admin":true}}',
+        ]) {
           const res = await call(app, r.method, r.url, { token: s.user.token, idem: true, payload, headers: json });
           expectValidation(res);
         }
       }
       // Routes without a body accept clients that declare JSON on every request.
-      assert.equal((await call(app, 'DELETE', `/api/v1/keys?keyId=${s.body.keys[0].id}`, { token: s.user.token, headers: json })).statusCode, 200);
-      const form = await call(app, 'POST', '/api/v1/apps', { token: s.user.token, idem: true, payload: 'name=Shop&slug=shop', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      assert.equal(
+        (await call(app, 'DELETE', `/api/v1/keys?keyId=${s.body.keys[0].id}`, { token: s.user.token, headers: json }))
+          .statusCode,
+        200,
+      );
+      const form = await call(app, 'POST', '/api/v1/apps', {
+        token: s.user.token,
+        idem: true,
+        payload: 'name=Shop&slug=shop',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expectError(form, 415, 'unsupported_media_type');
       // Text is not JSON either, even when it holds JSON: 415, not a schema error.
       for (const r of bodyRoutes(s.appId, s.body.keys[0].id)) {
-        const text = await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: JSON.stringify(r.payload), headers: { 'content-type': 'text/plain' } });
+        const text = await call(app, r.method, r.url, {
+          token: s.user.token,
+          idem: true,
+          payload: JSON.stringify(r.payload),
+          headers: { 'content-type': 'text/plain' },
+        });
         expectError(text, 415, 'unsupported_media_type');
       }
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: s.user.token })).json().apps.length, 1);
@@ -128,18 +171,47 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const s = await userWithApp(app);
       for (const r of bodyRoutes(s.appId, s.body.keys[0].id)) {
-        const extra = expectValidation(await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: { ...r.payload, isAdmin: true } }), '/isAdmin');
+        const extra = expectValidation(
+          await call(app, r.method, r.url, {
+            token: s.user.token,
+            idem: true,
+            payload: { ...r.payload, isAdmin: true },
+          }),
+          '/isAdmin',
+        );
         assert.deepEqual(extra.details, [{ path: '/isAdmin', message: 'is not an allowed field' }]);
         for (const wrong of [123, true, null, ['x'], { x: 1 }]) {
-          expectValidation(await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: { ...r.payload, [r.stringField]: wrong } }), `/${r.stringField}`);
+          expectValidation(
+            await call(app, r.method, r.url, {
+              token: s.user.token,
+              idem: true,
+              payload: { ...r.payload, [r.stringField]: wrong },
+            }),
+            `/${r.stringField}`,
+          );
         }
-        expectValidation(await call(app, r.method, r.url, { token: s.user.token, idem: true, payload: { ...r.payload, [r.stringField]: 'x'.repeat(300) } }), `/${r.stringField}`);
+        expectValidation(
+          await call(app, r.method, r.url, {
+            token: s.user.token,
+            idem: true,
+            payload: { ...r.payload, [r.stringField]: 'x'.repeat(300) },
+          }),
+          `/${r.stringField}`,
+        );
       }
-      for (const url of [`/api/v1/keys?appId=${'a'.repeat(129)}`, `/api/v1/envs?appId=${'a'.repeat(129)}`, `/api/v1/changes?appId=${'a'.repeat(129)}`, `/api/v1/keys?appId=${s.appId}&env=${'e'.repeat(129)}`]) {
+      for (const url of [
+        `/api/v1/keys?appId=${'a'.repeat(129)}`,
+        `/api/v1/envs?appId=${'a'.repeat(129)}`,
+        `/api/v1/changes?appId=${'a'.repeat(129)}`,
+        `/api/v1/keys?appId=${s.appId}&env=${'e'.repeat(129)}`,
+      ]) {
         const error = expectValidation(await call(app, 'GET', url, { token: s.user.token }));
         assert.match(error.details![0]!.path, /^querystring\./);
       }
-      expectValidation(await call(app, 'DELETE', `/api/v1/keys?keyId=${'k'.repeat(129)}`, { token: s.user.token }), 'querystring.keyId');
+      expectValidation(
+        await call(app, 'DELETE', `/api/v1/keys?keyId=${'k'.repeat(129)}`, { token: s.user.token }),
+        'querystring.keyId',
+      );
       const keys = (await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.user.token })).json().keys;
       assert.ok(keys.length === 4 && keys.every((k: any) => k.status === 'active'));
     });
@@ -152,7 +224,11 @@ for (const dialect of dialects) {
         await call(app, 'GET', '/api/v1/apps'),
         await call(app, 'GET', `/api/v1/keys?appId=app_missing`, { token: s.user.token }),
         await call(app, 'POST', '/api/v1/apps', { token: s.user.token, payload: { name: 'x' } }),
-        await call(app, 'POST', '/api/v1/apps', { token: s.user.token, idem: true, payload: { name: 'x', slug: s.body.app.slug } }),
+        await call(app, 'POST', '/api/v1/apps', {
+          token: s.user.token,
+          idem: true,
+          payload: { name: 'x', slug: s.body.app.slug },
+        }),
       ];
       for (const res of responses) {
         const body = res.json();
@@ -168,7 +244,17 @@ for (const dialect of dialects) {
         const res = await call(app, 'GET', url);
         const error = expectError(res, 500, 'internal_error');
         assert.equal(error.message, 'An unexpected error occurred.');
-        for (const leak of ['SELECT', 'password_hash', 'no_such_table', 'secret', 'upstream', ' at ', '.ts:', 'Error', 'E_UPSTREAM']) {
+        for (const leak of [
+          'SELECT',
+          'password_hash',
+          'no_such_table',
+          'secret',
+          'upstream',
+          ' at ',
+          '.ts:',
+          'Error',
+          'E_UPSTREAM',
+        ]) {
           assert.ok(!res.body.includes(leak), `${url} leaks "${leak}": ${res.body}`);
         }
         assert.ok(logs().includes(error.requestId), 'the failure is logged with its request id');

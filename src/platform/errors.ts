@@ -45,15 +45,24 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 
 function defaultResolution(status: number): string {
   switch (status) {
-    case 400: return 'Fix the request as described and send it again.';
-    case 401: return 'Send a valid credential in the Authorization header: Bearer <token>.';
-    case 403: return 'Use a credential that has access to this resource.';
-    case 404: return 'Check the identifiers in the request.';
-    case 409: return 'Read the current state and retry with matching preconditions.';
-    case 413: return 'Send a smaller request body.';
-    case 414: return 'Shorten the URL (a path parameter may be at most 512 characters).';
-    case 429: return 'Wait for the time given in Retry-After, then retry.';
-    case 503: return 'Retry shortly.';
+    case 400:
+      return 'Fix the request as described and send it again.';
+    case 401:
+      return 'Send a valid credential in the Authorization header: Bearer <token>.';
+    case 403:
+      return 'Use a credential that has access to this resource.';
+    case 404:
+      return 'Check the identifiers in the request.';
+    case 409:
+      return 'Read the current state and retry with matching preconditions.';
+    case 413:
+      return 'Send a smaller request body.';
+    case 414:
+      return 'Shorten the URL (a path parameter may be at most 512 characters).';
+    case 429:
+      return 'Wait for the time given in Retry-After, then retry.';
+    case 503:
+      return 'Retry shortly.';
     default:
       if (status >= 400 && status < 500) return 'Fix the request as described and send it again.';
       return 'Retry later; if the problem persists, contact the operator with the request id.';
@@ -70,13 +79,20 @@ export const notFound = (what: string) =>
   new AppError(404, 'not_found', `${what} was not found.`, { resolution: 'Check the identifiers in the request.' });
 
 export const payloadTooLarge = () =>
-  new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', { legacyCode: 'PAYLOAD_TOO_LARGE' });
+  new AppError(413, 'payload_too_large', 'The request body is larger than this route accepts.', {
+    legacyCode: 'PAYLOAD_TOO_LARGE',
+  });
 
 export const conflict = (code: CodeOfStatus<409>, message: string, options?: AppErrorOptions) =>
   new AppError(409, code, message, options);
 
 export const versionConflict = (current: number, field: 'currentVersion' | 'currentRevision' = 'currentVersion') =>
-  new AppError(409, 'version_conflict', `The precondition does not match the current ${field === 'currentVersion' ? 'version' : 'revision'} (${current}).`, {
-    metadata: { [field]: current },
-    resolution: 'Read the current state, then retry with its version.',
-  });
+  new AppError(
+    409,
+    'version_conflict',
+    `The precondition does not match the current ${field === 'currentVersion' ? 'version' : 'revision'} (${current}).`,
+    {
+      metadata: { [field]: current },
+      resolution: 'Read the current state, then retry with its version.',
+    },
+  );

@@ -13,7 +13,11 @@ const EVALUATE = '/api/v1/evaluate';
 
 async function evaluateOverHttp(app: FastifyInstance, token: string) {
   const address = await app.listen({ host: '127.0.0.1', port: 0 });
-  const res = await fetch(`${address}${EVALUATE}`, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: '{"context":{}}' });
+  const res = await fetch(`${address}${EVALUATE}`, {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: '{"context":{}}',
+  });
   return { status: res.status, body: await res.text() };
 }
 
@@ -21,9 +25,15 @@ describe('the fast lane in the server', () => {
   test('https and http2 are refused when the server is made, naming the option', () => {
     const lane = createFastLane({ maxParamLength: 512, enabled: true });
     const handler = () => undefined;
-    assert.throws(() => lane.serverFactory(handler, { https: { key: 'k', cert: 'c' } }), /HTTP\/1\.1 only: the Fastify option https is not supported/);
+    assert.throws(
+      () => lane.serverFactory(handler, { https: { key: 'k', cert: 'c' } }),
+      /HTTP\/1\.1 only: the Fastify option https is not supported/,
+    );
     assert.throws(() => lane.serverFactory(handler, { http2: true }), /option http2 is not supported/);
-    assert.throws(() => lane.serverFactory(handler, { http2: true, https: {} }), /options https and http2 are not supported/);
+    assert.throws(
+      () => lane.serverFactory(handler, { http2: true, https: {} }),
+      /options https and http2 are not supported/,
+    );
     const server = lane.serverFactory(handler, { http2: false });
     assert.equal(typeof server.listen, 'function');
   });
@@ -31,12 +41,16 @@ describe('the fast lane in the server', () => {
   test('a plugin scoped to a prefix may add hooks the lane does not know; the lane routes are still served by the lane', async (t) => {
     const fixture = await buildTestApp(t, {
       dialect: 'sqlite',
-      routes: (app) => void app.register(async (scope) => {
-        scope.addHook('onRequest', async function consoleSecurityHeaders(_request, reply) {
-          reply.header('x-frame-options', 'DENY');
-        });
-        scope.get('/page', async () => ({ ok: true }));
-      }, { prefix: '/console-like' }),
+      routes: (app) =>
+        void app.register(
+          async (scope) => {
+            scope.addHook('onRequest', async function consoleSecurityHeaders(_request, reply) {
+              reply.header('x-frame-options', 'DENY');
+            });
+            scope.get('/page', async () => ({ ok: true }));
+          },
+          { prefix: '/console-like' },
+        ),
     });
     const fx = await flagsFixture(fixture);
     const page = await fixture.app.inject({ method: 'GET', url: '/console-like/page' });
@@ -49,7 +63,10 @@ describe('the fast lane in the server', () => {
 
   test('a hook added to the whole app that the lane does not implement stops the app from starting', async (t) => {
     await assert.rejects(
-      buildTestApp(t, { dialect: 'sqlite', routes: (app) => void app.addHook('onRequest', async function globalTracing() {}) }),
+      buildTestApp(t, {
+        dialect: 'sqlite',
+        routes: (app) => void app.addHook('onRequest', async function globalTracing() {}),
+      }),
       /fast lane route .*globalTracing/,
     );
   });

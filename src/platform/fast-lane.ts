@@ -15,14 +15,35 @@
 // Every hook Fastify would run on a lane route must be one the lane implements (lane-hooks.ts): the
 // app refuses to start otherwise. Request lines are logged here as Fastify logs them (at debug, as
 // on every lane route through the quiet request logger), so the log level never changes the way.
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import { performance } from 'node:perf_hooks';
 import FindMyWay from 'find-my-way';
-import type { FastifyBaseLogger, FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
+import type {
+  FastifyBaseLogger,
+  FastifyContextConfig,
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  FastifyServerOptions,
+  RouteOptions,
+} from 'fastify';
 import { acceptedPrincipal, type RouteAuth } from './authenticate.js';
 import { errorRendererOf, writableHeaders, type ErrorRenderer } from './error-handler.js';
 import { parseJsonBody } from './json-depth.js';
-import { LIFECYCLE_HOOKS, laneHookPartOf, scopeHooksOf, watchesHooks, watchHooks, type LaneObserver } from './lane-hooks.js';
+import {
+  LIFECYCLE_HOOKS,
+  laneHookPartOf,
+  scopeHooksOf,
+  watchesHooks,
+  watchHooks,
+  type LaneObserver,
+} from './lane-hooks.js';
 import type { CredentialResolver, Principal, PrincipalOf } from './principal.js';
 import { quietRequestLogging } from './quiet-request-logger.js';
 import { requestIdOf } from './request-id.js';
@@ -50,8 +71,9 @@ export interface FastLaneAnswer {
   body?: string | Buffer;
 }
 
-export type FastLaneHandler<Body = unknown, Params = Record<string, string>, P extends Principal = Principal> =
-  (input: FastLaneInput<Body, Params, P>) => FastLaneAnswer | Promise<FastLaneAnswer>;
+export type FastLaneHandler<Body = unknown, Params = Record<string, string>, P extends Principal = Principal> = (
+  input: FastLaneInput<Body, Params, P>,
+) => FastLaneAnswer | Promise<FastLaneAnswer>;
 
 /** What a lane route's config carries: the handler the lane calls. */
 export interface FastLaneRoute {
@@ -89,7 +111,9 @@ export interface FastLaneRouteOptions {
  * those types, in the lane and in Fastify alike.
  */
 export function fastLaneRoute<const T extends TokenType>(auth: RouteAuth<T>) {
-  return <Body = unknown, Params = Record<string, string>>(handler: FastLaneHandler<Body, Params, PrincipalOf<T>>): FastLaneRouteOptions => ({
+  return <Body = unknown, Params = Record<string, string>>(
+    handler: FastLaneHandler<Body, Params, PrincipalOf<T>>,
+  ): FastLaneRouteOptions => ({
     config: { auth, fastLane: { handler } },
     handler(request, reply) {
       const answer = handler({
@@ -245,11 +269,20 @@ export function createFastLane(options: FastLaneOptions) {
   }
 
   /** Taken: from here on every outcome is answered here. */
-  function answer(req: IncomingMessage, res: ServerResponse, entry: LaneEntry, params: unknown, principal: Principal, startedAt: number) {
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    entry: LaneEntry,
+    params: unknown,
+    principal: Principal,
+    startedAt: number,
+  ) {
     const method = entry.method;
     const { headers, url } = req;
     const exchange: Exchange = {
-      req, res, entry,
+      req,
+      res,
+      entry,
       input: { principal, body: undefined, params, query: {}, headers },
       requestId: requestIdOf(req),
       startedAt,
@@ -273,7 +306,8 @@ export function createFastLane(options: FastLaneOptions) {
   function onBodyEnd(this: IncomingMessage) {
     const exchange = (this as ReadingRequest)[READING]!;
     const first = exchange.chunks;
-    const text = first === null ? '' : Array.isArray(first) ? Buffer.concat(first).toString('utf8') : first.toString('utf8');
+    const text =
+      first === null ? '' : Array.isArray(first) ? Buffer.concat(first).toString('utf8') : first.toString('utf8');
     exchange.chunks = null;
     finish(exchange, text);
   }
@@ -289,14 +323,19 @@ export function createFastLane(options: FastLaneOptions) {
     try {
       if (text !== null) {
         const body: unknown = parseJsonBody(text, entry.config.jsonValues);
-        if (entry.validateBody !== null && !entry.validateBody(body)) throw validationFailure(entry.validateBody, 'body');
+        if (entry.validateBody !== null && !entry.validateBody(body))
+          throw validationFailure(entry.validateBody, 'body');
         exchange.input.body = body;
       }
       result = entry.handler(exchange.input);
     } catch (err) {
       return fail(exchange, err);
     }
-    if (result instanceof Promise) result.then((settled) => respond(exchange, settled), (err: unknown) => fail(exchange, err));
+    if (result instanceof Promise)
+      result.then(
+        (settled) => respond(exchange, settled),
+        (err: unknown) => fail(exchange, err),
+      );
     else respond(exchange, result);
   }
 
@@ -315,7 +354,11 @@ export function createFastLane(options: FastLaneOptions) {
     const error = thrown instanceof Error ? thrown : new Error(String(thrown));
     try {
       const { entry } = exchange;
-      const answer = entry.render(error, { requestId: exchange.requestId, config: entry.config, params: exchange.input.params });
+      const answer = entry.render(error, {
+        requestId: exchange.requestId,
+        config: entry.config,
+        params: exchange.input.params,
+      });
       if (answer.status >= 500) logOf(exchange).error({ err: error }, 'request failed');
       stats.errors++;
       write(exchange, { ...answer, headers: writableHeaders(answer.headers) });
@@ -329,17 +372,28 @@ export function createFastLane(options: FastLaneOptions) {
     // A flat list of names and values: Node takes it as it is, where an object built up here would
     // be reshaped on every request.
     const list = answer.headerList;
-    const headers: (string | number)[] = list === undefined ? entry.headers.slice() : (entry.headers as (string | number)[]).concat(list);
+    const headers: (string | number)[] =
+      list === undefined ? entry.headers.slice() : (entry.headers as (string | number)[]).concat(list);
     headers.push('x-request-id', exchange.requestId);
     if (answer.headers !== undefined) for (const name in answer.headers) headers.push(name, answer.headers[name]!);
     const body = answer.body;
-    if (body !== undefined) headers.push('content-type', JSON_TYPE, 'content-length', typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+    if (body !== undefined)
+      headers.push(
+        'content-type',
+        JSON_TYPE,
+        'content-length',
+        typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+      );
     else if (answer.status !== 304 && answer.status !== 204) headers.push('content-length', 0);
     res.writeHead(answer.status, headers as unknown as OutgoingHttpHeaders);
     res.end(body);
     stats.served++;
     for (const observe of entry.observers) observe(entry.method, answer.status, exchange.startedAt);
-    if (exchange.log !== undefined) logOf(exchange).debug({ res: { statusCode: answer.status }, responseTime: performance.now() - exchange.startedAt }, 'request completed');
+    if (exchange.log !== undefined)
+      logOf(exchange).debug(
+        { res: { statusCode: answer.status }, responseTime: performance.now() - exchange.startedAt },
+        'request completed',
+      );
   }
 
   /** Nothing can be answered any more: the error is logged and the connection closed. */
@@ -349,7 +403,12 @@ export function createFastLane(options: FastLaneOptions) {
   }
 
   /** Builds a route's entry once every hook is known, refusing hooks and error handlers it cannot honour. */
-  function entryOf(root: FastifyInstance, scope: FastifyInstance, route: RouteOptions, compile: ValidatorCompiler): LaneEntry {
+  function entryOf(
+    root: FastifyInstance,
+    scope: FastifyInstance,
+    route: RouteOptions,
+    compile: ValidatorCompiler,
+  ): LaneEntry {
     const method = route.method === 'GET' ? 'GET' : route.method === 'POST' ? 'POST' : null;
     const name = `fast lane route ${String(route.method)} ${route.url}`;
     const config = route.config ?? {};
@@ -357,7 +416,9 @@ export function createFastLane(options: FastLaneOptions) {
     const auth = config.auth;
     if (auth === undefined || method === null) throw new Error(`${name} must be an authenticated GET or POST`);
     if (route.errorHandler !== undefined || scope.errorHandler !== root.errorHandler) {
-      throw new Error(`${name} has an error handler of its own, which the lane cannot call: render its errors through config.errorRenderer`);
+      throw new Error(
+        `${name} has an error handler of its own, which the lane cannot call: render its errors through config.errorRenderer`,
+      );
     }
     const scopeHooks = scopeHooksOf(scope);
     const headers: Record<string, string> = {};
@@ -365,10 +426,14 @@ export function createFastLane(options: FastLaneOptions) {
     const names: string[] = [];
     for (const hook of LIFECYCLE_HOOKS) {
       const own = route[hook] as unknown;
-      for (const fn of [...scopeHooks[hook], ...(Array.isArray(own) ? own : own === undefined ? [] : [own])] as ((...args: never[]) => unknown)[]) {
+      for (const fn of [...scopeHooks[hook], ...(Array.isArray(own) ? own : own === undefined ? [] : [own])] as ((
+        ...args: never[]
+      ) => unknown)[]) {
         const part = laneHookPartOf(fn);
         if (part === undefined) {
-          throw new Error(`${name}: its ${hook} hook ${fn.name || '(anonymous)'} is not one the lane implements. Declare what it does with implementedByLane (platform/lane-hooks.ts) and do it in the lane, or take the route out of the lane.`);
+          throw new Error(
+            `${name}: its ${hook} hook ${fn.name || '(anonymous)'} is not one the lane implements. Declare what it does with implementedByLane (platform/lane-hooks.ts) and do it in the lane, or take the route out of the lane.`,
+          );
         }
         names.push(part.name);
         Object.assign(headers, part.headers);
@@ -404,12 +469,19 @@ export function createFastLane(options: FastLaneOptions) {
       const settings = opts as FastifyServerOptions & { http?: object };
       const unsupported = UNSUPPORTED_SERVER_OPTIONS.filter((name) => opts[name] !== undefined && opts[name] !== false);
       if (unsupported.length > 0) {
-        throw new Error(`The server is HTTP/1.1 only: the Fastify option${unsupported.length > 1 ? 's' : ''} ${unsupported.join(' and ')} ${unsupported.length > 1 ? 'are' : 'is'} not supported. Terminate TLS (and HTTP/2) in a proxy in front of Ensign.`);
+        throw new Error(
+          `The server is HTTP/1.1 only: the Fastify option${unsupported.length > 1 ? 's' : ''} ${unsupported.join(' and ')} ${unsupported.length > 1 ? 'are' : 'is'} not supported. Terminate TLS (and HTTP/2) in a proxy in front of Ensign.`,
+        );
       }
       framework = handler;
-      const server = createServer(settings.http ?? {}, options.enabled ? (req, res) => {
-        if (!take(req, res)) handler(req, res);
-      } : handler);
+      const server = createServer(
+        settings.http ?? {},
+        options.enabled
+          ? (req, res) => {
+              if (!take(req, res)) handler(req, res);
+            }
+          : handler,
+      );
       if (settings.keepAliveTimeout !== undefined) server.keepAliveTimeout = settings.keepAliveTimeout;
       if (settings.requestTimeout !== undefined) server.requestTimeout = settings.requestTimeout;
       if (settings.connectionTimeout !== undefined) server.setTimeout(settings.connectionTimeout);
@@ -427,7 +499,10 @@ export function createFastLane(options: FastLaneOptions) {
 
     /** Collects the routes that name a fast-lane handler; call before any route is registered. */
     attach(app: FastifyInstance, deps: FastLaneAttachment) {
-      if (!watchesHooks(app)) throw new Error('the fast lane must watch the app\'s hooks from its creation: call lane.watch(app) right after Fastify()');
+      if (!watchesHooks(app))
+        throw new Error(
+          "the fast lane must watch the app's hooks from its creation: call lane.watch(app) right after Fastify()",
+        );
       log = app.log as Logger;
       requestIdLabel = app.initialConfig.requestIdLogLabel ?? 'reqId';
       resolver = deps.resolver;
@@ -436,7 +511,9 @@ export function createFastLane(options: FastLaneOptions) {
         if (route.config?.fastLane === undefined) return;
         // Lane routes log their request lines at debug, both ways (quiet-request-logger.ts).
         if (route.childLoggerFactory !== undefined && route.childLoggerFactory !== quietRequestLogging) {
-          throw new Error(`fast lane route ${String(route.method)} ${route.url} has a logger factory the lane does not follow`);
+          throw new Error(
+            `fast lane route ${String(route.method)} ${route.url} has a logger factory the lane does not follow`,
+          );
         }
         route.childLoggerFactory = quietRequestLogging;
         // Fastify adds a HEAD route beside each GET route, with its config: HEAD stays with Fastify.

@@ -28,7 +28,11 @@ function headerRoutes(app: FastifyInstance) {
   app.get('/__test/header/error', async () => {
     throw new AppError(429, 'rate_limited', 'Slow down.', { headers: { 'retry-after': '事' } });
   });
-  const lane = fastLaneRoute({ allow: ['sdk'] })(() => ({ status: 200, headers: { 'x-client-text': '事件' }, body: '{}' }));
+  const lane = fastLaneRoute({ allow: ['sdk'] })(() => ({
+    status: 200,
+    headers: { 'x-client-text': '事件' },
+    body: '{}',
+  }));
   app.get('/__test/header/lane', { config: lane.config, handler: lane.handler });
   const laneError = fastLaneRoute({ allow: ['sdk'] })(() => {
     throw new AppError(429, 'rate_limited', 'Slow down.', { headers: { 'retry-after': '事' } });
@@ -59,10 +63,11 @@ for (const dialect of dialects) {
       const s = await userWithApp(app);
       await app.listen({ host: '127.0.0.1', port: 0 });
       const port = (app.server.address() as AddressInfo).port;
-      const get = (path: string) => fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${s.sdk.prod}` } });
+      const get = (path: string) =>
+        fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${s.sdk.prod}` } });
       const res = await get('/__test/header/lane');
       assert.equal(res.status, 500);
-      const body = await res.json() as { error: { code: string; requestId: string } };
+      const body = (await res.json()) as { error: { code: string; requestId: string } };
       assert.equal(body.error.code, 'internal_error');
       assert.equal(body.error.requestId, res.headers.get('x-request-id'));
       const limited = await get('/__test/header/lane-error');
@@ -75,7 +80,20 @@ for (const dialect of dialects) {
 
 describe('jsonHeaderValue', () => {
   test('printable ASCII that JSON.parse reads back exactly, for every kind of text', () => {
-    const texts = ['plain', 'ü', 'Ω', '事件', '😀', '\ud800', '\udfff', '\u0000\u001f\u007f\u0080\u009f', '"\\/', 'a\u2028b', '%41', '\\u0041'];
+    const texts = [
+      'plain',
+      'ü',
+      'Ω',
+      '事件',
+      '😀',
+      '\ud800',
+      '\udfff',
+      '\u0000\u001f\u007f\u0080\u009f',
+      '"\\/',
+      'a\u2028b',
+      '%41',
+      '\\u0041',
+    ];
     for (const text of texts) {
       const value = jsonHeaderValue({ id: text, list: [text] });
       assert.match(value, /^[\x20-\x7e]*$/, JSON.stringify(text));

@@ -7,7 +7,12 @@ import type { AppSettings } from '../config.js';
 import { registerAuthentication } from './authenticate.js';
 import { registerBodyLimits } from './body-limit.js';
 import { ErrorBody, LegacyErrorBody } from './error-schemas.js';
-import { clientErrorHandler, frameworkErrorHandler, registerErrorHandling, type ErrorRenderer } from './error-handler.js';
+import {
+  clientErrorHandler,
+  frameworkErrorHandler,
+  registerErrorHandling,
+  type ErrorRenderer,
+} from './error-handler.js';
 import { createFastLane, type FastLaneRouteInfo, type FastLaneStats } from './fast-lane.js';
 import { loggerOptions } from './logging.js';
 import type { CredentialResolver } from './principal.js';
@@ -64,7 +69,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     trustProxy: false,
     ajv: { customOptions: { removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer: buildSerializersOnFirstUse } },
-    frameworkErrors: frameworkErrorHandler({ [`${options.publicPrefix.prefix}/`]: options.publicPrefix.frameworkErrors }),
+    frameworkErrors: frameworkErrorHandler({
+      [`${options.publicPrefix.prefix}/`]: options.publicPrefix.frameworkErrors,
+    }),
     clientErrorHandler: clientErrorHandler({ [`${options.publicPrefix.prefix}/`]: PUBLIC_CORS_RESPONSE_HEADERS }),
   }).withTypeProvider<TypeBoxTypeProvider>();
   lane.watch(app);

@@ -9,12 +9,22 @@ const own = ownTables<IdempotencyTables>();
 export type IdempotencyRecord = IdempotencyRecordsTable;
 
 export async function findRecord(db: Executor, scope: string, key: string): Promise<IdempotencyRecord | undefined> {
-  return own(db).selectFrom('idempotency_records').selectAll().where('scope', '=', scope).where('idem_key', '=', key).executeTakeFirst();
+  return own(db)
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .executeTakeFirst();
 }
 
 /** Deletes a record that expired (only the expired one, if a new claim replaced it meanwhile). */
 export async function deleteExpiredRecord(db: Executor, scope: string, key: string, expiresAt: string): Promise<void> {
-  await own(db).deleteFrom('idempotency_records').where('scope', '=', scope).where('idem_key', '=', key).where('expires_at', '=', expiresAt).execute();
+  await own(db)
+    .deleteFrom('idempotency_records')
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .where('expires_at', '=', expiresAt)
+    .execute();
 }
 
 /** Claims a key: a concurrent claim of the same key fails with a unique violation. */
@@ -22,8 +32,18 @@ export async function insertClaim(db: Executor, row: Database['idempotency_recor
   await own(db).insertInto('idempotency_records').values(row).execute();
 }
 
-export async function storeResponse(db: Executor, scope: string, key: string, response: Pick<IdempotencyRecord, 'status_code' | 'response_body' | 'encrypted' | 'replay_expires_at'>): Promise<void> {
-  await own(db).updateTable('idempotency_records').set(response).where('scope', '=', scope).where('idem_key', '=', key).execute();
+export async function storeResponse(
+  db: Executor,
+  scope: string,
+  key: string,
+  response: Pick<IdempotencyRecord, 'status_code' | 'response_body' | 'encrypted' | 'replay_expires_at'>,
+): Promise<void> {
+  await own(db)
+    .updateTable('idempotency_records')
+    .set(response)
+    .where('scope', '=', scope)
+    .where('idem_key', '=', key)
+    .execute();
 }
 
 export async function deleteExpired(db: Executor, at: string): Promise<number> {

@@ -28,11 +28,18 @@ export interface IdempotentCall {
 }
 
 export interface IdempotencyService {
-  run(call: IdempotentCall, work: (trx: Transaction<Database>) => Promise<StoredResponse>): Promise<{ response: StoredResponse; replayed: boolean }>;
+  run(
+    call: IdempotentCall,
+    work: (trx: Transaction<Database>) => Promise<StoredResponse>,
+  ): Promise<{ response: StoredResponse; replayed: boolean }>;
   purgeExpired(): Promise<number>;
 }
 
-export function createIdempotencyService(db: Kysely<Database>, box: SecretBox, now: () => number = Date.now): IdempotencyService {
+export function createIdempotencyService(
+  db: Kysely<Database>,
+  box: SecretBox,
+  now: () => number = Date.now,
+): IdempotencyService {
   async function replayExisting(call: IdempotentCall & { key: string }, requestHash: string) {
     const row = await repo.findRecord(db, call.scope, call.key);
     if (!row) return null;
@@ -41,17 +48,30 @@ export function createIdempotencyService(db: Kysely<Database>, box: SecretBox, n
       return null;
     }
     if (row.request_hash !== requestHash) {
-      throw new AppError(409, 'idempotency_conflict', 'This idempotency key was already used with a different request.', {
-        resolution: 'Use a new idempotency key for a different request, or resend the original request unchanged.',
-      });
+      throw new AppError(
+        409,
+        'idempotency_conflict',
+        'This idempotency key was already used with a different request.',
+        {
+          resolution: 'Use a new idempotency key for a different request, or resend the original request unchanged.',
+        },
+      );
     }
     if (row.encrypted && (row.replay_expires_at === null || Date.parse(row.replay_expires_at) <= now())) {
-      throw new AppError(409, 'idempotency_replay_expired', 'The original response held one-time secrets and its delivery window has passed.', {
-        resolution: 'The resource was created; list it to see it, or create a new one with a new idempotency key.',
-      });
+      throw new AppError(
+        409,
+        'idempotency_replay_expired',
+        'The original response held one-time secrets and its delivery window has passed.',
+        {
+          resolution: 'The resource was created; list it to see it, or create a new one with a new idempotency key.',
+        },
+      );
     }
     const text = row.encrypted ? box.open(row.response_body!) : row.response_body!;
-    return { response: { statusCode: row.status_code, body: JSON.parse(text), containsSecrets: !!row.encrypted }, replayed: true };
+    return {
+      response: { statusCode: row.status_code, body: JSON.parse(text), containsSecrets: !!row.encrypted },
+      replayed: true,
+    };
   }
 
   return {
@@ -85,7 +105,9 @@ export function createIdempotencyService(db: Kysely<Database>, box: SecretBox, n
               status_code: result.statusCode,
               response_body: result.containsSecrets ? box.seal(text) : text,
               encrypted: result.containsSecrets ? 1 : 0,
-              replay_expires_at: result.containsSecrets ? new Date(created.getTime() + SECRET_REPLAY_WINDOW_MS).toISOString() : null,
+              replay_expires_at: result.containsSecrets
+                ? new Date(created.getTime() + SECRET_REPLAY_WINDOW_MS).toISOString()
+                : null,
             });
             return result;
           });

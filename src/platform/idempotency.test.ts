@@ -7,7 +7,17 @@ import Fastify from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { buildTestApp, createTestDatabase, dialects, type TestContext } from '../../test/helpers/test-app.js';
-import { call, createApp, expectError, expectValidation, HOUR, MINUTE, signUp, uniqueKey, userWithApp } from '../../test/helpers/fixtures.js';
+import {
+  call,
+  createApp,
+  expectError,
+  expectValidation,
+  HOUR,
+  MINUTE,
+  signUp,
+  uniqueKey,
+  userWithApp,
+} from '../../test/helpers/fixtures.js';
 import type { DialectName } from '../db/dialect.js';
 import { registerErrorHandling } from './error-handler.js';
 import { AppError } from './errors.js';
@@ -18,7 +28,12 @@ import { registerValidation } from './validation.js';
 import { testClock } from '../../test/helpers/clock.js';
 
 const ThingBody = Type.Object(
-  { name: Type.String(), secret: Type.Optional(Type.Boolean()), fail: Type.Optional(Type.Boolean()), idempotencyKey: Type.Optional(Type.String()) },
+  {
+    name: Type.String(),
+    secret: Type.Optional(Type.Boolean()),
+    fail: Type.Optional(Type.Boolean()),
+    idempotencyKey: Type.Optional(Type.String()),
+  },
   { additionalProperties: false },
 );
 
@@ -26,21 +41,35 @@ const ThingBody = Type.Object(
 async function mechanismApp(t: TestContext, dialect: DialectName) {
   const database = await createTestDatabase(dialect);
   const clock = testClock(Date.parse('2026-03-01T12:00:00.000Z'));
-  const service = createIdempotencyService(database.handle.db, createSecretBox('mechanism-test-secret-0123456789abcdef'), clock.now);
+  const service = createIdempotencyService(
+    database.handle.db,
+    createSecretBox('mechanism-test-secret-0123456789abcdef'),
+    clock.now,
+  );
   const app = Fastify({ genReqId: requestIdOf }).withTypeProvider<TypeBoxTypeProvider>();
   registerRequestIds(app);
   registerValidation(app);
   registerErrorHandling(app);
   let runs = 0;
-  for (const [url, required] of [['/required', true], ['/optional', false]] as const) {
+  for (const [url, required] of [
+    ['/required', true],
+    ['/optional', false],
+  ] as const) {
     app.post(url, { schema: { body: ThingBody } }, async (request, reply) => {
       const key = idempotencyKeyOf(request, { required, bodyField: 'idempotencyKey' });
       const caller = String(request.headers['x-caller'] ?? 'alice');
-      const result = await service.run({ scope: `user:${caller}:POST ${url}`, key, request: request.body }, async () => {
-        runs++;
-        if (request.body.fail) throw new AppError(409, 'slug_conflict', 'Taken.');
-        return { statusCode: 201, body: { run: runs, name: request.body.name, ...(request.body.secret ? { token: `tok_${runs}` } : {}) }, containsSecrets: !!request.body.secret };
-      });
+      const result = await service.run(
+        { scope: `user:${caller}:POST ${url}`, key, request: request.body },
+        async () => {
+          runs++;
+          if (request.body.fail) throw new AppError(409, 'slug_conflict', 'Taken.');
+          return {
+            statusCode: 201,
+            body: { run: runs, name: request.body.name, ...(request.body.secret ? { token: `tok_${runs}` } : {}) },
+            containsSecrets: !!request.body.secret,
+          };
+        },
+      );
       return sendStored(reply, result);
     });
   }
@@ -50,11 +79,13 @@ async function mechanismApp(t: TestContext, dialect: DialectName) {
     await database.handle.close();
     await database.drop();
   });
-  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => app.inject({ method: 'POST', url, payload: payload as object, headers });
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) =>
+    app.inject({ method: 'POST', url, payload: payload as object, headers });
   return { app, database, service, clock, post, runs: () => runs };
 }
 
-const records = (database: { handle: { db: any } }) => database.handle.db.selectFrom('idempotency_records').selectAll().execute();
+const records = (database: { handle: { db: any } }) =>
+  database.handle.db.selectFrom('idempotency_records').selectAll().execute();
 
 for (const dialect of dialects) {
   describe(`idempotency mechanism on ${dialect}`, () => {
@@ -70,7 +101,10 @@ for (const dialect of dialects) {
       assert.equal(viaBody.statusCode, 201);
       const both = await post('/required', { name: 'b', idempotencyKey: bodyKey }, { 'idempotency-key': bodyKey });
       assert.deepEqual([both.body, both.headers['idempotent-replayed']], [viaBody.body, 'true']);
-      expectValidation(await post('/required', { name: 'c', idempotencyKey: uniqueKey() }, { 'idempotency-key': uniqueKey() }), '/idempotencyKey');
+      expectValidation(
+        await post('/required', { name: 'c', idempotencyKey: uniqueKey() }, { 'idempotency-key': uniqueKey() }),
+        '/idempotencyKey',
+      );
       assert.equal(runs(), 2);
     });
 
@@ -97,7 +131,11 @@ for (const dialect of dialects) {
       const first = await post('/required', { name: 'a', secret: false }, { 'idempotency-key': key });
       const reordered = await post('/required', { secret: false, name: 'a' }, { 'idempotency-key': key });
       assert.equal(reordered.body, first.body);
-      expectError(await post('/required', { name: 'b', secret: false }, { 'idempotency-key': key }), 409, 'idempotency_conflict');
+      expectError(
+        await post('/required', { name: 'b', secret: false }, { 'idempotency-key': key }),
+        409,
+        'idempotency_conflict',
+      );
       expectError(await post('/required', { name: 'a' }, { 'idempotency-key': key }), 409, 'idempotency_conflict');
       assert.equal(runs(), 1);
     });
@@ -108,7 +146,14 @@ for (const dialect of dialects) {
       const alice = await post('/required', { name: 'a' }, { 'idempotency-key': key });
       const bob = await post('/required', { name: 'a' }, { 'idempotency-key': key, 'x-caller': 'bob' });
       const otherRoute = await post('/optional', { name: 'a' }, { 'idempotency-key': key });
-      assert.deepEqual([alice, bob, otherRoute].map((r) => [r.statusCode, r.headers['idempotent-replayed']]), [[201, undefined], [201, undefined], [201, undefined]]);
+      assert.deepEqual(
+        [alice, bob, otherRoute].map((r) => [r.statusCode, r.headers['idempotent-replayed']]),
+        [
+          [201, undefined],
+          [201, undefined],
+          [201, undefined],
+        ],
+      );
       assert.equal(runs(), 3);
     });
 
@@ -135,8 +180,16 @@ for (const dialect of dialects) {
       clock.advance(15 * MINUTE - 1);
       assert.equal((await post('/required', { name: 'a', secret: true }, { 'idempotency-key': key })).body, first.body);
       clock.advance(1);
-      expectError(await post('/required', { name: 'a', secret: true }, { 'idempotency-key': key }), 409, 'idempotency_replay_expired');
-      expectError(await post('/required', { name: 'b', secret: true }, { 'idempotency-key': key }), 409, 'idempotency_conflict');
+      expectError(
+        await post('/required', { name: 'a', secret: true }, { 'idempotency-key': key }),
+        409,
+        'idempotency_replay_expired',
+      );
+      expectError(
+        await post('/required', { name: 'b', secret: true }, { 'idempotency-key': key }),
+        409,
+        'idempotency_conflict',
+      );
     });
 
     test('records are kept 24 hours, then purged and the key is free again', async (t) => {
@@ -162,7 +215,9 @@ for (const dialect of dialects) {
     test('concurrent duplicates run the work once and all get its response', async (t) => {
       const { post, runs } = await mechanismApp(t, dialect);
       const key = uniqueKey();
-      const responses = await Promise.all(Array.from({ length: 6 }, () => post('/required', { name: 'a', secret: true }, { 'idempotency-key': key })));
+      const responses = await Promise.all(
+        Array.from({ length: 6 }, () => post('/required', { name: 'a', secret: true }, { 'idempotency-key': key })),
+      );
       for (const r of responses) assert.equal(r.statusCode, 201, r.body);
       assert.equal(new Set(responses.map((r) => r.body)).size, 1);
       assert.equal(runs(), 1);
@@ -198,7 +253,11 @@ for (const dialect of dialects) {
       const idem = uniqueKey();
       const payload = { appId: s.appId, env: 'prod', type: 'pub' };
       const first = await call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem, payload });
-      const stored = await database.handle.db.selectFrom('idempotency_records').selectAll().where('idem_key', '=', idem).execute();
+      const stored = await database.handle.db
+        .selectFrom('idempotency_records')
+        .selectAll()
+        .where('idem_key', '=', idem)
+        .execute();
       assert.equal(stored.length, 1);
       assert.equal(stored[0]!.encrypted, 1);
       assert.ok(!stored[0]!.response_body!.includes(first.json().key.token));
@@ -213,11 +272,23 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const idem = uniqueKey();
       const [a, b] = [await signUp(app), await signUp(app)];
-      const appA = await call(app, 'POST', '/api/v1/apps', { token: a.token, idem, payload: { name: 'Shop', slug: 'shop' } });
-      const appB = await call(app, 'POST', '/api/v1/apps', { token: b.token, idem, payload: { name: 'Shop', slug: 'shop' } });
+      const appA = await call(app, 'POST', '/api/v1/apps', {
+        token: a.token,
+        idem,
+        payload: { name: 'Shop', slug: 'shop' },
+      });
+      const appB = await call(app, 'POST', '/api/v1/apps', {
+        token: b.token,
+        idem,
+        payload: { name: 'Shop', slug: 'shop' },
+      });
       assert.deepEqual([appA.statusCode, appB.statusCode], [201, 201]);
       assert.notEqual(appA.json().app.id, appB.json().app.id);
-      const key = await call(app, 'POST', '/api/v1/keys', { token: a.token, idem, payload: { appId: appA.json().app.id, type: 'admin' } });
+      const key = await call(app, 'POST', '/api/v1/keys', {
+        token: a.token,
+        idem,
+        payload: { appId: appA.json().app.id, type: 'admin' },
+      });
       assert.equal(key.statusCode, 201);
       assert.equal(key.headers['idempotent-replayed'], undefined);
       await createApp(app, a.token);
@@ -228,15 +299,25 @@ for (const dialect of dialects) {
 describe('the Idempotency-Key header schema', () => {
   test('every route that takes the header documents one and the same schema', async (t) => {
     const { app } = await buildTestApp(t, { dialect: 'sqlite' });
-    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { operationId?: string; parameters?: { in: string; name: string; schema: unknown; description?: string }[] }>> };
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          { operationId?: string; parameters?: { in: string; name: string; schema: unknown; description?: string }[] }
+        >
+      >;
+    };
     const found = new Map<string, unknown>();
     for (const operations of Object.values(doc.paths)) {
       for (const operation of Object.values(operations)) {
         const parameter = operation.parameters?.find((p) => p.in === 'header' && p.name === 'idempotency-key');
-        if (parameter) found.set(operation.operationId!, { schema: parameter.schema, description: parameter.description });
+        if (parameter)
+          found.set(operation.operationId!, { schema: parameter.schema, description: parameter.description });
       }
     }
-    for (const operationId of ['createApp', 'createKey']) assert.ok(found.has(operationId), `${operationId} takes Idempotency-Key`);
+    for (const operationId of ['createApp', 'createKey'])
+      assert.ok(found.has(operationId), `${operationId} takes Idempotency-Key`);
     assert.ok(found.size >= 4, `routes taking Idempotency-Key: ${[...found.keys()].join(', ')}`);
     const [first, ...others] = [...found.values()];
     for (const other of others) assert.deepEqual(other, first);

@@ -47,14 +47,22 @@ export function replayedAnswer(body: unknown): unknown {
 }
 
 /** Runs `call.work` once per (caller, route, key): a retry with the key replays the stored answer. */
-export async function runIdempotent(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, call: IdempotentWork) {
+export async function runIdempotent(
+  idempotency: IdempotencyService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  call: IdempotentWork,
+) {
   const principal = principalOf(request);
   const key = idempotencyKeyOf(request, { required: call.keyRequired ?? false, bodyField: call.bodyField });
-  const result = await idempotency.run({ scope: `${principalScope(principal)}:${idempotencyRouteOf(request)}`, key, request: call.fingerprint }, async (trx) => ({
-    statusCode: call.statusCode,
-    body: await call.work(trx, principal, key),
-    ...(call.containsSecrets ? { containsSecrets: true } : {}),
-  }));
+  const result = await idempotency.run(
+    { scope: `${principalScope(principal)}:${idempotencyRouteOf(request)}`, key, request: call.fingerprint },
+    async (trx) => ({
+      statusCode: call.statusCode,
+      body: await call.work(trx, principal, key),
+      ...(call.containsSecrets ? { containsSecrets: true } : {}),
+    }),
+  );
   if (result.replayed && call.replayed) result.response.body = call.replayed(result.response.body);
   return sendStored(reply, result);
 }
@@ -63,7 +71,14 @@ export async function runIdempotent(idempotency: IdempotencyService, request: Fa
  * Routes with a `dryRun` flag (layers, holdouts): a dry run answers 200 `{ preview }` and stores
  * nothing, not even an idempotency record; otherwise the call runs as runIdempotent does.
  */
-export async function previewOrRun(idempotency: IdempotencyService, request: FastifyRequest, reply: FastifyReply, dryRun: boolean | undefined, preview: (principal: Principal) => Promise<unknown>, call: IdempotentWork) {
+export async function previewOrRun(
+  idempotency: IdempotencyService,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  dryRun: boolean | undefined,
+  preview: (principal: Principal) => Promise<unknown>,
+  call: IdempotentWork,
+) {
   if (dryRun) return reply.code(200).send({ preview: await preview(principalOf(request)) });
   return runIdempotent(idempotency, request, reply, call);
 }

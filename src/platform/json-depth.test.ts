@@ -35,7 +35,10 @@ describe('exceedsJsonDepth', () => {
 
   test('parseJsonBody parses what is shallow enough and refuses the rest before parsing', () => {
     assert.deepEqual(parseJsonBody('{"a":[1,{"b":null}]}'), { a: [1, { b: null }] });
-    assert.throws(() => parseJsonBody(nested(100_000)), (error: any) => error.statusCode === 400 && error.code === 'validation_error');
+    assert.throws(
+      () => parseJsonBody(nested(100_000)),
+      (error: any) => error.statusCode === 400 && error.code === 'validation_error',
+    );
     assert.throws(() => parseJsonBody('{"a":'), SyntaxError);
   });
 });
@@ -70,11 +73,21 @@ for (const dialect of dialects) {
           const route = `${method.toUpperCase()} ${path}`;
           routes.push(route);
           const url = path.replace(/\{[^}]+\}/g, 'x');
-          const res = await app.inject({ method: method.toUpperCase() as 'POST', url, headers: { 'content-type': 'application/json' }, payload: deepBody('context') });
+          const res = await app.inject({
+            method: method.toUpperCase() as 'POST',
+            url,
+            headers: { 'content-type': 'application/json' },
+            payload: deepBody('context'),
+          });
           expectShape(route, res);
         }
       }
-      for (const known of ['POST /api/v1/evaluate', 'PATCH /api/v1/flags', 'POST /api/ofrep/v1/evaluate/flags', 'POST /api/v1/apps']) {
+      for (const known of [
+        'POST /api/v1/evaluate',
+        'PATCH /api/v1/flags',
+        'POST /api/ofrep/v1/evaluate/flags',
+        'POST /api/v1/apps',
+      ]) {
         assert.ok(routes.includes(known), `${known} is among the routes tried: ${routes.join(', ')}`);
       }
     });
@@ -83,19 +96,50 @@ for (const dialect of dialects) {
       const fixture = await buildTestApp(t, { dialect });
       const { app } = fixture;
       const fx = await flagsFixture(fixture);
-      const send = (url: string, token: string, payload: string, method: 'POST' | 'PATCH' = 'POST', headers: Record<string, string> = {}) =>
-        app.inject({ method, url, headers: { ...bearer(token), 'content-type': 'application/json', ...headers }, payload });
+      const send = (
+        url: string,
+        token: string,
+        payload: string,
+        method: 'POST' | 'PATCH' = 'POST',
+        headers: Record<string, string> = {},
+      ) =>
+        app.inject({
+          method,
+          url,
+          headers: { ...bearer(token), 'content-type': 'application/json', ...headers },
+          payload,
+        });
       for (const token of [fx.sdk, fx.pub]) {
-        expectShape('POST /api/ofrep/v1/evaluate/flags', await send('/api/ofrep/v1/evaluate/flags', token, deepBody('context')));
-        expectShape('POST /api/ofrep/v1/evaluate/flags/{key}', await send('/api/ofrep/v1/evaluate/flags/dark-mode', token, deepBody('context')));
+        expectShape(
+          'POST /api/ofrep/v1/evaluate/flags',
+          await send('/api/ofrep/v1/evaluate/flags', token, deepBody('context')),
+        );
+        expectShape(
+          'POST /api/ofrep/v1/evaluate/flags/{key}',
+          await send('/api/ofrep/v1/evaluate/flags/dark-mode', token, deepBody('context')),
+        );
       }
-      expectShape('POST /api/v1/evaluate', await send('/api/v1/evaluate', fx.sdk, deepBody('defaultValue', { flagKey: 'dark-mode', context: {} })));
-      const flagBody = deepBody('metadata', { appId: fx.target.appId, env: 'prod', key: 'deep', type: 'bool', value: true });
-      expectShape('PATCH /api/v1/flags', await send('/api/v1/flags', fx.admin, flagBody, 'PATCH', { 'idempotency-key': uniqueKey() }));
+      expectShape(
+        'POST /api/v1/evaluate',
+        await send('/api/v1/evaluate', fx.sdk, deepBody('defaultValue', { flagKey: 'dark-mode', context: {} })),
+      );
+      const flagBody = deepBody('metadata', {
+        appId: fx.target.appId,
+        env: 'prod',
+        key: 'deep',
+        type: 'bool',
+        value: true,
+      });
+      expectShape(
+        'PATCH /api/v1/flags',
+        await send('/api/v1/flags', fx.admin, flagBody, 'PATCH', { 'idempotency-key': uniqueKey() }),
+      );
       expectShape('PATCH /api/v1/flags', await send('/api/v1/flags', fx.admin, flagBody, 'PATCH'));
       // 64 levels are fine: a json flag value nested as deep as the limit allows.
       const atLimit = await app.inject({
-        method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(fx.sdk), 'content-type': 'application/json' },
+        method: 'POST',
+        url: '/api/v1/evaluate',
+        headers: { ...bearer(fx.sdk), 'content-type': 'application/json' },
         payload: JSON.stringify({ flagKey: 'dark-mode', context: {} }).replace('{}', nested(MAX_JSON_DEPTH - 1, '{}')),
       });
       assert.notEqual(atLimit.statusCode, 500, atLimit.body);
@@ -108,15 +152,31 @@ for (const dialect of dialects) {
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
       const post = async (url: string, token: string, body: string) => {
-        const res = await fetch(base + url, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body });
+        const res = await fetch(base + url, {
+          method: 'POST',
+          headers: { ...bearer(token), 'content-type': 'application/json' },
+          body,
+        });
         return { statusCode: res.status, body: await res.text() };
       };
       for (const token of [fx.sdk, fx.pub]) {
-        expectShape('POST /api/ofrep/v1/evaluate/flags', await post('/api/ofrep/v1/evaluate/flags', token, deepBody('context')));
-        expectShape('POST /api/ofrep/v1/evaluate/flags/{key}', await post('/api/ofrep/v1/evaluate/flags/dark-mode', token, deepBody('context')));
+        expectShape(
+          'POST /api/ofrep/v1/evaluate/flags',
+          await post('/api/ofrep/v1/evaluate/flags', token, deepBody('context')),
+        );
+        expectShape(
+          'POST /api/ofrep/v1/evaluate/flags/{key}',
+          await post('/api/ofrep/v1/evaluate/flags/dark-mode', token, deepBody('context')),
+        );
       }
-      expectShape('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, deepBody('defaultValue', { flagKey: 'dark-mode', context: {} })));
-      expectShape('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, deepBody('context', { flagKey: 'dark-mode' })));
+      expectShape(
+        'POST /api/v1/evaluate',
+        await post('/api/v1/evaluate', fx.sdk, deepBody('defaultValue', { flagKey: 'dark-mode', context: {} })),
+      );
+      expectShape(
+        'POST /api/v1/evaluate',
+        await post('/api/v1/evaluate', fx.sdk, deepBody('context', { flagKey: 'dark-mode' })),
+      );
     });
   });
 }

@@ -13,12 +13,20 @@ import { findRefusedValue } from './json-values.js';
 
 const LEGACY_ROUTES = new Set(['POST /api/v1/evaluate']);
 /** Routes whose bodies are evaluation contexts: a `__proto__` key there is an ordinary attribute. */
-const CONTEXT_ROUTES = new Set(['POST /api/v1/evaluate', 'POST /api/ofrep/v1/evaluate/flags', 'POST /api/ofrep/v1/evaluate/flags/{key}']);
+const CONTEXT_ROUTES = new Set([
+  'POST /api/v1/evaluate',
+  'POST /api/ofrep/v1/evaluate/flags',
+  'POST /api/ofrep/v1/evaluate/flags/{key}',
+]);
 
 describe('findRefusedValue', () => {
   test('finds the first non-finite number and names it with a JSON Pointer', () => {
     assert.equal(findRefusedValue({ a: [1, { b: 2 }], c: 'Infinity', d: null }), null);
-    assert.deepEqual(findRefusedValue(JSON.parse('{"a":[1,{"b":1e400}]}')), { kind: 'non-finite', path: '/a/1/b', problem: 'is not a finite number' });
+    assert.deepEqual(findRefusedValue(JSON.parse('{"a":[1,{"b":1e400}]}')), {
+      kind: 'non-finite',
+      path: '/a/1/b',
+      problem: 'is not a finite number',
+    });
     assert.deepEqual(findRefusedValue(JSON.parse('[-1e999]'))?.path, '/0');
     assert.deepEqual(findRefusedValue(JSON.parse('1e400'))?.path, '/');
     // Keys are escaped as JSON Pointer segments.
@@ -30,7 +38,11 @@ describe('findRefusedValue', () => {
 
   test('refuses prototype keys unless allowed, and says which key', () => {
     const proto = JSON.parse('{"a":{"__proto__":{"admin":true}}}');
-    assert.deepEqual(findRefusedValue(proto), { kind: 'prototype-key', path: '/a/__proto__', problem: 'is the key "__proto__", which is refused' });
+    assert.deepEqual(findRefusedValue(proto), {
+      kind: 'prototype-key',
+      path: '/a/__proto__',
+      problem: 'is the key "__proto__", which is refused',
+    });
     assert.equal(findRefusedValue(proto, { prototypeKeys: 'allow' }), null);
     const ctor = JSON.parse('{"x":[{"constructor":{"prototype":{"admin":true}}}]}');
     assert.deepEqual(findRefusedValue(ctor)?.path, '/x/0/constructor/prototype');
@@ -42,13 +54,21 @@ describe('findRefusedValue', () => {
   });
 
   test('refuses U+0000 in strings and keys unless allowed; JSON text without the escape is not searched', () => {
-    assert.deepEqual(findRefusedValue(JSON.parse('{"a":["ok","x\\u0000y"]}')), { kind: 'nul-character', path: '/a/1', problem: 'contains the character U+0000, which text cannot hold' });
+    assert.deepEqual(findRefusedValue(JSON.parse('{"a":["ok","x\\u0000y"]}')), {
+      kind: 'nul-character',
+      path: '/a/1',
+      problem: 'contains the character U+0000, which text cannot hold',
+    });
     assert.equal(findRefusedValue(JSON.parse('{"a":{"k\\u0000":1}}'))?.path, '/a/k\u0000');
     assert.equal(findRefusedValue(JSON.parse('{"a":"x\\u0000"}'), { nulCharacters: 'allow' }), null);
     // A body parsed from text without the escape cannot hold the character.
     assert.equal(findRefusedValue({ a: 'x\u0000' }, {}, '{"a":"x"}'), null);
     assert.equal(findRefusedValue({ a: 'x\u0000' }, {}, '{"a":"x\\u0000"}')?.path, '/a');
-    assert.equal(findRefusedValue(JSON.parse('{"a":"\\\\u0000"}')), null, 'an escaped backslash before u0000 is no NUL');
+    assert.equal(
+      findRefusedValue(JSON.parse('{"a":"\\\\u0000"}')),
+      null,
+      'an escaped backslash before u0000 is no NUL',
+    );
   });
 
   test('leaves the items of a route-checked array to the route, and checks everything else', () => {
@@ -60,13 +80,31 @@ describe('findRefusedValue', () => {
   });
 
   test('parseJsonBody refuses them with a 400 that names the path', () => {
-    assert.throws(() => parseJsonBody('{"n":1e400}'), (e: any) => e.statusCode === 400 && e.code === 'validation_error' && e.message === '/n is not a finite number.' && e.details[0].path === '/n');
-    assert.throws(() => parseJsonBody('{"__proto__":{}}'), (e: any) => e.statusCode === 400 && /__proto__/.test(e.message));
-    assert.deepEqual(parseJsonBody('{"__proto__":{"a":1}}', { prototypeKeys: 'allow' }), JSON.parse('{"__proto__":{"a":1}}'));
+    assert.throws(
+      () => parseJsonBody('{"n":1e400}'),
+      (e: any) =>
+        e.statusCode === 400 &&
+        e.code === 'validation_error' &&
+        e.message === '/n is not a finite number.' &&
+        e.details[0].path === '/n',
+    );
+    assert.throws(
+      () => parseJsonBody('{"__proto__":{}}'),
+      (e: any) => e.statusCode === 400 && /__proto__/.test(e.message),
+    );
+    assert.deepEqual(
+      parseJsonBody('{"__proto__":{"a":1}}', { prototypeKeys: 'allow' }),
+      JSON.parse('{"__proto__":{"a":1}}'),
+    );
   });
 });
 
-function expectRefused(route: string, res: LightMyRequestResponse | { statusCode: number; body: string }, path: string, text: RegExp) {
+function expectRefused(
+  route: string,
+  res: LightMyRequestResponse | { statusCode: number; body: string },
+  path: string,
+  text: RegExp,
+) {
   assert.equal(res.statusCode, 400, `${route}: ${res.body}`);
   const body = JSON.parse(res.body);
   if (route.split(' ')[1]!.startsWith('/api/ofrep/')) {
@@ -76,11 +114,18 @@ function expectRefused(route: string, res: LightMyRequestResponse | { statusCode
   } else if (LEGACY_ROUTES.has(route)) {
     assert.equal(body.code, 'VALIDATION_ERROR', `${route}: ${res.body}`);
     assert.match(body.message, text);
-    assert.deepEqual(body.details.map((d: any) => d.path), [path]);
+    assert.deepEqual(
+      body.details.map((d: any) => d.path),
+      [path],
+    );
   } else {
     assert.equal(body.error?.code, 'validation_error', `${route}: ${res.body}`);
     assert.match(body.error.message, text, `${route}: ${res.body}`);
-    assert.deepEqual(body.error.details.map((d: any) => d.path), [path], `${route}: ${res.body}`);
+    assert.deepEqual(
+      body.error.details.map((d: any) => d.path),
+      [path],
+      `${route}: ${res.body}`,
+    );
     assert.ok(body.error.requestId);
   }
 }
@@ -97,16 +142,38 @@ for (const dialect of dialects) {
           const route = `${method.toUpperCase()} ${path}`;
           routes.push(route);
           const url = path.replace(/\{[^}]+\}/g, 'x');
-          const send = (payload: string) => app.inject({ method: method.toUpperCase() as 'POST', url, headers: { 'content-type': 'application/json' }, payload });
+          const send = (payload: string) =>
+            app.inject({
+              method: method.toUpperCase() as 'POST',
+              url,
+              headers: { 'content-type': 'application/json' },
+              payload,
+            });
           expectRefused(route, await send('{"context":{"n":[1,-1e400]},"a":1}'), '/context/n/1', /not a finite number/);
           expectRefused(route, await send(`{"value":1${'0'.repeat(320)}}`), '/value', /not a finite number/);
           if (CONTEXT_ROUTES.has(route)) continue;
           expectRefused(route, await send('{"name":"a\\u0000b"}'), '/name', /U\+0000/);
-          expectRefused(route, await send('{"a":{"__proto__":{"admin":true}}}'), '/a/__proto__', /"__proto__", which is refused/);
-          expectRefused(route, await send('{"constructor":{"prototype":{"admin":true}}}'), '/constructor/prototype', /"constructor"/);
+          expectRefused(
+            route,
+            await send('{"a":{"__proto__":{"admin":true}}}'),
+            '/a/__proto__',
+            /"__proto__", which is refused/,
+          );
+          expectRefused(
+            route,
+            await send('{"constructor":{"prototype":{"admin":true}}}'),
+            '/constructor/prototype',
+            /"constructor"/,
+          );
         }
       }
-      for (const known of ['POST /api/v1/evaluate', 'PATCH /api/v1/flags', 'POST /api/ofrep/v1/evaluate/flags', 'POST /api/v1/events/batch', 'POST /api/v1/experiments/power-analysis']) {
+      for (const known of [
+        'POST /api/v1/evaluate',
+        'PATCH /api/v1/flags',
+        'POST /api/ofrep/v1/evaluate/flags',
+        'POST /api/v1/events/batch',
+        'POST /api/v1/experiments/power-analysis',
+      ]) {
         assert.ok(routes.includes(known), `${known} is among the routes tried: ${routes.join(', ')}`);
       }
     });
@@ -116,31 +183,82 @@ for (const dialect of dialects) {
       const { app } = fixture;
       const fx = await flagsFixture(fixture);
       const flag = `{"appId":"${fx.target.appId}","env":"prod","key":"huge","type":"number","value":1e400}`;
-      const patched = await app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: { ...bearer(fx.admin), 'content-type': 'application/json' }, payload: flag });
+      const patched = await app.inject({
+        method: 'PATCH',
+        url: '/api/v1/flags',
+        headers: { ...bearer(fx.admin), 'content-type': 'application/json' },
+        payload: flag,
+      });
       expectRefused('PATCH /api/v1/flags', patched, '/value', /not a finite number/);
       const json = `{"appId":"${fx.target.appId}","env":"prod","key":"huge","type":"json","value":{"a":[1e400]}}`;
-      expectRefused('PATCH /api/v1/flags', await app.inject({ method: 'PATCH', url: '/api/v1/flags', headers: { ...bearer(fx.admin), 'content-type': 'application/json' }, payload: json }), '/value/a/0', /not a finite number/);
-      const listed = await app.inject({ method: 'GET', url: `/api/v1/flags?appId=${fx.target.appId}&env=prod`, headers: bearer(fx.admin) });
+      expectRefused(
+        'PATCH /api/v1/flags',
+        await app.inject({
+          method: 'PATCH',
+          url: '/api/v1/flags',
+          headers: { ...bearer(fx.admin), 'content-type': 'application/json' },
+          payload: json,
+        }),
+        '/value/a/0',
+        /not a finite number/,
+      );
+      const listed = await app.inject({
+        method: 'GET',
+        url: `/api/v1/flags?appId=${fx.target.appId}&env=prod`,
+        headers: bearer(fx.admin),
+      });
       assert.ok(!listed.body.includes('"huge"'), 'nothing was stored');
 
       await app.listen({ port: 0, host: '127.0.0.1' });
       const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
       const post = async (url: string, token: string, body: string) => {
-        const res = await fetch(base + url, { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body });
+        const res = await fetch(base + url, {
+          method: 'POST',
+          headers: { ...bearer(token), 'content-type': 'application/json' },
+          body,
+        });
         return { statusCode: res.status, body: await res.text() };
       };
       const context = '{"targetingKey":"u","age":1e400}';
       for (const token of [fx.sdk, fx.pub]) {
-        expectRefused('POST /api/ofrep/v1/evaluate/flags', await post('/api/ofrep/v1/evaluate/flags', token, `{"context":${context}}`), '/context/age', /not a finite number/);
-        expectRefused('POST /api/ofrep/v1/evaluate/flags/{key}', await post('/api/ofrep/v1/evaluate/flags/dark-mode', token, `{"context":${context}}`), '/context/age', /not a finite number/);
+        expectRefused(
+          'POST /api/ofrep/v1/evaluate/flags',
+          await post('/api/ofrep/v1/evaluate/flags', token, `{"context":${context}}`),
+          '/context/age',
+          /not a finite number/,
+        );
+        expectRefused(
+          'POST /api/ofrep/v1/evaluate/flags/{key}',
+          await post('/api/ofrep/v1/evaluate/flags/dark-mode', token, `{"context":${context}}`),
+          '/context/age',
+          /not a finite number/,
+        );
       }
-      expectRefused('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, `{"flagKey":"limit","context":${context}}`), '/context/age', /not a finite number/);
-      expectRefused('POST /api/v1/evaluate', await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"limit","context":{},"defaultValue":-1e400}'), '/defaultValue', /not a finite number/);
+      expectRefused(
+        'POST /api/v1/evaluate',
+        await post('/api/v1/evaluate', fx.sdk, `{"flagKey":"limit","context":${context}}`),
+        '/context/age',
+        /not a finite number/,
+      );
+      expectRefused(
+        'POST /api/v1/evaluate',
+        await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"limit","context":{},"defaultValue":-1e400}'),
+        '/defaultValue',
+        /not a finite number/,
+      );
       // A prototype key or a U+0000 in a context is still an ordinary attribute there (nothing stores it).
-      const proto = await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"checkout","context":{"targetingKey":"u\\u0000","__proto__":{"plan":"beta"}}}');
+      const proto = await post(
+        '/api/v1/evaluate',
+        fx.sdk,
+        '{"flagKey":"checkout","context":{"targetingKey":"u\\u0000","__proto__":{"plan":"beta"}}}',
+      );
       assert.equal(proto.statusCode, 200, proto.body);
       // And finite numbers still evaluate.
-      const fine = await post('/api/v1/evaluate', fx.sdk, '{"flagKey":"limit","context":{"targetingKey":"u","age":1.7976931348623157e308}}');
+      const fine = await post(
+        '/api/v1/evaluate',
+        fx.sdk,
+        '{"flagKey":"limit","context":{"targetingKey":"u","age":1.7976931348623157e308}}',
+      );
       assert.equal(fine.statusCode, 200, fine.body);
     });
 
@@ -148,7 +266,11 @@ for (const dialect of dialects) {
       const fixture = await buildTestApp(t, { dialect });
       const fx = await flagsFixture(fixture);
       for (const limit of ['1e400', 'Infinity', '-Infinity']) {
-        const res = await fixture.app.inject({ method: 'GET', url: `/api/v1/changes?appId=${fx.target.appId}&limit=${limit}`, headers: bearer(fx.admin) });
+        const res = await fixture.app.inject({
+          method: 'GET',
+          url: `/api/v1/changes?appId=${fx.target.appId}&limit=${limit}`,
+          headers: bearer(fx.admin),
+        });
         assert.equal(res.statusCode, 400, `${limit}: ${res.body}`);
         assert.equal(res.json().error.code, 'validation_error');
       }

@@ -47,7 +47,8 @@ interface WalkRules {
 }
 
 /** Whether a child needs visiting: numbers and containers always, strings when U+0000 is refused. */
-const visited = (child: unknown, rules: WalkRules) => typeof child === 'number' || isObject(child) || (rules.refuseNul && typeof child === 'string');
+const visited = (child: unknown, rules: WalkRules) =>
+  typeof child === 'number' || isObject(child) || (rules.refuseNul && typeof child === 'string');
 
 function walk(value: unknown, rules: WalkRules, skip: string | undefined): Found | null {
   if (typeof value === 'number') return Number.isFinite(value) ? null : { kind: 'non-finite', segments: [] };
@@ -69,7 +70,8 @@ function walk(value: unknown, rules: WalkRules, skip: string | undefined): Found
     const child = value[key];
     if (rules.refuseProto) {
       if (key === '__proto__') return { kind: 'prototype-key', segments: [key] };
-      if (key === 'constructor' && isObject(child) && Object.hasOwn(child, 'prototype')) return { kind: 'prototype-key', segments: ['prototype', key] };
+      if (key === 'constructor' && isObject(child) && Object.hasOwn(child, 'prototype'))
+        return { kind: 'prototype-key', segments: ['prototype', key] };
     }
     if (rules.refuseNul && key.includes('\0')) return { kind: 'nul-character', segments: [key] };
     if (!visited(child, rules)) continue;
@@ -93,7 +95,8 @@ export function findRefusedValue(value: unknown, options: JsonValueOptions = {},
   if (!found) return null;
   const path = found.segments.length === 0 ? '/' : `/${found.segments.reverse().map(pointerSegment).join('/')}`;
   if (found.kind === 'non-finite') return { kind: found.kind, path, problem: 'is not a finite number' };
-  if (found.kind === 'nul-character') return { kind: found.kind, path, problem: 'contains the character U+0000, which text cannot hold' };
+  if (found.kind === 'nul-character')
+    return { kind: found.kind, path, problem: 'contains the character U+0000, which text cannot hold' };
   const key = found.segments[found.segments.length - 1] === 'prototype' ? 'constructor' : '__proto__';
   return { kind: found.kind, path, problem: `is the key "${key}", which is refused` };
 }
@@ -102,7 +105,8 @@ export function findRefusedValue(value: unknown, options: JsonValueOptions = {},
 export function refusedValueError(refused: RefusedValue): AppError {
   const resolution = {
     'non-finite': 'Send finite numbers only: a literal such as 1e400 parses to Infinity and is refused.',
-    'prototype-key': 'Rename the key: "__proto__" and "constructor.prototype" could change the prototype of the objects built from the body.',
+    'prototype-key':
+      'Rename the key: "__proto__" and "constructor.prototype" could change the prototype of the objects built from the body.',
     'nul-character': 'Remove the U+0000 (NUL) characters from strings and keys.',
   }[refused.kind];
   return new AppError(400, 'validation_error', `${refused.path} ${refused.problem}.`, {

@@ -5,7 +5,16 @@
 import type { FastifyInstance } from 'fastify';
 
 export const LIFECYCLE_HOOKS = [
-  'onTimeout', 'onRequest', 'preParsing', 'preValidation', 'preSerialization', 'preHandler', 'onSend', 'onResponse', 'onError', 'onRequestAbort',
+  'onTimeout',
+  'onRequest',
+  'preParsing',
+  'preValidation',
+  'preSerialization',
+  'preHandler',
+  'onSend',
+  'onResponse',
+  'onError',
+  'onRequestAbort',
 ] as const;
 export type LifecycleHook = (typeof LIFECYCLE_HOOKS)[number];
 
@@ -68,7 +77,10 @@ export const watchesHooks = (root: FastifyInstance) => watched.has(root);
  * reach the lane's routes, and are not listed.
  */
 export function scopeHooksOf(scope: FastifyInstance): Record<LifecycleHook, Hook[]> {
-  const hooks = Object.fromEntries(LIFECYCLE_HOOKS.map((name) => [name, [] as Hook[]])) as Record<LifecycleHook, Hook[]>;
+  const hooks = Object.fromEntries(LIFECYCLE_HOOKS.map((name) => [name, [] as Hook[]])) as Record<
+    LifecycleHook,
+    Hook[]
+  >;
   const chain: object[] = [];
   for (let s: object | null = scope; s !== null; s = Object.getPrototypeOf(s) as object | null) chain.unshift(s);
   for (const s of chain) for (const { name, hook } of added.get(s) ?? []) hooks[name].push(hook);

@@ -11,10 +11,18 @@ const TOKEN = `sdk_${'A'.repeat(43)}`;
 
 describe('redactUrl', () => {
   test('query parameters named like a credential lose their value; the others stay', () => {
-    assert.equal(redactUrl('/api/ofrep/v1/events?token=eyJ0.c2ln&since=4'), '/api/ofrep/v1/events?token=[redacted]&since=4');
-    assert.equal(redactUrl('/x?apiKey=abc&api_key=abc&KEY=abc&keyId=key_1'), '/x?apiKey=[redacted]&api_key=[redacted]&KEY=[redacted]&keyId=key_1');
-    assert.equal(redactUrl('/x?access_token=a&clientSecret=b&password=c&sig=d&signature=e'),
-      '/x?access_token=[redacted]&clientSecret=[redacted]&password=[redacted]&sig=[redacted]&signature=[redacted]');
+    assert.equal(
+      redactUrl('/api/ofrep/v1/events?token=eyJ0.c2ln&since=4'),
+      '/api/ofrep/v1/events?token=[redacted]&since=4',
+    );
+    assert.equal(
+      redactUrl('/x?apiKey=abc&api_key=abc&KEY=abc&keyId=key_1'),
+      '/x?apiKey=[redacted]&api_key=[redacted]&KEY=[redacted]&keyId=key_1',
+    );
+    assert.equal(
+      redactUrl('/x?access_token=a&clientSecret=b&password=c&sig=d&signature=e'),
+      '/x?access_token=[redacted]&clientSecret=[redacted]&password=[redacted]&sig=[redacted]&signature=[redacted]',
+    );
     assert.equal(redactUrl('/x?%74oken=abc'), '/x?%74oken=[redacted]', 'percent-encoded names too');
   });
 
@@ -26,7 +34,13 @@ describe('redactUrl', () => {
   });
 
   test('URLs without credentials are unchanged', () => {
-    for (const url of ['/api/v1/flags?appId=app_1&env=prod', '/api/ofrep/v1/evaluate/flags/sdk_mode', '/', '/x?', '/x?a&b=&=c']) {
+    for (const url of [
+      '/api/v1/flags?appId=app_1&env=prod',
+      '/api/ofrep/v1/evaluate/flags/sdk_mode',
+      '/',
+      '/x?',
+      '/x?a&b=&=c',
+    ]) {
       assert.equal(redactUrl(url), url);
     }
   });
@@ -38,7 +52,12 @@ for (const dialect of dialects) {
       const fixture = await buildTestApp(t, { dialect, captureLogs: true });
       const { app, logs } = fixture;
       const fx = await flagsFixture(fixture);
-      const bulk = await app.inject({ method: 'POST', url: '/api/ofrep/v1/evaluate/flags', headers: bearer(fx.pub), payload: { context: {} } });
+      const bulk = await app.inject({
+        method: 'POST',
+        url: '/api/ofrep/v1/evaluate/flags',
+        headers: bearer(fx.pub),
+        payload: { context: {} },
+      });
       const requestUri: string = bulk.json().eventStreams[0].endpoint.requestUri;
       const streamToken = new URL(requestUri, 'http://x').searchParams.get('token')!;
       assert.ok(streamToken.length > 20);
@@ -56,9 +75,16 @@ for (const dialect of dialects) {
       await app.inject({ method: 'GET', url: `/api/v1/config?key=${fx.sdk}` });
 
       const text = logs();
-      assert.ok(text.includes('"url":"/api/ofrep/v1/events?token=[redacted]"'), 'the stream request is logged, redacted');
+      assert.ok(
+        text.includes('"url":"/api/ofrep/v1/events?token=[redacted]"'),
+        'the stream request is logged, redacted',
+      );
       assert.ok(text.includes(`appId=${fx.target.appId}&env=prod&apiKey=[redacted]`), 'what was asked stays readable');
-      assertContainsNone(text, [streamToken, streamToken.split('.')[1]!, fx.user.token, fx.admin, fx.sdk, fx.pub], 'the log');
+      assertContainsNone(
+        text,
+        [streamToken, streamToken.split('.')[1]!, fx.user.token, fx.admin, fx.sdk, fx.pub],
+        'the log',
+      );
     });
   });
 }

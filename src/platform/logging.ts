@@ -21,8 +21,27 @@ const CENSOR = '[redacted]';
 
 /** Query parameters that carry a credential by their name (compared in lower case). */
 const CREDENTIAL_NAMES = new Set([
-  'token', 'key', 'apikey', 'api_key', 'api-key', 'x-api-key', 'secret', 'password', 'passwd', 'pwd', 'auth',
-  'authorization', 'bearer', 'signature', 'sig', 'code', 'credential', 'credentials', 'session', 'sessionid', 'jwt',
+  'token',
+  'key',
+  'apikey',
+  'api_key',
+  'api-key',
+  'x-api-key',
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'auth',
+  'authorization',
+  'bearer',
+  'signature',
+  'sig',
+  'code',
+  'credential',
+  'credentials',
+  'session',
+  'sessionid',
+  'jwt',
 ]);
 const CREDENTIAL_SUFFIXES = ['token', 'secret', 'password', 'apikey', 'api_key', 'signature', 'credential'];
 const TOKEN_PREFIXES = TOKEN_TYPES.map((type) => `${type}_`);
@@ -55,15 +74,21 @@ const looksLikeToken = (text: string) => {
 export function redactUrl(url: string): string {
   const question = url.indexOf('?');
   const path = question < 0 ? url : url.slice(0, question);
-  const safePath = path.split('/').map((segment) => (looksLikeToken(segment) ? CENSOR : segment)).join('/');
+  const safePath = path
+    .split('/')
+    .map((segment) => (looksLikeToken(segment) ? CENSOR : segment))
+    .join('/');
   if (question < 0) return safePath;
-  const query = url.slice(question + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    const name = equals < 0 ? pair : pair.slice(0, equals);
-    const value = equals < 0 ? '' : pair.slice(equals + 1);
-    if (equals >= 0 && (isCredentialName(name) || looksLikeToken(value))) return `${name}=${CENSOR}`;
-    return looksLikeToken(pair) ? CENSOR : pair;
-  });
+  const query = url
+    .slice(question + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const name = equals < 0 ? pair : pair.slice(0, equals);
+      const value = equals < 0 ? '' : pair.slice(equals + 1);
+      if (equals >= 0 && (isCredentialName(name) || looksLikeToken(value))) return `${name}=${CENSOR}`;
+      return looksLikeToken(pair) ? CENSOR : pair;
+    });
   return `${safePath}?${query.join('&')}`;
 }
 

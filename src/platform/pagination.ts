@@ -13,6 +13,10 @@ export function decodeCursor(prefix: string, cursor: string | undefined): string
     if (typeof parsed?.b !== 'string') throw new Error('shape');
     return parsed.b;
   } catch {
-    throw validationError('The cursor is not valid.', [{ path: 'querystring.cursor', message: 'is not a cursor this route issued' }], 'Pass the nextCursor of a previous page unchanged.');
+    throw validationError(
+      'The cursor is not valid.',
+      [{ path: 'querystring.cursor', message: 'is not a cursor this route issued' }],
+      'Pass the nextCursor of a previous page unchanged.',
+    );
   }
 }

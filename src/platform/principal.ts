@@ -35,11 +35,14 @@ export type Principal = UserPrincipal | AdminPrincipal | EnvironmentPrincipal;
 export type ManagementPrincipal = UserPrincipal | AdminPrincipal;
 
 /** The principal a credential of type T resolves to (the resolver answers with the token's type). */
-export type PrincipalOf<T extends TokenType> = T extends 'cli' ? UserPrincipal : T extends 'admin' ? AdminPrincipal : EnvironmentPrincipal & { type: T };
+export type PrincipalOf<T extends TokenType> = T extends 'cli'
+  ? UserPrincipal
+  : T extends 'admin'
+    ? AdminPrincipal
+    : EnvironmentPrincipal & { type: T };
 
 export type CredentialResolution =
-  | { ok: true; principal: Principal }
-  | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
+  { ok: true; principal: Principal } | { ok: false; reason: 'invalid' | 'revoked' | 'expired' };
 
 export interface CredentialResolver {
   /** A value when the answer is in memory (no promise on the hot path), a promise otherwise. */

@@ -35,18 +35,31 @@ function sample(text: string, series: string): number | undefined {
 
 for (const dialect of dialects) {
   describe(`metrics (${dialect})`, () => {
-    test('requests are counted by route pattern, method and status, the fast lane\'s with the same labels', async (t) => {
+    test("requests are counted by route pattern, method and status, the fast lane's with the same labels", async (t) => {
       const test = await buildTestApp(t, { dialect });
       const fx = await flagsFixture(test);
       const base = await test.app.listen({ port: 0, host: '127.0.0.1' });
       const before = test.app.fastLane.stats.served;
       const body = JSON.stringify({ flagKey: 'checkout', context: { targetingKey: 'u' } });
-      const overHttp = await fetch(`${base}/api/v1/evaluate`, { method: 'POST', headers: { ...bearer(fx.sdk), ...JSON_HEADERS }, body });
+      const overHttp = await fetch(`${base}/api/v1/evaluate`, {
+        method: 'POST',
+        headers: { ...bearer(fx.sdk), ...JSON_HEADERS },
+        body,
+      });
       assert.equal(overHttp.status, 200);
       assert.equal(test.app.fastLane.stats.served, before + 1, 'answered by the lane');
-      const injected = await test.app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(fx.sdk), ...JSON_HEADERS }, payload: body });
+      const injected = await test.app.inject({
+        method: 'POST',
+        url: '/api/v1/evaluate',
+        headers: { ...bearer(fx.sdk), ...JSON_HEADERS },
+        payload: body,
+      });
       assert.equal(injected.statusCode, 200);
-      await fetch(`${base}/api/ofrep/v1/evaluate/flags/nope`, { method: 'POST', headers: { ...bearer(fx.sdk), ...JSON_HEADERS }, body: '{"context":{}}' });
+      await fetch(`${base}/api/ofrep/v1/evaluate/flags/nope`, {
+        method: 'POST',
+        headers: { ...bearer(fx.sdk), ...JSON_HEADERS },
+        body: '{"context":{}}',
+      });
       await test.app.inject({ method: 'GET', url: '/no/such/route' });
 
       const text = await scrape(test);
@@ -55,9 +68,18 @@ for (const dialect of dialects) {
       assert.equal(sample(text, `ensign_http_request_duration_seconds_count{${labels}}`), 2);
       assert.equal(sample(text, `ensign_http_request_duration_seconds_bucket{le="+Inf",${labels}}`), 2);
       assert.ok(sample(text, `ensign_http_request_duration_seconds_sum{${labels}}`)! > 0);
-      assert.equal(sample(text, 'ensign_http_requests_total{method="POST",route="/api/ofrep/v1/evaluate/flags/:key",status="404"}'), 1);
+      assert.equal(
+        sample(
+          text,
+          'ensign_http_requests_total{method="POST",route="/api/ofrep/v1/evaluate/flags/:key",status="404"}',
+        ),
+        1,
+      );
       assert.equal(sample(text, 'ensign_http_requests_total{method="GET",route="unmatched",status="404"}'), 1);
-      const evaluations = text.split('\n').filter((l) => l.startsWith('ensign_evaluations_total{reason=')).reduce((n, l) => n + Number(l.split(' ')[1]), 0);
+      const evaluations = text
+        .split('\n')
+        .filter((l) => l.startsWith('ensign_evaluations_total{reason='))
+        .reduce((n, l) => n + Number(l.split(' ')[1]), 0);
       assert.ok(evaluations >= 2, 'evaluations by reason');
       assert.ok(sample(text, 'ensign_snapshot_rebuilds_total{kind="delivery"}')! >= 1);
       assert.ok(sample(text, 'ensign_snapshot_rebuilds_total{kind="evaluation"}')! >= 1);
@@ -70,14 +92,18 @@ for (const dialect of dialects) {
       const quotas = { configSyncs: 2, apps: 10, flags: 500 };
       const test = await buildTestApp(t, { dialect, config: { quotas: { free: quotas, pro: quotas } } });
       const fx = await flagsFixture(test);
-      for (let i = 0; i < 3; i++) await test.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(fx.sdk) });
+      for (let i = 0; i < 3; i++)
+        await test.app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(fx.sdk) });
       const text = await scrape(test);
       assert.equal(sample(text, 'ensign_config_syncs_total'), 2);
       assert.equal(sample(text, 'ensign_config_sync_refusals_total{reason="quota"}'), 1);
       const notified = sample(text, 'ensign_config_change_notifications_total{source="notification"}') ?? 0;
       await changeFlags(test, fx, [{ ...FLAGS[0]!, description: 'changed' }]);
       // On PostgreSQL the notification travels through the database.
-      await waitFor(async () => sample(await scrape(test), 'ensign_config_change_notifications_total{source="notification"}')! > notified);
+      await waitFor(
+        async () =>
+          sample(await scrape(test), 'ensign_config_change_notifications_total{source="notification"}')! > notified,
+      );
     });
 
     test('served to loopback clients only, unless a token is set: then to its holders only', async (t) => {
@@ -89,7 +115,11 @@ for (const dialect of dialects) {
 
       const token = 'metrics-token-0123456789';
       const guarded = await buildTestApp(t, { dialect, config: { metricsToken: token } });
-      for (const [headers, status] of [[{}, 401], [bearer('wrong-token-0123456789'), 401], [bearer(token), 200]] as const) {
+      for (const [headers, status] of [
+        [{}, 401],
+        [bearer('wrong-token-0123456789'), 401],
+        [bearer(token), 200],
+      ] as const) {
         for (const remoteAddress of ['127.0.0.1', '10.1.2.3']) {
           const res = await guarded.app.inject({ method: 'GET', url: '/metrics', headers, remoteAddress });
           assert.equal(res.statusCode, status, `${JSON.stringify(headers)} from ${remoteAddress}`);

@@ -38,7 +38,12 @@ class RouteSeries {
     if (byStatus === undefined) this.#byMethod.set(method, (byStatus = new Map()));
     let series = byStatus.get(status);
     if (series === undefined) {
-      series = { labels: { route: this.route, method, status: String(status) }, buckets: new Float64Array(BUCKETS.length + 1), sum: 0, count: 0 };
+      series = {
+        labels: { route: this.route, method, status: String(status) },
+        buckets: new Float64Array(BUCKETS.length + 1),
+        sum: 0,
+        count: 0,
+      };
       byStatus.set(status, series);
       this.all.push(series);
     }
@@ -83,12 +88,22 @@ export class RequestMetrics {
           let cumulative = 0;
           for (let i = 0; i <= BUCKETS.length; i++) {
             cumulative += s.buckets[i]!;
-            values.push({ metricName: `${histogram.name}_bucket`, labels: { ...s.labels, le: i < BUCKETS.length ? BUCKETS[i]! : '+Inf' }, value: cumulative });
+            values.push({
+              metricName: `${histogram.name}_bucket`,
+              labels: { ...s.labels, le: i < BUCKETS.length ? BUCKETS[i]! : '+Inf' },
+              value: cumulative,
+            });
           }
           values.push({ metricName: `${histogram.name}_sum`, labels: s.labels, value: s.sum });
           values.push({ metricName: `${histogram.name}_count`, labels: s.labels, value: s.count });
         }
-        return { name: histogram.name, help: histogram.help, type: histogram.type, aggregator: histogram.aggregator, values };
+        return {
+          name: histogram.name,
+          help: histogram.help,
+          type: histogram.type,
+          aggregator: histogram.aggregator,
+          values,
+        };
       },
       reset() {
         all.length = 0;
@@ -163,10 +178,30 @@ export function createMetrics(database: { stats(): DatabaseStats }): Metrics {
       this.inc(syncs);
     },
   });
-  const refusals = plainCounter(registry, 'ensign_config_sync_refusals_total', 'Configuration syncs refused: quota (429, the monthly quota is used) or metering_unavailable (503).', 'reason');
-  const rebuilds = plainCounter(registry, 'ensign_snapshot_rebuilds_total', 'Compiled snapshots built after a configuration change or a first request: delivery (served documents) or evaluation (compiled flag sets).', 'kind');
-  const changes = plainCounter(registry, 'ensign_config_change_notifications_total', 'Configuration change announcements received: by notification (LISTEN/NOTIFY or in process) or found by polling.', 'source');
-  const evaluations = plainCounter(registry, 'ensign_evaluations_total', 'Flag evaluations by the engine, by reason (a cached bulk answer is not evaluated again).', 'reason');
+  const refusals = plainCounter(
+    registry,
+    'ensign_config_sync_refusals_total',
+    'Configuration syncs refused: quota (429, the monthly quota is used) or metering_unavailable (503).',
+    'reason',
+  );
+  const rebuilds = plainCounter(
+    registry,
+    'ensign_snapshot_rebuilds_total',
+    'Compiled snapshots built after a configuration change or a first request: delivery (served documents) or evaluation (compiled flag sets).',
+    'kind',
+  );
+  const changes = plainCounter(
+    registry,
+    'ensign_config_change_notifications_total',
+    'Configuration change announcements received: by notification (LISTEN/NOTIFY or in process) or found by polling.',
+    'source',
+  );
+  const evaluations = plainCounter(
+    registry,
+    'ensign_evaluations_total',
+    'Flag evaluations by the engine, by reason (a cached bulk answer is not evaluated again).',
+    'reason',
+  );
 
   const pool = new Gauge({
     name: 'ensign_db_pool_connections',

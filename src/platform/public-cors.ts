@@ -9,7 +9,14 @@ export const PUBLIC_CORS_OPTIONS = {
   origin: '*',
   methods: ['GET', 'HEAD', 'POST'],
   allowedHeaders: ['Content-Type', 'Authorization', 'X-API-Key', 'If-None-Match'],
-  exposedHeaders: ['ETag', 'Retry-After', 'X-Sync-Quota-Limit', 'X-Sync-Quota-Remaining', 'X-Request-Id', 'X-Ensign-Event-Stream'],
+  exposedHeaders: [
+    'ETag',
+    'Retry-After',
+    'X-Sync-Quota-Limit',
+    'X-Sync-Quota-Remaining',
+    'X-Request-Id',
+    'X-Ensign-Event-Stream',
+  ],
   maxAge: 600,
 };
 

@@ -54,6 +54,10 @@ class QuietRequestLogger {
 }
 
 /** Use as a route's `childLoggerFactory`. */
-export function quietRequestLogging(logger: FastifyBaseLogger, bindings: Record<string, unknown>, options: object): FastifyBaseLogger {
+export function quietRequestLogging(
+  logger: FastifyBaseLogger,
+  bindings: Record<string, unknown>,
+  options: object,
+): FastifyBaseLogger {
   return new QuietRequestLogger(logger as ParentLogger, bindings, options) as unknown as FastifyBaseLogger;
 }

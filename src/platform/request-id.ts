@@ -15,8 +15,14 @@ export function registerRequestIds(app: FastifyInstance) {
   // A callback hook rather than an async one: it runs on every request, and a promise each time
   // is measurable on the delivery routes.
   // The fast lane (fast-lane.ts) sets the same header on its answers.
-  app.addHook('onRequest', implementedByLane(function requestIdHeader(request: FastifyRequest, reply: FastifyReply, done: () => void) {
-    reply.header('x-request-id', request.id);
-    done();
-  }, { name: 'request id' }));
+  app.addHook(
+    'onRequest',
+    implementedByLane(
+      function requestIdHeader(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+        reply.header('x-request-id', request.id);
+        done();
+      },
+      { name: 'request id' },
+    ),
+  );
 }

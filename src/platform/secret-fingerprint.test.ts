@@ -20,9 +20,17 @@ for (const dialect of dialects) {
       const db = database.handle.db;
       await checkSecretFingerprint(db, 'first-secret-first-secret-first-secret');
       await checkSecretFingerprint(db, 'first-secret-first-secret-first-secret');
-      await assert.rejects(checkSecretFingerprint(db, 'other-secret-other-secret-other-secret'), (err: Error) => err instanceof SecretMismatchError && /Set ENSIGN_SECRET to the same value on every process/.test(err.message));
+      await assert.rejects(
+        checkSecretFingerprint(db, 'other-secret-other-secret-other-secret'),
+        (err: Error) =>
+          err instanceof SecretMismatchError &&
+          /Set ENSIGN_SECRET to the same value on every process/.test(err.message),
+      );
       const stored = await db.selectFrom('server_secret_fingerprint').selectAll().execute();
-      assert.deepEqual(stored.map((r) => r.fingerprint), [fingerprintOf('first-secret-first-secret-first-secret')]);
+      assert.deepEqual(
+        stored.map((r) => r.fingerprint),
+        [fingerprintOf('first-secret-first-secret-first-secret')],
+      );
       assert.ok(!stored[0]!.fingerprint.includes('first-secret'), 'the fingerprint is not the secret');
     });
   });
@@ -35,7 +43,10 @@ test('a server whose secret does not match the database refuses to start', async
   const first = await startServer(testConfig({ ...base, secret: 'one-secret-one-secret-one-secret-0001' }));
   await first.app.close();
   await first.handle.close();
-  await assert.rejects(startServer(testConfig({ ...base, secret: 'two-secret-two-secret-two-secret-0002' })), /ENSIGN_SECRET/);
+  await assert.rejects(
+    startServer(testConfig({ ...base, secret: 'two-secret-two-secret-two-secret-0002' })),
+    /ENSIGN_SECRET/,
+  );
   const again = await startServer(testConfig({ ...base, secret: 'one-secret-one-secret-one-secret-0001' }));
   await again.app.close();
   await again.handle.close();

@@ -20,15 +20,26 @@ export function fingerprintOf(secret: string): string {
 }
 
 /** Records this secret's fingerprint if none is, else checks it; throws SecretMismatchError on a mismatch. */
-export async function checkSecretFingerprint(db: Kysely<Database>, secret: string, now: () => number = Date.now): Promise<void> {
+export async function checkSecretFingerprint(
+  db: Kysely<Database>,
+  secret: string,
+  now: () => number = Date.now,
+): Promise<void> {
   const fingerprint = fingerprintOf(secret);
-  await own(db).insertInto('server_secret_fingerprint').values({ id: 1, fingerprint, created_at: new Date(now()).toISOString() })
-    .onConflict((oc) => oc.column('id').doNothing()).execute();
-  const stored = await own(db).selectFrom('server_secret_fingerprint').select('fingerprint').where('id', '=', 1).executeTakeFirstOrThrow();
+  await own(db)
+    .insertInto('server_secret_fingerprint')
+    .values({ id: 1, fingerprint, created_at: new Date(now()).toISOString() })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  const stored = await own(db)
+    .selectFrom('server_secret_fingerprint')
+    .select('fingerprint')
+    .where('id', '=', 1)
+    .executeTakeFirstOrThrow();
   if (stored.fingerprint === fingerprint) return;
   throw new SecretMismatchError(
-    'This process\'s server secret does not match the one this database was first used with, so it could not open what other processes sealed '
-    + '(export signing secrets, idempotent replays). Set ENSIGN_SECRET to the same value on every process that shares this database '
-    + '(a process without it uses the secret generated in its own data directory), then start it again.',
+    "This process's server secret does not match the one this database was first used with, so it could not open what other processes sealed " +
+      '(export signing secrets, idempotent replays). Set ENSIGN_SECRET to the same value on every process that shares this database ' +
+      '(a process without it uses the secret generated in its own data directory), then start it again.',
   );
 }

@@ -19,7 +19,9 @@ export async function releaseStartupMemory(): Promise<boolean> {
   const session = new inspector.Session();
   try {
     session.connect();
-    await new Promise<void>((resolve, reject) => session.post('HeapProfiler.collectGarbage', (err) => (err ? reject(err) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      session.post('HeapProfiler.collectGarbage', (err) => (err ? reject(err) : resolve())),
+    );
     return true;
   } catch {
     return false;

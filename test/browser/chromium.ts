@@ -6,9 +6,21 @@ import { chromium, type Browser } from 'playwright-core';
 
 export const CHROMIUM = process.env.ENSIGN_CHROMIUM ?? '/usr/bin/chromium';
 
-export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export async function launchChromium(): Promise<Browser> {
-  assert.ok(existsSync(CHROMIUM), `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium), as .ci/run does`);
+  assert.ok(
+    existsSync(CHROMIUM),
+    `no Chromium at ${CHROMIUM}: install it (apt-get install -y chromium), as .ci/run does`,
+  );
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }

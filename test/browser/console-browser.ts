@@ -23,8 +23,15 @@ export interface ConsoleSession {
 }
 
 /** Starts a server serving the built console and a Chromium, both closed when the test ends. */
-export async function startConsole(t: TestContext, name: string, overrides: Partial<EnsignConfig> = {}): Promise<ConsoleSession> {
-  assert.ok(existsSync(join(DEFAULT_CONSOLE_DIR, 'index.html')), 'the console is not built: run `npm run build` (npm test builds it before the browser tests)');
+export async function startConsole(
+  t: TestContext,
+  name: string,
+  overrides: Partial<EnsignConfig> = {},
+): Promise<ConsoleSession> {
+  assert.ok(
+    existsSync(join(DEFAULT_CONSOLE_DIR, 'index.html')),
+    'the console is not built: run `npm run build` (npm test builds it before the browser tests)',
+  );
   const server = await startTestServer(t, name, overrides);
   const browser = await launchChromium();
   t.after(() => browser.close());
@@ -34,7 +41,10 @@ export async function startConsole(t: TestContext, name: string, overrides: Part
     browser,
     base,
     async newPage(options = {}) {
-      const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 860 }, baseURL: server.address });
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1280, height: options.height ?? 860 },
+        baseURL: server.address,
+      });
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.address });
       const page = await context.newPage();
       watchPage(page);
@@ -52,7 +62,11 @@ function watchPage(page: Page) {
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
   page.on('console', (msg) => {
     // A refused request (a 4xx the test provokes) is logged by the browser as an error: not a problem of the page.
-    if (msg.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())) problems.push(`console error: ${msg.text()}`);
+    if (
+      msg.type() === 'error' &&
+      !/Failed to load resource: the server responded with a status of 4\d\d/.test(msg.text())
+    )
+      problems.push(`console error: ${msg.text()}`);
   });
 }
 
@@ -62,9 +76,21 @@ export function assertNoProblems(page: Page) {
 
 /** axe on the page as it is: no serious or critical violation. */
 export async function checkAccessibility(page: Page, screen: string) {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  const results = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
+    .analyze();
   const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
+  assert.deepEqual(
+    bad.map(
+      (v) =>
+        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
+          .slice(0, 3)
+          .map((n) => n.target.join(' '))
+          .join(', ')}`,
+    ),
+    [],
+    `axe on ${screen}`,
+  );
 }
 
 /** A screenshot of the page under test-output/console/<name>.png. */
@@ -76,7 +102,11 @@ export async function screenshot(page: Page, name: string) {
 /** axe and a screenshot of one screen, once its heading is shown. */
 export async function visitScreen(page: Page, name: string, heading: RegExp | string) {
   await page.getByRole('heading', { level: 1, name: heading }).first().waitFor();
-  await page.locator('[role="status"]:has-text("Loading")').first().waitFor({ state: 'detached', timeout: 10_000 }).catch(() => undefined);
+  await page
+    .locator('[role="status"]:has-text("Loading")')
+    .first()
+    .waitFor({ state: 'detached', timeout: 10_000 })
+    .catch(() => undefined);
   await checkAccessibility(page, name);
   await screenshot(page, name);
 }
@@ -96,5 +126,6 @@ export async function clipboardText(page: Page): Promise<string> {
 
 /** The token of the console's session in the tab, or null. */
 export async function sessionToken(page: Page): Promise<string | null> {
-  return (await page.evaluate("JSON.parse(sessionStorage.getItem('ensign.session') ?? 'null')?.token ?? null")) as string | null;
+  return (await page.evaluate("JSON.parse(sessionStorage.getItem('ensign.session') ?? 'null')?.token ?? null")) as
+    string | null;
 }

@@ -5,7 +5,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { assertNoProblems, checkAccessibility, clipboardText, screenshot, sessionToken, signUp, startConsole, visitScreen } from './console-browser.js';
+import {
+  assertNoProblems,
+  checkAccessibility,
+  clipboardText,
+  screenshot,
+  sessionToken,
+  signUp,
+  startConsole,
+  visitScreen,
+} from './console-browser.js';
 
 /** Presses Tab until the element the locator finds has the focus (a bounded walk, like a person's). */
 async function tabTo(page: Page, selector: string, max = 60) {
@@ -36,7 +45,10 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await checkAccessibility(page, 'create-app-dialog');
   await page.getByRole('dialog').getByRole('button', { name: 'Create app' }).click();
   await page.getByRole('heading', { name: 'Web Shop is ready' }).waitFor();
-  const prodKey = (await page.getByRole('row', { name: /Server \(sdk\) prod/ }).locator('code').textContent())!;
+  const prodKey = (await page
+    .getByRole('row', { name: /Server \(sdk\) prod/ })
+    .locator('code')
+    .textContent())!;
   assert.match(prodKey, /^sdk_/);
   await page.getByRole('button', { name: 'Copy sdk key of prod' }).click();
   assert.equal(await clipboardText(page), prodKey);
@@ -62,14 +74,30 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await page.getByRole('heading', { level: 1, name: /New flag/ }).waitFor();
   await page.getByLabel('Key', { exact: true }).fill('new-checkout');
   await page.getByLabel('Description').fill('One-page checkout');
-  await page.getByLabel('Rules (JSON)').fill(JSON.stringify([{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'resembles', values: ['beta'] }], serve: { value: true } }]));
+  await page.getByLabel('Rules (JSON)').fill(
+    JSON.stringify([
+      {
+        id: 'beta',
+        conditions: [{ attribute: 'plan', operator: 'resembles', values: ['beta'] }],
+        serve: { value: true },
+      },
+    ]),
+  );
   await page.getByRole('button', { name: 'Create flag' }).click();
   const rulesIssue = page.locator('#field-rules-issues');
   await rulesIssue.waitFor();
   assert.match((await rulesIssue.textContent())!, /\[0\]\.conditions\[0\]\.operator/);
   assert.equal(await page.getByLabel('Rules (JSON)').getAttribute('aria-invalid'), 'true');
   await visitScreen(page, '06-flag-editor-inline-error', /New flag/);
-  await page.getByLabel('Rules (JSON)').fill(JSON.stringify([{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } }], null, 2));
+  await page
+    .getByLabel('Rules (JSON)')
+    .fill(
+      JSON.stringify(
+        [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } }],
+        null,
+        2,
+      ),
+    );
   await page.getByRole('button', { name: 'Create flag' }).click();
   await page.getByRole('heading', { level: 1, name: /new-checkout in Production/ }).waitFor();
   await page.getByText(/environment version 1/).waitFor();
@@ -89,7 +117,11 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   // Someone else changes the environment meanwhile: saving is refused, explained, and reloads.
   await page.getByLabel('Description').fill('My edit');
   const token = (await sessionToken(page))!;
-  const behind = await fetch(`${c.server.address}/api/v1/flags`, { method: 'PATCH', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ appId, env: 'prod', key: 'new-checkout', description: 'Changed elsewhere' }) });
+  const behind = await fetch(`${c.server.address}/api/v1/flags`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ appId, env: 'prod', key: 'new-checkout', description: 'Changed elsewhere' }),
+  });
   assert.equal(behind.status, 200);
   await page.getByRole('button', { name: 'Review and save' }).click();
   await review.getByRole('heading', { name: 'Affected flags' }).waitFor();
@@ -101,7 +133,11 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await screenshot(page, '08b-conflict');
   await conflict.getByRole('button', { name: 'Reload the flag' }).click();
   await page.getByText(/environment version 3/).waitFor();
-  assert.equal(await page.getByLabel('Description').inputValue(), 'Changed elsewhere', 'the form shows the current flag');
+  assert.equal(
+    await page.getByLabel('Description').inputValue(),
+    'Changed elsewhere',
+    'the form shows the current flag',
+  );
 
   // Turn it off in production: a confirmation first; Cancel changes nothing.
   await page.goto(`${c.base}/apps/${appId}/prod/flags`);
@@ -116,7 +152,10 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await page.getByRole('switch', { name: /new-checkout is on/ }).click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Turn off in production' }).click();
   await page.getByRole('switch', { name: /new-checkout is off/ }).waitFor();
-  await page.getByText(/version 4/).first().waitFor();
+  await page
+    .getByText(/version 4/)
+    .first()
+    .waitFor();
   await visitScreen(page, '10-flags', /Flags in Production/);
 
   // Versions: diff 3 → 4 shows the switch; roll back to 3.
@@ -185,9 +224,15 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   const created = page.getByRole('dialog', { name: 'Copy the new key now' });
   assert.match((await created.locator('code').textContent())!, /^pub_/);
   await created.getByRole('button', { name: 'Done' }).click();
-  await page.getByRole('row', { name: /web client/ }).getByRole('button', { name: 'Revoke' }).click();
+  await page
+    .getByRole('row', { name: /web client/ })
+    .getByRole('button', { name: 'Revoke' })
+    .click();
   await page.getByRole('alertdialog').getByRole('button', { name: 'Revoke key' }).click();
-  await page.getByRole('row', { name: /web client/ }).getByText('revoked').waitFor();
+  await page
+    .getByRole('row', { name: /web client/ })
+    .getByText('revoked')
+    .waitFor();
   await visitScreen(page, '19-keys', /Keys of Web Shop/);
 
   // Keyboard only: reach the switch with Tab, open the confirmation with Space, confirm with Enter.
@@ -209,7 +254,9 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   await page.getByRole('switch', { name: /new-checkout is off/ }).waitFor();
   await checkAccessibility(page, 'flags-narrow');
   await screenshot(page, '20-flags-narrow');
-  const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth') as number;
+  const overflow = (await page.evaluate(
+    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+  )) as number;
   assert.ok(overflow <= 1, `the page does not scroll sideways (${overflow}px)`);
   await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -218,7 +265,11 @@ test('a new user: sign up, create an app, a flag, an inline rule error, a produc
   assert.match(token, /^cli_/);
   await page.getByRole('button', { name: 'Sign out' }).click();
   await page.getByRole('heading', { level: 1, name: 'Sign in to Ensign' }).waitFor();
-  assert.equal(await page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ensign.')).length"), 0, 'nothing of the session is left in the tab');
+  assert.equal(
+    await page.evaluate("Object.keys(sessionStorage).filter((k) => k.startsWith('ensign.')).length"),
+    0,
+    'nothing of the session is left in the tab',
+  );
   assert.deepEqual(await context.cookies(), [], 'no cookie, ever');
   const after = await fetch(`${c.server.address}/api/v1/apps`, { headers: { authorization: `Bearer ${token}` } });
   assert.equal(after.status, 401, 'the token was revoked on the server');
@@ -230,7 +281,10 @@ test('a token revoked elsewhere: the next 401 clears the session and asks to sig
   const { page } = await c.newPage();
   await signUp(page, c.base, 'grace@example.com');
   const token = (await sessionToken(page))!;
-  const revoked = await fetch(`${c.server.address}/api/v1/cli-token`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+  const revoked = await fetch(`${c.server.address}/api/v1/cli-token`, {
+    method: 'DELETE',
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(revoked.status, 204);
   await page.goto(`${c.base}/apps?from=test`);
   await page.getByRole('heading', { level: 1, name: 'Sign in to Ensign' }).waitFor();

@@ -21,10 +21,14 @@ const FLAGS = 5000;
  * first flag's switch is on screen and enabled: the flags screen is interactive.
  */
 async function interactiveAt(page: import('playwright-core').Page): Promise<number> {
-  const handle = await page.waitForFunction(`(() => {
+  const handle = await page.waitForFunction(
+    `(() => {
     const s = document.querySelector('button[role="switch"][aria-label^="flag-00000"]');
     return s && !s.disabled ? Math.round(performance.now()) : 0;
-  })()`, undefined, { polling: 'raf', timeout: 30_000 });
+  })()`,
+    undefined,
+    { polling: 'raf', timeout: 30_000 },
+  );
   return (await handle.jsonValue()) as number;
 }
 
@@ -33,16 +37,45 @@ async function seedFlags(databaseUrl: string, target: { appId: string; envId: st
   const handle = createDb(databaseUrl);
   try {
     const notifier = createChangeNotifier(handle);
-    const mutator = createConfigMutator({ store: createConfigStateStore(handle.db, notifier), journal: createJournalService(handle.db), secret: 'seed-secret-seed-secret-seed-secret-0', requiredApprovals: async () => 0 });
+    const mutator = createConfigMutator({
+      store: createConfigStateStore(handle.db, notifier),
+      journal: createJournalService(handle.db),
+      secret: 'seed-secret-seed-secret-seed-secret-0',
+      requiredApprovals: async () => 0,
+    });
     const at = new Date().toISOString();
-    await handle.db.transaction().execute((trx) => mutator.apply(trx, { target, source: 'bulk', authority: { type: 'system' } }, (current) => {
-      const flags: Record<string, FlagRecord> = { ...current.state.flags };
-      for (let i = 0; i < count; i++) {
-        const key = `flag-${String(i).padStart(5, '0')}`;
-        flags[key] = { key, type: 'bool', value: i % 2 === 0, enabled: true, offValue: false, clientEnabled: false, description: i % 50 === 0 ? `Checkout experiment ${i}` : '', rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, createdAt: at, updatedAt: at } as FlagRecord;
-      }
-      return { state: { ...current.state, flags }, operation: 'bulk.apply', resourceType: 'environment', resourceId: target.envId, result: null };
-    }));
+    await handle.db.transaction().execute((trx) =>
+      mutator.apply(trx, { target, source: 'bulk', authority: { type: 'system' } }, (current) => {
+        const flags: Record<string, FlagRecord> = { ...current.state.flags };
+        for (let i = 0; i < count; i++) {
+          const key = `flag-${String(i).padStart(5, '0')}`;
+          flags[key] = {
+            key,
+            type: 'bool',
+            value: i % 2 === 0,
+            enabled: true,
+            offValue: false,
+            clientEnabled: false,
+            description: i % 50 === 0 ? `Checkout experiment ${i}` : '',
+            rollout: null,
+            variants: null,
+            rules: [],
+            overrides: {},
+            dependencies: [],
+            metadata: {},
+            createdAt: at,
+            updatedAt: at,
+          } as FlagRecord;
+        }
+        return {
+          state: { ...current.state, flags },
+          operation: 'bulk.apply',
+          resourceType: 'environment',
+          resourceId: target.envId,
+          result: null,
+        };
+      }),
+    );
     await notifier.close();
   } finally {
     await handle.close();
@@ -54,9 +87,13 @@ test('5,000 flags: the flags screen is interactive at once, searches and pages o
   const { page } = await c.newPage();
   await signUp(page, c.base, 'scale@example.com');
   const token = (await sessionToken(page))!;
-  const res = await fetch(`${c.server.address}/api/v1/apps`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify({ name: 'Big', slug: 'big' }) });
+  const res = await fetch(`${c.server.address}/api/v1/apps`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+    body: JSON.stringify({ name: 'Big', slug: 'big' }),
+  });
   assert.equal(res.status, 201);
-  const created = await res.json() as any;
+  const created = (await res.json()) as any;
   const appId = created.app.id as string;
   const dev = created.environments.find((e: any) => e.slug === 'dev');
   await seedFlags(`sqlite://${join(c.server.dir, 'data', 'ensign.db')}`, { appId, envId: dev.id, env: 'dev' }, FLAGS);
@@ -72,13 +109,17 @@ test('5,000 flags: the flags screen is interactive at once, searches and pages o
   const interactiveMs = await interactiveAt(page);
   page.off('response', collect);
   // In the page's timeline: when the first scripts had arrived, and when the flag page's answer had.
-  const timeline = JSON.parse(await page.evaluate(`JSON.stringify(performance.getEntriesByType('resource').map((r) => [r.name, Math.round(r.responseEnd)]))`) as string) as [string, number][];
+  const timeline = JSON.parse(
+    (await page.evaluate(
+      `JSON.stringify(performance.getEntriesByType('resource').map((r) => [r.name, Math.round(r.responseEnd)]))`,
+    )) as string,
+  ) as [string, number][];
   const scriptsAtMs = Math.max(...timeline.filter(([name]) => name.endsWith('.js')).map(([, end]) => end));
   const flagsAnswerAtMs = timeline.find(([name]) => name.includes('/api/v1/flags?'))?.[1] ?? null;
   const apiRows = await page.getByRole('row').count();
   assert.equal(apiRows, 51, 'one page of 50 flags (and the header row), not 5,000');
   await page.getByText(`1–50 of ${FLAGS.toLocaleString('en')} flags`).waitFor();
-  const paint = await page.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])") as string;
+  const paint = (await page.evaluate("JSON.stringify(performance.getEntriesByType('navigation')[0])")) as string;
   const domContentLoadedMs = Math.round(JSON.parse(paint).domContentLoadedEventEnd);
   await visitScreen(page, 'scale-01-flags-5000', /Flags in Development/);
 
@@ -88,7 +129,9 @@ test('5,000 flags: the flags screen is interactive at once, searches and pages o
   const warmInteractiveMs = await interactiveAt(page);
   // The API alone: one page of the list, as the screen asks for it.
   const apiStarted = Date.now();
-  const pageRes = await fetch(`${c.server.address}/api/v1/flags?appId=${appId}&env=dev&limit=50`, { headers: { authorization: `Bearer ${token}` } });
+  const pageRes = await fetch(`${c.server.address}/api/v1/flags?appId=${appId}&env=dev&limit=50`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   assert.equal(pageRes.status, 200);
   assert.equal(((await pageRes.json()) as any).flags.length, 50);
   const flagsApiMs = Date.now() - apiStarted;

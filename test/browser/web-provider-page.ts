@@ -5,7 +5,12 @@ import { ClientProviderEvents, OpenFeature, type EvaluationContext } from '@open
 import { EnsignWebProvider } from '@ensign/openfeature-web';
 
 const seen: { type: string; flagsChanged?: string[] }[] = [];
-for (const type of [ClientProviderEvents.Ready, ClientProviderEvents.Stale, ClientProviderEvents.ConfigurationChanged, ClientProviderEvents.Error]) {
+for (const type of [
+  ClientProviderEvents.Ready,
+  ClientProviderEvents.Stale,
+  ClientProviderEvents.ConfigurationChanged,
+  ClientProviderEvents.Error,
+]) {
   OpenFeature.addHandler(type, (details) => {
     const flagsChanged = details && 'flagsChanged' in details ? details.flagsChanged : undefined;
     seen.push({ type, ...(Array.isArray(flagsChanged) ? { flagsChanged } : {}) });

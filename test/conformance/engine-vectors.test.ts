@@ -20,7 +20,9 @@ import { single } from '../../src/modules/delivery/ofrep/ofrep.fixtures.js';
 import { advancedClient } from '../../src/modules/delivery/sdk-document/advanced.test-client.js';
 
 // Resolved like any dependency's file: through the package's exports.
-const vectors: ConformanceVectors = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@ensign/engine/conformance.json'), 'utf8'));
+const vectors: ConformanceVectors = JSON.parse(
+  readFileSync(createRequire(import.meta.url).resolve('@ensign/engine/conformance.json'), 'utf8'),
+);
 
 const DEFAULT_OF_TYPE: Record<FlagType, unknown> = { bool: false, string: '', number: 0, json: {} };
 
@@ -35,18 +37,26 @@ async function storeVectors(test: TestApp, fx: EnvironmentFixture): Promise<void
       const at = new Date().toISOString();
       const experiments: Record<string, ServedExperiment> = {};
       for (const suite of vectors.suites) {
-        for (const flag of suite.flags) state.flags[flag.key] = { ...withFlagDefaults(flag), createdAt: at, updatedAt: at };
+        for (const flag of suite.flags)
+          state.flags[flag.key] = { ...withFlagDefaults(flag), createdAt: at, updatedAt: at };
         for (const experiment of suite.experiments ?? []) experiments[experiment.id] = experiment;
       }
       state.experiments = experiments;
-      await store.commit(trx, fx.target, locked, { state, changeId: null, operation: 'test.conformance', authority: { type: 'system' } });
+      await store.commit(trx, fx.target, locked, {
+        state,
+        changeId: null,
+        operation: 'test.conformance',
+        authority: { type: 'system' },
+      });
     });
   } finally {
     await notifier.close();
   }
 }
 
-const metadataOf = new Map(vectors.suites.flatMap((s) => s.flags.map((f) => [f.key, flattenMetadata(f.metadata ?? {})] as const)));
+const metadataOf = new Map(
+  vectors.suites.flatMap((s) => s.flags.map((f) => [f.key, flattenMetadata(f.metadata ?? {})] as const)),
+);
 
 for (const dialect of dialects) {
   describe(`the engine's conformance vectors through the server on ${dialect}`, () => {
@@ -58,12 +68,17 @@ for (const dialect of dialects) {
       for (const suite of vectors.suites) {
         for (const c of suite.cases) {
           const label = `${suite.name} / ${c.name}`;
-          const payload = { flagKey: c.flag, context: c.context ?? {}, ...(c.expectedType ? { defaultValue: DEFAULT_OF_TYPE[c.expectedType] } : {}) };
+          const payload = {
+            flagKey: c.flag,
+            context: c.context ?? {},
+            ...(c.expectedType ? { defaultValue: DEFAULT_OF_TYPE[c.expectedType] } : {}),
+          };
           const res = await evaluate(app.app, fx.sdk, payload);
           assert.equal(res.statusCode, 200, `${label}: ${res.body}`);
           const detail = res.json();
           assert.deepEqual(conformanceMismatches(c.expect, detail), [], `${label}: ${res.body}`);
-          if (c.expect.reason === 'ERROR' && c.expectedType) assert.deepEqual(detail.value, DEFAULT_OF_TYPE[c.expectedType], `${label}: the default is served`);
+          if (c.expect.reason === 'ERROR' && c.expectedType)
+            assert.deepEqual(detail.value, DEFAULT_OF_TYPE[c.expectedType], `${label}: the default is served`);
 
           // OFREP requests carry no expected type: those cases are for typed callers only.
           if (c.expectedType !== undefined) continue;
@@ -72,7 +87,11 @@ for (const dialect of dialects) {
           const answer = await single(app.app, c.flag, { context: c.context ?? {} }, { token: fx.sdk });
           const body = answer.json();
           if (expected.reason === 'ERROR') {
-            assert.equal(answer.statusCode, expected.errorCode === 'FLAG_NOT_FOUND' ? 404 : 400, `${label}: ${answer.body}`);
+            assert.equal(
+              answer.statusCode,
+              expected.errorCode === 'FLAG_NOT_FOUND' ? 404 : 400,
+              `${label}: ${answer.body}`,
+            );
             assert.equal(body.errorCode, expected.errorCode, `${label}: ${answer.body}`);
             assert.equal(body.key, c.flag);
           } else {
@@ -100,7 +119,10 @@ for (const dialect of dialects) {
         assert.equal(body.valid, false, invalid.name);
         for (const issue of invalid.issues) {
           const path = `/document/flags/${issue.flagKey}${issue.path}`;
-          assert.ok(body.errors.some((e: { path: string; code?: string }) => e.path === path && e.code === issue.code), `${invalid.name}: ${path} ${issue.code} in ${JSON.stringify(body.errors)}`);
+          assert.ok(
+            body.errors.some((e: { path: string; code?: string }) => e.path === path && e.code === issue.code),
+            `${invalid.name}: ${path} ${issue.code} in ${JSON.stringify(body.errors)}`,
+          );
         }
       }
     });

@@ -15,12 +15,24 @@ import { call, userWithApp } from '../helpers/fixtures.js';
 test('src/api-types/ is generated from the served OpenAPI document and up to date', async () => {
   const current = await renderApiTypes();
   const committed = readdirSync(API_TYPES_DIR).sort();
-  assert.deepEqual(committed, [...current.keys()].sort(), 'the files of src/api-types/ are the generated ones: run `npm run generate:api-types` and commit them');
+  assert.deepEqual(
+    committed,
+    [...current.keys()].sort(),
+    'the files of src/api-types/ are the generated ones: run `npm run generate:api-types` and commit them',
+  );
   for (const [name, text] of current) {
-    assert.ok(readFileSync(join(API_TYPES_DIR, name), 'utf8') === text, `src/api-types/${name} is out of date with the route schemas: run \`npm run generate:api-types\` and commit it`);
+    assert.ok(
+      readFileSync(join(API_TYPES_DIR, name), 'utf8') === text,
+      `src/api-types/${name} is out of date with the route schemas: run \`npm run generate:api-types\` and commit it`,
+    );
   }
   // Each subsystem holds its own operations, by path and by operationId.
-  for (const [file, names] of [['core.ts', ['"/api/v1/flags"', '"/api/v1/authority/propose"', 'patchFlag: {', 'proposeChange: {']], ['telemetry.ts', ['"/api/v1/events/batch"']], ['experimentation.ts', ['"/api/v1/experiments"']], ['delivery.ts', ['"/api/v1/evaluate"']]] as const) {
+  for (const [file, names] of [
+    ['core.ts', ['"/api/v1/flags"', '"/api/v1/authority/propose"', 'patchFlag: {', 'proposeChange: {']],
+    ['telemetry.ts', ['"/api/v1/events/batch"']],
+    ['experimentation.ts', ['"/api/v1/experiments"']],
+    ['delivery.ts', ['"/api/v1/evaluate"']],
+  ] as const) {
     for (const name of names) assert.ok(current.get(file)!.includes(name), `${file} holds ${name}`);
   }
 });
@@ -55,18 +67,67 @@ test('every option of `flags set` exists on `propose set`', () => {
 test('propose set sends --enabled, --off-value and --dependencies as flags set would', async (t) => {
   const { app, address, dir } = await startTestServer(t, 'cli-propose-set');
   const s = await userWithApp(app);
-  const dep = await call(app, 'PATCH', '/api/v1/flags', { token: s.user.token, payload: { appId: s.appId, env: 'prod', key: 'dep', type: 'bool', value: true } });
+  const dep = await call(app, 'PATCH', '/api/v1/flags', {
+    token: s.user.token,
+    payload: { appId: s.appId, env: 'prod', key: 'dep', type: 'bool', value: true },
+  });
   assert.equal(dep.statusCode, 200, dep.body);
   const { ok } = cliUser(address, s.user.token, dir);
-  const fields = ['--type', 'string', '--value', 'hi', '--enabled', 'false', '--off-value', 'off', '--dependencies', '[{"flag":"dep","value":true}]', '--description', 'banner text'];
-  const { proposal } = JSON.parse(await ok(['propose', 'set', 'banner', '--app', s.appId, '--env', 'prod', ...fields, '--reason', 'launch', '--json']));
+  const fields = [
+    '--type',
+    'string',
+    '--value',
+    'hi',
+    '--enabled',
+    'false',
+    '--off-value',
+    'off',
+    '--dependencies',
+    '[{"flag":"dep","value":true}]',
+    '--description',
+    'banner text',
+  ];
+  const { proposal } = JSON.parse(
+    await ok([
+      'propose',
+      'set',
+      'banner',
+      '--app',
+      s.appId,
+      '--env',
+      'prod',
+      ...fields,
+      '--reason',
+      'launch',
+      '--json',
+    ]),
+  );
   assert.equal(proposal.change.kind, 'flag.patch');
-  assert.deepEqual(proposal.change.body, { key: 'banner', type: 'string', value: 'hi', enabled: false, offValue: 'off', dependencies: [{ flag: 'dep', value: true }], description: 'banner text' });
+  assert.deepEqual(proposal.change.body, {
+    key: 'banner',
+    type: 'string',
+    value: 'hi',
+    enabled: false,
+    offValue: 'off',
+    dependencies: [{ flag: 'dep', value: true }],
+    description: 'banner text',
+  });
   const added = proposal.preview.changes.find((c: { op: string; key: string }) => c.op === 'add' && c.key === 'banner');
-  assert.deepEqual([added.after.enabled, added.after.offValue, added.after.dependencies], [false, 'off', [{ flag: 'dep', value: true }]]);
+  assert.deepEqual(
+    [added.after.enabled, added.after.offValue, added.after.dependencies],
+    [false, 'off', [{ flag: 'dep', value: true }]],
+  );
   // The same options through flags set make the flag the proposal previews.
-  const devDep = await call(app, 'PATCH', '/api/v1/flags', { token: s.user.token, payload: { appId: s.appId, env: 'dev', key: 'dep', type: 'bool', value: true } });
+  const devDep = await call(app, 'PATCH', '/api/v1/flags', {
+    token: s.user.token,
+    payload: { appId: s.appId, env: 'dev', key: 'dep', type: 'bool', value: true },
+  });
   assert.equal(devDep.statusCode, 200, devDep.body);
-  const { flag } = JSON.parse(await ok(['flags', 'set', 'banner', '--app', s.appId, '--env', 'dev', ...fields, '--json']));
-  assert.deepEqual([flag.value, flag.enabled, flag.offValue, flag.dependencies, flag.description], ['hi', false, 'off', [{ flag: 'dep', value: true }], 'banner text']);
+  const { flag } = JSON.parse(
+    await ok(['flags', 'set', 'banner', '--app', s.appId, '--env', 'dev', ...fields, '--json']),
+  );
+  assert.deepEqual(
+    [flag.value, flag.enabled, flag.offValue, flag.dependencies, flag.description],
+    ['hi', false, 'off', [{ flag: 'dep', value: true }], 'banner text'],
+  );
 });

@@ -12,13 +12,24 @@ test('ensign members, envs policy, rollback and the authority workflow against a
   const person = (name: string) => {
     const home = join(dir, name);
     mkdirSync(home, { recursive: true });
-    const env: NodeJS.ProcessEnv = { ...process.env, ENSIGN_URL: address, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), ENSIGN_TOKEN: '' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ENSIGN_URL: address,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'xdg'),
+      ENSIGN_TOKEN: '',
+    };
     const cli = async (args: string[], stdin = '') => {
       const r = await runCli(args, env, stdin);
       assert.equal(r.code, 0, `ensign ${args.join(' ')} failed:\n${r.stderr}`);
       return r;
     };
-    return { env, cli, json: async (args: string[]) => JSON.parse((await cli([...args, '--json'])).stdout), fails: (args: string[]) => runCli(args, env) };
+    return {
+      env,
+      cli,
+      json: async (args: string[]) => JSON.parse((await cli([...args, '--json'])).stdout),
+      fails: (args: string[]) => runCli(args, env),
+    };
   };
   const alice = person('alice');
   const bob = person('bob');
@@ -31,18 +42,39 @@ test('ensign members, envs policy, rollback and the authority workflow against a
     const invited = await alice.json(['members', 'invite', 'bob@example.com', '--app', appId, '--role', 'viewer']);
     assert.equal(invited.invitation.role, 'viewer');
     const unknown = await alice.json(['members', 'add', 'nobody@example.com', '--app', appId, '--role', 'editor']);
-    assert.deepEqual(Object.keys(unknown.invitation).sort(), Object.keys(invited.invitation).sort(), 'the same answer for an address without an account');
+    assert.deepEqual(
+      Object.keys(unknown.invitation).sort(),
+      Object.keys(invited.invitation).sort(),
+      'the same answer for an address without an account',
+    );
     const pending = await alice.cli(['members', 'invitations', '--app', appId]);
     assert.match(pending.stdout, /bob@example\.com\s+viewer/);
     assert.match(pending.stdout, /nobody@example\.com\s+editor/);
-    assert.match((await alice.cli(['members', 'revoke', unknown.invitation.id, '--app', appId])).stdout, /Revoked inv_/);
+    assert.match(
+      (await alice.cli(['members', 'revoke', unknown.invitation.id, '--app', appId])).stdout,
+      /Revoked inv_/,
+    );
     assert.doesNotMatch((await alice.cli(['members', 'invitations', '--app', appId])).stdout, /nobody@example\.com/);
 
-    assert.match((await bob.fails(['members', 'list', '--app', appId])).stderr, /forbidden/, 'not a member before accepting');
+    assert.match(
+      (await bob.fails(['members', 'list', '--app', appId])).stderr,
+      /forbidden/,
+      'not a member before accepting',
+    );
     const mine = await bob.json(['invitations', 'list']);
-    assert.deepEqual(mine.invitations.map((i: any) => [i.id, i.appId, i.role]), [[invited.invitation.id, appId, 'viewer']]);
-    assert.match((await bob.cli(['invitations', 'list'])).stdout, new RegExp(`${invited.invitation.id}\\s+${appId}\\s+Shop\\s+viewer`));
-    assert.match((await alice.fails(['invitations', 'accept', invited.invitation.id])).stderr, /not_found/, 'only the invitee finds it');
+    assert.deepEqual(
+      mine.invitations.map((i: any) => [i.id, i.appId, i.role]),
+      [[invited.invitation.id, appId, 'viewer']],
+    );
+    assert.match(
+      (await bob.cli(['invitations', 'list'])).stdout,
+      new RegExp(`${invited.invitation.id}\\s+${appId}\\s+Shop\\s+viewer`),
+    );
+    assert.match(
+      (await alice.fails(['invitations', 'accept', invited.invitation.id])).stderr,
+      /not_found/,
+      'only the invitee finds it',
+    );
     const joined = await bob.json(['invitations', 'accept', invited.invitation.id]);
     const added = { member: joined.member };
     assert.equal(added.member.role, 'viewer');
@@ -51,8 +83,17 @@ test('ensign members, envs policy, rollback and the authority workflow against a
     const refused = await bob.fails(['flags', 'set', 'x', ...prod, '--type', 'bool', '--value', 'true']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /forbidden/);
-    assert.equal((await alice.json(['members', 'set-role', added.member.userId, '--app', appId, '--role', 'editor'])).member.role, 'editor');
-    const lastOwner = await alice.fails(['members', 'remove', (await alice.json(['members', 'list', '--app', appId])).members[0].userId, '--app', appId]);
+    assert.equal(
+      (await alice.json(['members', 'set-role', added.member.userId, '--app', appId, '--role', 'editor'])).member.role,
+      'editor',
+    );
+    const lastOwner = await alice.fails([
+      'members',
+      'remove',
+      (await alice.json(['members', 'list', '--app', appId])).members[0].userId,
+      '--app',
+      appId,
+    ]);
     assert.match(lastOwner.stderr, /last_owner/);
   });
 
@@ -63,9 +104,29 @@ test('ensign members, envs policy, rollback and the authority workflow against a
     assert.equal(plan.resultVersion, 3);
     const text = await alice.cli(['rollback', 'plan', ...prod, '--to', '1']);
     assert.match(text.stdout, /change\s+flag\s+checkout\s+\/value\s+true\s+false/);
-    const applied = await alice.json(['rollback', 'apply', ...prod, '--to', '1', '--plan-digest', plan.digest, '--reason', 'oops']);
+    const applied = await alice.json([
+      'rollback',
+      'apply',
+      ...prod,
+      '--to',
+      '1',
+      '--plan-digest',
+      plan.digest,
+      '--reason',
+      'oops',
+    ]);
     assert.equal(applied.version, 3);
-    const stale = await alice.fails(['rollback', 'apply', ...prod, '--to', '1', '--expected-version', '2', '--plan-digest', plan.digest]);
+    const stale = await alice.fails([
+      'rollback',
+      'apply',
+      ...prod,
+      '--to',
+      '1',
+      '--expected-version',
+      '2',
+      '--plan-digest',
+      plan.digest,
+    ]);
     assert.match(stale.stderr, /version_conflict/);
   });
 
@@ -99,11 +160,25 @@ test('ensign members, envs policy, rollback and the authority workflow against a
   });
 
   await t.test('tokens create', async () => {
-    const minted = await bob.json(['tokens', 'create', '--capabilities', 'read,propose', '--apps', appId, '--envs', 'prod', '--ttl', '600']);
+    const minted = await bob.json([
+      'tokens',
+      'create',
+      '--capabilities',
+      'read,propose',
+      '--apps',
+      appId,
+      '--envs',
+      'prod',
+      '--ttl',
+      '600',
+    ]);
     assert.match(minted.token, /^cli_/);
     const scoped = await runCli(['flags', 'list', ...prod, '--json'], { ...bob.env, ENSIGN_TOKEN: minted.token });
     assert.equal(scoped.code, 0, scoped.stderr);
-    const dev = await runCli(['flags', 'list', '--app', appId, '--env', 'dev'], { ...bob.env, ENSIGN_TOKEN: minted.token });
+    const dev = await runCli(['flags', 'list', '--app', appId, '--env', 'dev'], {
+      ...bob.env,
+      ENSIGN_TOKEN: minted.token,
+    });
     assert.match(dev.stderr, /forbidden/);
   });
 });

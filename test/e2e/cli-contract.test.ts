@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli-runner.js';
 
-
 interface Seen {
   method: string;
   url: URL;
@@ -16,9 +15,27 @@ interface Seen {
   body: any;
 }
 
-
-const flag = { key: 'checkout', type: 'bool', value: false, clientEnabled: false, description: '', rollout: null, variants: null, rules: [], overrides: {}, metadata: {}, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' };
-const envelope = { appId: 'app_1', env: 'prod', version: 7, doc: { flags: { checkout: { type: 'bool', value: false } }, overrides: {}, rules: {} }, ttlSeconds: 60 };
+const flag = {
+  key: 'checkout',
+  type: 'bool',
+  value: false,
+  clientEnabled: false,
+  description: '',
+  rollout: null,
+  variants: null,
+  rules: [],
+  overrides: {},
+  metadata: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+const envelope = {
+  appId: 'app_1',
+  env: 'prod',
+  version: 7,
+  doc: { flags: { checkout: { type: 'bool', value: false } }, overrides: {}, rules: {} },
+  ttlSeconds: 60,
+};
 
 function answer(seen: Seen, res: ServerResponse): void {
   const send = (status: number, body?: unknown, headers: Record<string, string> = {}) => {
@@ -28,20 +45,56 @@ function answer(seen: Seen, res: ServerResponse): void {
   const auth = seen.headers.authorization ?? '';
   const route = `${seen.method} ${seen.url.pathname}`;
   if (route === 'GET /api/v1/config' || route === 'GET /api/v1/public-config') {
-    if (!/^Bearer (sdk|pub)_good$/.test(auth)) return send(401, { error: 'Unauthorized', code: 'INVALID_CREDENTIAL', message: 'The key is not valid.', resolution: 'Use an active sdk_ key of this environment.' });
+    if (!/^Bearer (sdk|pub)_good$/.test(auth))
+      return send(401, {
+        error: 'Unauthorized',
+        code: 'INVALID_CREDENTIAL',
+        message: 'The key is not valid.',
+        resolution: 'Use an active sdk_ key of this environment.',
+      });
     if (seen.headers['if-none-match'] === '"e7"') return send(304, undefined, { etag: '"e7"' });
     return send(200, envelope, { etag: '"e7"' });
   }
-  if (route === 'POST /api/v1/evaluate') return send(200, { flagKey: seen.body.flagKey, value: true, reason: 'TARGETING_MATCH', variant: null });
+  if (route === 'POST /api/v1/evaluate')
+    return send(200, { flagKey: seen.body.flagKey, value: true, reason: 'TARGETING_MATCH', variant: null });
   if (route === 'GET /api/v1/flags') return send(200, { flags: [flag], version: 7 });
-  if (route === 'PATCH /api/v1/flags') return send(200, { flag: { ...flag, ...seen.body }, version: 8, changeId: 'chg_1' });
+  if (route === 'PATCH /api/v1/flags')
+    return send(200, { flag: { ...flag, ...seen.body }, version: 8, changeId: 'chg_1' });
   if (route === 'DELETE /api/v1/flags') return send(200, { version: 9, changeId: 'chg_2' });
-  if (route === 'PATCH /api/v1/flags/bulk') return send(200, { version: 10, changeId: 'chg_3', updated: Object.keys(seen.body.flags ?? {}), replay: { idempotencyKey: seen.body.idempotencyKey, replayed: false, firstAppliedAt: '2026-01-01T00:00:00.000Z' } });
-  if (route === 'GET /api/v1/config-versions') return send(200, { versions: [{ version: 7, createdAt: '2026-01-01T00:00:00.000Z', changeId: 'chg_1', operation: 'flag.update', authority: { type: 'user', userId: 'usr_1' } }], current: { version: 7, state: {} } });
-  if (route === 'GET /api/v1/config-versions/diff') return send(200, { from: 6, to: 7, changes: [{ op: 'change', resourceType: 'flag', key: 'checkout', path: '/value', before: false, after: true }], dependencies: [], visibility: [], rollback: { fromState: 'a', toState: 'b' } });
-  if (route === 'GET /api/v1/config-versions/6') return send(200, { version: 6, createdAt: '2026-01-01T00:00:00.000Z', changeId: 'chg_0', state: { flags: {} } });
+  if (route === 'PATCH /api/v1/flags/bulk')
+    return send(200, {
+      version: 10,
+      changeId: 'chg_3',
+      updated: Object.keys(seen.body.flags ?? {}),
+      replay: { idempotencyKey: seen.body.idempotencyKey, replayed: false, firstAppliedAt: '2026-01-01T00:00:00.000Z' },
+    });
+  if (route === 'GET /api/v1/config-versions')
+    return send(200, {
+      versions: [
+        {
+          version: 7,
+          createdAt: '2026-01-01T00:00:00.000Z',
+          changeId: 'chg_1',
+          operation: 'flag.update',
+          authority: { type: 'user', userId: 'usr_1' },
+        },
+      ],
+      current: { version: 7, state: {} },
+    });
+  if (route === 'GET /api/v1/config-versions/diff')
+    return send(200, {
+      from: 6,
+      to: 7,
+      changes: [{ op: 'change', resourceType: 'flag', key: 'checkout', path: '/value', before: false, after: true }],
+      dependencies: [],
+      visibility: [],
+      rollback: { fromState: 'a', toState: 'b' },
+    });
+  if (route === 'GET /api/v1/config-versions/6')
+    return send(200, { version: 6, createdAt: '2026-01-01T00:00:00.000Z', changeId: 'chg_0', state: { flags: {} } });
   if (route === 'GET /api/v1/advanced-config') return send(200, { schemaVersion: 1, flags: {} }, { etag: '"a1"' });
-  if (route === 'POST /api/v1/advanced-config/impact' || route === 'POST /api/v1/advanced-config/inspect') return send(200, { received: seen.body });
+  if (route === 'POST /api/v1/advanced-config/impact' || route === 'POST /api/v1/advanced-config/inspect')
+    return send(200, { received: seen.body });
   return send(404, { error: { code: 'not_found', message: `No route ${route}.`, resolution: 'stub' } });
 }
 
@@ -51,7 +104,12 @@ test('flag, version, delivery and advanced commands send what the contract says'
     let raw = '';
     req.on('data', (d) => (raw += d));
     req.on('end', () => {
-      const s: Seen = { method: req.method!, url: new URL(req.url!, 'http://stub'), headers: req.headers, body: raw ? JSON.parse(raw) : undefined };
+      const s: Seen = {
+        method: req.method!,
+        url: new URL(req.url!, 'http://stub'),
+        headers: req.headers,
+        body: raw ? JSON.parse(raw) : undefined,
+      };
       seen.push(s);
       answer(s, res);
     });
@@ -63,7 +121,13 @@ test('flag, version, delivery and advanced commands send what the contract says'
     rmSync(dir, { recursive: true, force: true });
   });
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  const env = { ...process.env, ENSIGN_URL: url, ENSIGN_TOKEN: 'cli_test', HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg') };
+  const env = {
+    ...process.env,
+    ENSIGN_URL: url,
+    ENSIGN_TOKEN: 'cli_test',
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'xdg'),
+  };
   const cli = async (...args: string[]) => {
     const r = await runCli(args, env);
     assert.equal(r.code, 0, `ensign ${args.join(' ')}: ${r.stderr}`);
@@ -90,18 +154,59 @@ test('flag, version, delivery and advanced commands send what the contract says'
   });
 
   await t.test('flags set parses values and JSON fields into the PATCH body', async () => {
-    const r = await cli('flags', 'set', 'checkout', ...scope, '--type', 'bool', '--value', 'true', '--client-enabled', 'true', '--description', 'New checkout',
-      '--rollout', '{"percentage":25,"value":true}', '--rules', '[]', '--overrides', '{"user-1":true}', '--metadata', '{"owner":"web"}', '--op', 'create', '--expected-version', '7');
+    const r = await cli(
+      'flags',
+      'set',
+      'checkout',
+      ...scope,
+      '--type',
+      'bool',
+      '--value',
+      'true',
+      '--client-enabled',
+      'true',
+      '--description',
+      'New checkout',
+      '--rollout',
+      '{"percentage":25,"value":true}',
+      '--rules',
+      '[]',
+      '--overrides',
+      '{"user-1":true}',
+      '--metadata',
+      '{"owner":"web"}',
+      '--op',
+      'create',
+      '--expected-version',
+      '7',
+    );
     assert.equal(r.last.method, 'PATCH');
     assert.deepEqual(r.last.body, {
-      appId: 'app_1', env: 'prod', key: 'checkout', op: 'create', expectedVersion: 7, type: 'bool', value: true, clientEnabled: true,
-      description: 'New checkout', rollout: { percentage: 25, value: true }, rules: [], overrides: { 'user-1': true }, metadata: { owner: 'web' },
+      appId: 'app_1',
+      env: 'prod',
+      key: 'checkout',
+      op: 'create',
+      expectedVersion: 7,
+      type: 'bool',
+      value: true,
+      clientEnabled: true,
+      description: 'New checkout',
+      rollout: { percentage: 25, value: true },
+      rules: [],
+      overrides: { 'user-1': true },
+      metadata: { owner: 'web' },
     });
     assert.match(r.stdout, /Flag checkout saved: version 8, change chg_1/);
     const str = await cli('flags', 'set', 'greeting', ...scope, '--type', 'string', '--value', '42');
     assert.equal(str.last.body.value, '42');
     const plain = await cli('flags', 'set', 'greeting', ...scope, '--value', 'hello world', '--variants', 'null');
-    assert.deepEqual(plain.last.body, { appId: 'app_1', env: 'prod', key: 'greeting', value: 'hello world', variants: null });
+    assert.deepEqual(plain.last.body, {
+      appId: 'app_1',
+      env: 'prod',
+      key: 'greeting',
+      value: 'hello world',
+      variants: null,
+    });
     const bad = await runCli(['flags', 'set', 'x', ...scope, '--rules', '[oops'], env);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--rules is not valid JSON/);
@@ -123,7 +228,14 @@ test('flag, version, delivery and advanced commands send what the contract says'
     const key = first.last.body.idempotencyKey;
     assert.match(key, /^cli-bulk-[0-9a-f]{64}$/);
     assert.equal(first.last.headers['idempotency-key'], key);
-    assert.deepEqual(first.last.body, { appId: 'app_1', env: 'prod', flags: { checkout: true, greeting: 'hi' }, privacy: { redact: [] }, idempotencyKey: key, expectedVersion: 9 });
+    assert.deepEqual(first.last.body, {
+      appId: 'app_1',
+      env: 'prod',
+      flags: { checkout: true, greeting: 'hi' },
+      privacy: { redact: [] },
+      idempotencyKey: key,
+      expectedVersion: 9,
+    });
     assert.match(first.stdout, /Applied: version 10, change chg_3/);
     const second = await cli('flags', 'bulk', ...scope, '--file', file, '--expected-version', '9');
     assert.equal(second.last.body.idempotencyKey, key);

@@ -7,11 +7,15 @@ import { test } from 'node:test';
 import { runCli } from '../helpers/cli-runner.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 
-
-
 test('ensign flag, version and delivery commands against a real server', async (t) => {
   const { address, dir } = await startTestServer(t, 'cli-flags');
-  const env: NodeJS.ProcessEnv = { ...process.env, ENSIGN_URL: address, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), ENSIGN_TOKEN: '' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ENSIGN_URL: address,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'xdg'),
+    ENSIGN_TOKEN: '',
+  };
   const cli = async (args: string[], stdin = '') => {
     const r = await runCli(args, env, stdin);
     assert.equal(r.code, 0, `ensign ${args.join(' ')} failed:\n${r.stderr}`);
@@ -26,11 +30,35 @@ test('ensign flag, version and delivery commands against a real server', async (
   const scope = ['--app', appId, '--env', 'prod'];
 
   await t.test('flags set / list / get / toggle / delete', async () => {
-    const made = await json(['flags', 'set', 'checkout', ...scope, '--type', 'bool', '--value', 'false', '--client-enabled', 'true', '--op', 'create']);
+    const made = await json([
+      'flags',
+      'set',
+      'checkout',
+      ...scope,
+      '--type',
+      'bool',
+      '--value',
+      'false',
+      '--client-enabled',
+      'true',
+      '--op',
+      'create',
+    ]);
     assert.equal(made.flag.key, 'checkout');
     assert.equal(made.flag.value, false);
     assert.match(made.changeId, /^chg_/);
-    const text = await cli(['flags', 'set', 'greeting', ...scope, '--type', 'string', '--value', 'hello', '--expected-version', String(made.version)]);
+    const text = await cli([
+      'flags',
+      'set',
+      'greeting',
+      ...scope,
+      '--type',
+      'string',
+      '--value',
+      'hello',
+      '--expected-version',
+      String(made.version),
+    ]);
     assert.match(text.stdout, /Flag greeting saved: version \d+, change chg_/);
     const list = await cli(['flags', 'list', ...scope]);
     assert.match(list.stdout, /checkout\s+bool\s+false\s+yes/);
@@ -39,7 +67,10 @@ test('ensign flag, version and delivery commands against a real server', async (
     assert.equal(got.flag.value, 'hello');
     const toggled = await json(['flags', 'toggle', 'checkout', ...scope]);
     assert.equal(toggled.flag.value, true);
-    const conflict = await runCli(['flags', 'set', 'checkout', ...scope, '--value', 'false', '--expected-version', '0'], env);
+    const conflict = await runCli(
+      ['flags', 'set', 'checkout', ...scope, '--value', 'false', '--expected-version', '0'],
+      env,
+    );
     assert.equal(conflict.code, 1);
     assert.match(conflict.stderr, /version_conflict/);
     const deleted = await json(['flags', 'delete', 'greeting', ...scope]);

@@ -8,9 +8,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, ROOT, runCli, spawnCli } from '../helpers/cli-runner.js';
 
-
-const start = (args: string[], env: NodeJS.ProcessEnv) => spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
-
+const start = (args: string[], env: NodeJS.ProcessEnv) =>
+  spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
 
 /** Waits for the "Ensign listening on <address>" log line of `ensign serve`. */
 function listeningAddress(child: ChildProcess): Promise<string> {
@@ -34,8 +33,17 @@ test('ensign migrate, serve and admin plan', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'ensign-cli-operator-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const env: NodeJS.ProcessEnv = {
-    ...process.env, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), ENSIGN_DATA_DIR: join(dir, 'data'), ENSIGN_PORT: '0', ENSIGN_LOG_LEVEL: 'info',
-    ENSIGN_QUOTA_FREE_APPS: '0', ENSIGN_DATABASE_URL: '', ENSIGN_SECRET: '', ENSIGN_URL: '', ENSIGN_TOKEN: '',
+    ...process.env,
+    HOME: dir,
+    XDG_CONFIG_HOME: join(dir, 'xdg'),
+    ENSIGN_DATA_DIR: join(dir, 'data'),
+    ENSIGN_PORT: '0',
+    ENSIGN_LOG_LEVEL: 'info',
+    ENSIGN_QUOTA_FREE_APPS: '0',
+    ENSIGN_DATABASE_URL: '',
+    ENSIGN_SECRET: '',
+    ENSIGN_URL: '',
+    ENSIGN_TOKEN: '',
   };
 
   await t.test('migrate applies the migrations once', async () => {
@@ -57,7 +65,11 @@ test('ensign migrate, serve and admin plan', async (t) => {
   await t.test('serve answers HTTP like npm start', async () => {
     const res = await fetch(`${url}/api`);
     assert.equal(res.status, 200);
-    const login = await runCli(['login', '--sign-up', '--email', email, '--password-stdin'], client, 'a long enough password');
+    const login = await runCli(
+      ['login', '--sign-up', '--email', email, '--password-stdin'],
+      client,
+      'a long enough password',
+    );
     assert.equal(login.code, 0, login.stderr);
   });
 

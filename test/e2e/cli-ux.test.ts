@@ -10,7 +10,12 @@ import { startTestServer } from '../helpers/e2e-server.js';
 test('ensign CLI: slugs, defaults, ETags and idempotency keys', async (t) => {
   const { address, dir } = await startTestServer(t, 'cli-ux');
   const home = join(dir, 'home');
-  const baseEnv: Record<string, string | undefined> = { ...process.env, ENSIGN_URL: address, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg') };
+  const baseEnv: Record<string, string | undefined> = {
+    ...process.env,
+    ENSIGN_URL: address,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+  };
   delete baseEnv.ENSIGN_TOKEN;
   const cli = (...args: string[]) => runCli(args, baseEnv);
   const ok = async (...args: string[]) => {
@@ -25,18 +30,27 @@ test('ensign CLI: slugs, defaults, ETags and idempotency keys', async (t) => {
     assert.match(r.stderr, pattern);
   };
 
-  const r = await runCli(['login', '--sign-up', '--email', 'ux@example.com', '--password-stdin'], baseEnv, 'correct horse battery staple\n');
+  const r = await runCli(
+    ['login', '--sign-up', '--email', 'ux@example.com', '--password-stdin'],
+    baseEnv,
+    'correct horse battery staple\n',
+  );
   assert.equal(r.code, 0, r.stderr);
   const created = await json('apps', 'create', 'Shop', '--slug', 'shop');
   const appId: string = created.app.id;
-  const sdkDev: string = created.keys.find((k: { type: string; env: string }) => k.type === 'sdk' && k.env === 'dev').token;
+  const sdkDev: string = created.keys.find(
+    (k: { type: string; env: string }) => k.type === 'sdk' && k.env === 'dev',
+  ).token;
 
   await t.test('--app takes the slug as well as the id, and an unknown slug is a clear error', async () => {
     await ok('flags', 'set', 'checkout', '--app', 'shop', '--env', 'dev', '--type', 'bool', '--value', 'true');
     const bySlug = await json('flags', 'list', '--app', 'shop', '--env', 'dev');
     const byId = await json('flags', 'list', '--app', appId, '--env', 'dev');
     assert.deepEqual(bySlug, byId);
-    assert.deepEqual(bySlug.flags.map((f: { key: string }) => f.key), ['checkout']);
+    assert.deepEqual(
+      bySlug.flags.map((f: { key: string }) => f.key),
+      ['checkout'],
+    );
     const envs = await json('envs', 'list', '--app', 'shop');
     assert.deepEqual(envs.environments.map((e: { slug: string }) => e.slug).sort(), ['dev', 'prod', 'staging']);
     await refused(/no app has the slug "nope"/, 'flags', 'list', '--app', 'nope', '--env', 'dev');
@@ -48,24 +62,30 @@ test('ensign CLI: slugs, defaults, ETags and idempotency keys', async (t) => {
     await refused(/no app given/, 'keys', 'list');
   });
 
-  await t.test('ensign use saves a default app and environment beside the credentials; commands fall back to them', async () => {
-    await refused(/no environment "qa"[\s\S]*dev/, 'use', 'shop', '--env', 'qa');
-    const saved = await json('use', 'shop', '--env', 'dev');
-    assert.deepEqual(saved, { url: address, app: appId, appSlug: 'shop', env: 'dev' });
-    const file = join(home, 'xdg', 'ensign', 'defaults.json');
-    assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), saved);
-    assert.equal(statSync(file).mode & 0o777, 0o600);
-    const list = await json('flags', 'list');
-    assert.deepEqual(list.flags.map((f: { key: string }) => f.key), ['checkout']);
-    // An explicit option still wins over the default.
-    assert.deepEqual((await json('flags', 'list', '--env', 'prod')).flags, []);
-    const versions = await json('versions', 'list');
-    assert.ok(versions.versions.length >= 1);
-    // Without --env the saved environment is dropped, so env-scoped commands ask for one.
-    await ok('use', 'shop');
-    await refused(/no environment given[\s\S]*--env/, 'flags', 'list');
-    assert.deepEqual((await json('flags', 'list', '--env', 'dev')).flags.length, 1);
-  });
+  await t.test(
+    'ensign use saves a default app and environment beside the credentials; commands fall back to them',
+    async () => {
+      await refused(/no environment "qa"[\s\S]*dev/, 'use', 'shop', '--env', 'qa');
+      const saved = await json('use', 'shop', '--env', 'dev');
+      assert.deepEqual(saved, { url: address, app: appId, appSlug: 'shop', env: 'dev' });
+      const file = join(home, 'xdg', 'ensign', 'defaults.json');
+      assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), saved);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const list = await json('flags', 'list');
+      assert.deepEqual(
+        list.flags.map((f: { key: string }) => f.key),
+        ['checkout'],
+      );
+      // An explicit option still wins over the default.
+      assert.deepEqual((await json('flags', 'list', '--env', 'prod')).flags, []);
+      const versions = await json('versions', 'list');
+      assert.ok(versions.versions.length >= 1);
+      // Without --env the saved environment is dropped, so env-scoped commands ask for one.
+      await ok('use', 'shop');
+      await refused(/no environment given[\s\S]*--env/, 'flags', 'list');
+      assert.deepEqual((await json('flags', 'list', '--env', 'dev')).flags.length, 1);
+    },
+  );
 
   await t.test('config pull --etag adds the quotes the shell strips', async () => {
     const pulled = await ok('config', 'pull', '--key', sdkDev);
@@ -84,7 +104,20 @@ test('ensign CLI: slugs, defaults, ETags and idempotency keys', async (t) => {
     assert.ok(key, first.stderr);
     const token = /token: (\S+)/.exec(first.stdout)?.[1];
     assert.match(token ?? '', /^pub_/);
-    const again = await ok('keys', 'create', '--app', 'shop', '--env', 'staging', '--type', 'pub', '--name', 'web', '--idempotency-key', key);
+    const again = await ok(
+      'keys',
+      'create',
+      '--app',
+      'shop',
+      '--env',
+      'staging',
+      '--type',
+      'pub',
+      '--name',
+      'web',
+      '--idempotency-key',
+      key,
+    );
     assert.equal(/token: (\S+)/.exec(again.stdout)?.[1], token);
     const keys = await json('keys', 'list', '--env', 'staging');
     assert.equal(keys.keys.filter((k: { name?: string }) => k.name === 'web').length, 1);

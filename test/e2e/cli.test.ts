@@ -9,9 +9,6 @@ import { test } from 'node:test';
 import { runCli, spawnCli } from '../helpers/cli-runner.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 
-
-
-
 async function closedPort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -23,9 +20,16 @@ async function closedPort(): Promise<number> {
 test('ensign CLI against a real server', async (t) => {
   const { address, dir } = await startTestServer(t, 'cli');
   const home = join(dir, 'home');
-  const baseEnv: Record<string, string | undefined> = { ...process.env, ENSIGN_URL: address, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), ENSIGN_TOKEN: undefined };
+  const baseEnv: Record<string, string | undefined> = {
+    ...process.env,
+    ENSIGN_URL: address,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'xdg'),
+    ENSIGN_TOKEN: undefined,
+  };
   delete baseEnv.ENSIGN_TOKEN;
-  const cli = (args: string[], stdin = '', env: Record<string, string | undefined> = {}) => runCli(args, { ...baseEnv, ...env }, stdin);
+  const cli = (args: string[], stdin = '', env: Record<string, string | undefined> = {}) =>
+    runCli(args, { ...baseEnv, ...env }, stdin);
   const ok = async (args: string[], stdin = '') => {
     const r = await cli(args, stdin);
     assert.equal(r.code, 0, `ensign ${args.join(' ')} failed:\n${r.stderr}`);
@@ -99,7 +103,18 @@ test('ensign CLI against a real server', async (t) => {
 
   let keyId = '';
   await t.test('keys create, list, revoke', async () => {
-    const created = await json(['keys', 'create', '--app', appId, '--type', 'pub', '--env', 'prod', '--name', 'web client']);
+    const created = await json([
+      'keys',
+      'create',
+      '--app',
+      appId,
+      '--type',
+      'pub',
+      '--env',
+      'prod',
+      '--name',
+      'web client',
+    ]);
     assert.match(created.key.token, /^pub_/);
     keyId = created.key.id;
     const human = await ok(['keys', 'create', '--app', appId, '--type', 'admin']);
@@ -120,10 +135,29 @@ test('ensign CLI against a real server', async (t) => {
     const all = await json(['changes', '--app', appId]);
     const ops = all.changes.map((c: { operation: string }) => c.operation);
     for (const op of ['app.create', 'key.create', 'key.revoke']) assert.ok(ops.includes(op), `${op} in ${ops}`);
-    assert.ok(all.changes.every((c: { source: string }) => c.source === 'cli'), 'every request carried X-Ensign-Source: cli');
-    const revokes = await json(['changes', '--app', appId, '--operation', 'key.revoke', '--resource-type', 'key', '--source', 'cli', '--authority-type', 'user']);
+    assert.ok(
+      all.changes.every((c: { source: string }) => c.source === 'cli'),
+      'every request carried X-Ensign-Source: cli',
+    );
+    const revokes = await json([
+      'changes',
+      '--app',
+      appId,
+      '--operation',
+      'key.revoke',
+      '--resource-type',
+      'key',
+      '--source',
+      'cli',
+      '--authority-type',
+      'user',
+    ]);
     assert.ok(revokes.changes.length >= 1);
-    assert.ok(revokes.changes.every((c: { operation: string; resourceId: string }) => c.operation === 'key.revoke' && c.resourceId === keyId));
+    assert.ok(
+      revokes.changes.every(
+        (c: { operation: string; resourceId: string }) => c.operation === 'key.revoke' && c.resourceId === keyId,
+      ),
+    );
     const page = await json(['changes', '--app', appId, '--limit', '1']);
     assert.equal(page.changes.length, 1);
     assert.ok(page.nextCursor);

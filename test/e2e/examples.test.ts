@@ -22,14 +22,19 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 function assertPackagesBuilt() {
   for (const name of ['engine', 'sdk', 'openfeature-web']) {
-    assert.ok(existsSync(join(ROOT, 'packages', name, 'dist', 'esm', 'index.js')), `packages/${name} is not built: run \`npm run build:packages\` (npm test builds it first)`);
+    assert.ok(
+      existsSync(join(ROOT, 'packages', name, 'dist', 'esm', 'index.js')),
+      `packages/${name} is not built: run \`npm run build:packages\` (npm test builds it first)`,
+    );
   }
 }
 
 for (const example of ['node-service', 'browser-page']) {
   test(`examples/${example} type-checks against the packages' published types`, () => {
     assertPackagesBuilt();
-    const result = spawnSync(process.execPath, [tsc, '-p', join(EXAMPLES, example, 'tsconfig.json')], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [tsc, '-p', join(EXAMPLES, example, 'tsconfig.json')], {
+      encoding: 'utf8',
+    });
     assert.equal(result.status, 0, result.stdout + result.stderr);
   });
 }
@@ -41,13 +46,21 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   t.after(() => rmSync(store, { recursive: true, force: true }));
   const child = spawn(process.execPath, ['server.mjs'], {
     cwd: join(EXAMPLES, 'node-service'),
-    env: { PATH: process.env.PATH, ENSIGN_URL: ensign.address, ENSIGN_SDK_KEY: ensign.sdk, ENSIGN_STORE_DIR: store, PORT: '0' },
+    env: {
+      PATH: process.env.PATH,
+      ENSIGN_URL: ensign.address,
+      ENSIGN_SDK_KEY: ensign.sdk,
+      ENSIGN_STORE_DIR: store,
+      PORT: '0',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -57,9 +70,13 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   assert.ok(listening, `the service did not start:\n${out}`);
   const service = listening[1]!;
 
-  const checkout = async (query: string) => (await (await fetch(`${service}/checkout?${query}`)).json()) as Record<string, unknown>;
+  const checkout = async (query: string) =>
+    (await (await fetch(`${service}/checkout?${query}`)).json()) as Record<string, unknown>;
   const beta = await checkout('user=user-1&plan=beta&country=NO');
-  assert.deepEqual({ ...beta, version: typeof beta.version }, { checkout: 'new', reason: 'TARGETING_MATCH', variant: null, darkMode: false, version: 'number' });
+  assert.deepEqual(
+    { ...beta, version: typeof beta.version },
+    { checkout: 'new', reason: 'TARGETING_MATCH', variant: null, darkMode: false, version: 'number' },
+  );
   assert.equal((await checkout('user=user-1&plan=free')).checkout, 'classic');
 
   await ensign.setFlag({ key: 'dark-mode', value: true });
@@ -72,7 +89,11 @@ test('examples/node-service answers from local evaluation, follows a change, sen
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   const { code, signal } = await exited;
   clearTimeout(timer);
-  assert.deepEqual({ code, signal }, { code: 0, signal: null }, `the service did not exit on its own after SIGTERM:\n${out}`);
+  assert.deepEqual(
+    { code, signal },
+    { code: 0, signal: null },
+    `the service did not exit on its own after SIGTERM:\n${out}`,
+  );
   assert.match(out, /closed: 1 events delivered/);
   const kept = readdirSync(store);
   assert.equal(kept.length, 1, 'the last document was kept on disk');
@@ -84,7 +105,15 @@ test('examples/browser-page, bundled as its build does, decides in Chromium: a p
   const ensign = await startEnsign(t);
   const dir = join(EXAMPLES, 'browser-page');
   // `npm run build` of the example: esbuild app.js --bundle --minify --format=esm --target=es2022.
-  const bundle = await build({ entryPoints: [join(dir, 'app.js')], bundle: true, minify: true, format: 'esm', target: 'es2022', write: false, logLevel: 'silent' });
+  const bundle = await build({
+    entryPoints: [join(dir, 'app.js')],
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
   const site = await serveStaticSite(t, {
     '/': { type: 'text/html', body: readFileSync(join(dir, 'index.html'), 'utf8') },
     '/app.bundle.js': { type: 'text/javascript', body: bundle.outputFiles[0]!.text },

@@ -14,57 +14,102 @@ const CHANGES_PER_CLIENT = 20;
 const TOTAL = CLIENTS * CHANGES_PER_CLIENT;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-const startProcess = async (env: NodeJS.ProcessEnv, t: Parameters<typeof startServerProcess>[1]) => (await startServerProcess(env, t)).address;
+const startProcess = async (env: NodeJS.ProcessEnv, t: Parameters<typeof startServerProcess>[1]) =>
+  (await startServerProcess(env, t)).address;
 const call = httpCall;
 
-test('two server processes on one PostgreSQL serialise 1000 concurrent flag changes', { skip: !POSTGRES_URL && 'ENSIGN_TEST_POSTGRES_URL is not set' }, async (t) => {
-  const databaseUrl = await scratchDatabase(t);
-  const dataDir = mkdtempSync(join(tmpdir(), 'ensign-e2e-flags-'));
-  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const env = {
-    ...process.env, ENSIGN_DATABASE_URL: databaseUrl, ENSIGN_PORT: '0', ENSIGN_HOST: '127.0.0.1', ENSIGN_DATA_DIR: dataDir,
-    ENSIGN_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123', ENSIGN_LOG_LEVEL: 'info',
-  };
-  // One after the other: the second finds the schema migrated.
-  const first = await startProcess(env, t);
-  const second = await startProcess(env, t);
-  const servers = [first, second];
+test(
+  'two server processes on one PostgreSQL serialise 1000 concurrent flag changes',
+  { skip: !POSTGRES_URL && 'ENSIGN_TEST_POSTGRES_URL is not set' },
+  async (t) => {
+    const databaseUrl = await scratchDatabase(t);
+    const dataDir = mkdtempSync(join(tmpdir(), 'ensign-e2e-flags-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const env = {
+      ...process.env,
+      ENSIGN_DATABASE_URL: databaseUrl,
+      ENSIGN_PORT: '0',
+      ENSIGN_HOST: '127.0.0.1',
+      ENSIGN_DATA_DIR: dataDir,
+      ENSIGN_SECRET: 'e2e-secret-e2e-secret-e2e-secret-0123',
+      ENSIGN_LOG_LEVEL: 'info',
+    };
+    // One after the other: the second finds the schema migrated.
+    const first = await startProcess(env, t);
+    const second = await startProcess(env, t);
+    const servers = [first, second];
 
-  const login = await call(first, 'POST', '/api/v1/cli-token', undefined, { flow: 'signUp', email: 'e2e-flags@example.com', password: 'a long enough password' });
-  assert.equal(login.status, 200, login.text);
-  const token = login.body.token as string;
-  const created = await call(first, 'POST', '/api/v1/apps', token, { name: 'E2E', slug: 'e2e' }, { 'idempotency-key': 'e2e-flags-app-0001' });
-  assert.equal(created.status, 201, created.text);
-  const appId = created.body.app.id as string;
+    const login = await call(first, 'POST', '/api/v1/cli-token', undefined, {
+      flow: 'signUp',
+      email: 'e2e-flags@example.com',
+      password: 'a long enough password',
+    });
+    assert.equal(login.status, 200, login.text);
+    const token = login.body.token as string;
+    const created = await call(
+      first,
+      'POST',
+      '/api/v1/apps',
+      token,
+      { name: 'E2E', slug: 'e2e' },
+      { 'idempotency-key': 'e2e-flags-app-0001' },
+    );
+    assert.equal(created.status, 201, created.text);
+    const appId = created.body.app.id as string;
 
-  const answered: number[] = [];
-  await Promise.all(range(0, CLIENTS - 1).map(async (client) => {
-    const base = servers[client % servers.length]!;
-    for (let change = 0; change < CHANGES_PER_CLIENT; change++) {
-      const res = await call(base, 'PATCH', '/api/v1/flags', token, { appId, env: 'prod', key: `client-${client}`, type: 'number', value: change });
-      assert.equal(res.status, 200, res.text);
-      answered.push(res.body.version);
-    }
-  }));
-  assert.deepEqual([...answered].sort((a, b) => a - b), range(1, TOTAL));
+    const answered: number[] = [];
+    await Promise.all(
+      range(0, CLIENTS - 1).map(async (client) => {
+        const base = servers[client % servers.length]!;
+        for (let change = 0; change < CHANGES_PER_CLIENT; change++) {
+          const res = await call(base, 'PATCH', '/api/v1/flags', token, {
+            appId,
+            env: 'prod',
+            key: `client-${client}`,
+            type: 'number',
+            value: change,
+          });
+          assert.equal(res.status, 200, res.text);
+          answered.push(res.body.version);
+        }
+      }),
+    );
+    assert.deepEqual(
+      [...answered].sort((a, b) => a - b),
+      range(1, TOTAL),
+    );
 
-  // Read back through the other process: the journal holds one entry per version, 1..1000.
-  const afterVersions: number[] = [];
-  let cursor: string | null = null;
-  do {
-    const query = new URLSearchParams({ appId, env: 'prod', resourceType: 'flag', limit: '200', ...(cursor ? { cursor } : {}) });
-    const page = await call(second, 'GET', `/api/v1/changes?${query}`, token);
-    assert.equal(page.status, 200, page.text);
-    for (const entry of page.body.changes) {
-      assert.equal(entry.beforeVersion, entry.afterVersion - 1);
-      afterVersions.push(entry.afterVersion);
-    }
-    cursor = page.body.nextCursor;
-  } while (cursor);
-  assert.deepEqual(afterVersions.sort((a, b) => a - b), range(1, TOTAL));
+    // Read back through the other process: the journal holds one entry per version, 1..1000.
+    const afterVersions: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const query = new URLSearchParams({
+        appId,
+        env: 'prod',
+        resourceType: 'flag',
+        limit: '200',
+        ...(cursor ? { cursor } : {}),
+      });
+      const page = await call(second, 'GET', `/api/v1/changes?${query}`, token);
+      assert.equal(page.status, 200, page.text);
+      for (const entry of page.body.changes) {
+        assert.equal(entry.beforeVersion, entry.afterVersion - 1);
+        afterVersions.push(entry.afterVersion);
+      }
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    assert.deepEqual(
+      afterVersions.sort((a, b) => a - b),
+      range(1, TOTAL),
+    );
 
-  const versions = await call(second, 'GET', `/api/v1/config-versions?appId=${appId}&env=prod&limit=100`, token);
-  assert.deepEqual(versions.body.versions.map((v: { version: number }) => v.version), range(TOTAL - 99, TOTAL).reverse());
-  assert.equal(versions.body.current.version, TOTAL);
-  for (const client of range(0, CLIENTS - 1)) assert.equal(versions.body.current.state.flags[`client-${client}`].value, CHANGES_PER_CLIENT - 1);
-});
+    const versions = await call(second, 'GET', `/api/v1/config-versions?appId=${appId}&env=prod&limit=100`, token);
+    assert.deepEqual(
+      versions.body.versions.map((v: { version: number }) => v.version),
+      range(TOTAL - 99, TOTAL).reverse(),
+    );
+    assert.equal(versions.body.current.version, TOTAL);
+    for (const client of range(0, CLIENTS - 1))
+      assert.equal(versions.body.current.state.flags[`client-${client}`].value, CHANGES_PER_CLIENT - 1);
+  },
+);

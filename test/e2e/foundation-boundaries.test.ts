@@ -12,12 +12,19 @@ const root = resolve(import.meta.dirname, '../..');
 function cruise(files: Record<string, string>) {
   const dir = mkdtempSync(join(tmpdir(), 'ensign-boundaries-'));
   try {
-    writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }));
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'nodenext', moduleResolution: 'nodenext', strict: true } }),
+    );
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), text);
     }
-    return spawnSync(join(root, 'node_modules/.bin/depcruise'), ['src', '--config', join(root, '.dependency-cruiser.cjs')], { cwd: dir, encoding: 'utf8', timeout: 120_000 });
+    return spawnSync(
+      join(root, 'node_modules/.bin/depcruise'),
+      ['src', '--config', join(root, '.dependency-cruiser.cjs')],
+      { cwd: dir, encoding: 'utf8', timeout: 120_000 },
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -40,16 +47,24 @@ test('the boundaries check passes a tree that keeps the rules', () => {
 });
 
 test('a deep import into another module fails the check (and so npm test)', () => {
-  const run = cruise({ ...allowed, 'src/modules/core/beta/beta.service.ts': "import { alpha } from '../alpha/alpha.service.js';\nexport const b = alpha;\n" });
+  const run = cruise({
+    ...allowed,
+    'src/modules/core/beta/beta.service.ts':
+      "import { alpha } from '../alpha/alpha.service.js';\nexport const b = alpha;\n",
+  });
   assert.notEqual(run.status, 0);
-  assert.match(run.stdout, /module-through-index: src\/modules\/core\/beta\/beta\.service\.ts → src\/modules\/core\/alpha\/alpha\.service\.ts/);
+  assert.match(
+    run.stdout,
+    /module-through-index: src\/modules\/core\/beta\/beta\.service\.ts → src\/modules\/core\/alpha\/alpha\.service\.ts/,
+  );
 });
 
 test('cycles, the CLI reaching server code outside serve/admin, and dialect checks outside db/ fail too', () => {
   const run = cruise({
     ...allowed,
     'src/modules/core/alpha/alpha.service.ts': "import { gamma } from './gamma.js';\nexport const alpha = gamma;\n",
-    'src/modules/core/alpha/gamma.ts': "import { alpha } from './alpha.service.js';\nexport const gamma = 1;\nexport const again = alpha;\n",
+    'src/modules/core/alpha/gamma.ts':
+      "import { alpha } from './alpha.service.js';\nexport const gamma = 1;\nexport const again = alpha;\n",
     'src/cli/commands/apps.ts': "export { beta } from '../../modules/core/beta/index.js';\n",
     'src/modules/core/beta/beta.repository.ts': "export { dialect } from '../../../db/dialect.js';\n",
   });

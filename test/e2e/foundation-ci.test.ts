@@ -6,7 +6,11 @@ import { spawnSync } from 'node:child_process';
 
 test('an unreachable ENSIGN_TEST_POSTGRES_URL fails the run, even when only SQLite-only files are selected', () => {
   const run = spawnSync(process.execPath, ['scripts/run-tests.mjs'], {
-    env: { ...process.env, ENSIGN_TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/test', TEST_FILTER: 'packages/engine/src/bucketing.test.ts' },
+    env: {
+      ...process.env,
+      ENSIGN_TEST_POSTGRES_URL: 'postgres://postgres@127.0.0.1:1/test',
+      TEST_FILTER: 'packages/engine/src/bucketing.test.ts',
+    },
     encoding: 'utf8',
     timeout: 60_000,
   });

@@ -24,8 +24,12 @@ test('the OpenFeature web SDK evaluates Ensign flags through OFREP, polling with
     return res;
   };
   const provider = new OFREPWebProvider({
-    baseUrl: ensign.ofrepBaseUrl, headers: [['Authorization', `Bearer ${ensign.pub}`]],
-    pollInterval: 100, changeDetection: 'polling', cacheMode: 'disabled', fetchImplementation,
+    baseUrl: ensign.ofrepBaseUrl,
+    headers: [['Authorization', `Bearer ${ensign.pub}`]],
+    pollInterval: 100,
+    changeDetection: 'polling',
+    cacheMode: 'disabled',
+    fetchImplementation,
   });
   await OpenFeature.setContext({ targetingKey: 'user-1' });
   await OpenFeature.setProviderAndWait(provider);
@@ -88,25 +92,47 @@ report('ready');
 setTimeout(() => process.exit(0), 10000);
 `;
 
-const hasEventSource = spawnSync(process.execPath, ['--experimental-eventsource', '-e', 'process.exit(typeof EventSource === "function" ? 0 : 1)']).status === 0;
+const hasEventSource =
+  spawnSync(process.execPath, [
+    '--experimental-eventsource',
+    '-e',
+    'process.exit(typeof EventSource === "function" ? 0 : 1)',
+  ]).status === 0;
 
-test('the web provider follows the eventStreams entry: a change arrives as refetchEvaluation', { skip: !hasEventSource && 'this Node has no EventSource' }, async (t) => {
-  const ensign = await startEnsign(t);
-  await ensign.setFlag({ key: 'dark-mode', value: false });
-  const child = spawn(process.execPath, ['--no-warnings', '--experimental-eventsource', '--input-type=module', '-e', SSE_CHILD], {
-    cwd: ROOT, env: { ...process.env, OFREP_BASE_URL: ensign.ofrepBaseUrl, OFREP_KEY: ensign.pub },
-  });
-  t.after(() => child.kill());
-  const lines: { what: string; value: boolean; sse: boolean }[] = [];
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => lines.push(...d.toString().trim().split('\n').map((l) => JSON.parse(l))));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  await waitFor(() => lines.length > 0, 5000).catch(() => assert.fail(`the child did not start: ${stderr}`));
-  assert.deepEqual(lines[0], { what: 'ready', value: false, sse: true });
-  await new Promise((r) => setTimeout(r, 300));
+test(
+  'the web provider follows the eventStreams entry: a change arrives as refetchEvaluation',
+  { skip: !hasEventSource && 'this Node has no EventSource' },
+  async (t) => {
+    const ensign = await startEnsign(t);
+    await ensign.setFlag({ key: 'dark-mode', value: false });
+    const child = spawn(
+      process.execPath,
+      ['--no-warnings', '--experimental-eventsource', '--input-type=module', '-e', SSE_CHILD],
+      {
+        cwd: ROOT,
+        env: { ...process.env, OFREP_BASE_URL: ensign.ofrepBaseUrl, OFREP_KEY: ensign.pub },
+      },
+    );
+    t.after(() => child.kill());
+    const lines: { what: string; value: boolean; sse: boolean }[] = [];
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) =>
+      lines.push(
+        ...d
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ),
+    );
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    await waitFor(() => lines.length > 0, 5000).catch(() => assert.fail(`the child did not start: ${stderr}`));
+    assert.deepEqual(lines[0], { what: 'ready', value: false, sse: true });
+    await new Promise((r) => setTimeout(r, 300));
 
-  const started = Date.now();
-  await ensign.setFlag({ key: 'dark-mode', value: true });
-  await waitFor(() => lines.some((l) => l.what === 'changed' && l.value === true), 2000);
-  t.diagnostic(`change pushed to the web provider after ${Date.now() - started} ms`);
-});
+    const started = Date.now();
+    await ensign.setFlag({ key: 'dark-mode', value: true });
+    await waitFor(() => lines.some((l) => l.what === 'changed' && l.value === true), 2000);
+    t.diagnostic(`change pushed to the web provider after ${Date.now() - started} ms`);
+  },
+);

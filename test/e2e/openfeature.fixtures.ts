@@ -20,13 +20,31 @@ export interface EnsignServer {
 export const FLAGS: Record<string, unknown>[] = [
   { key: 'dark-mode', type: 'bool', value: false, clientEnabled: true, metadata: { team: 'web' } },
   {
-    key: 'checkout', type: 'string', value: 'classic', clientEnabled: true,
-    rules: [{ id: 'beta-norway', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }, { attribute: 'country', operator: 'eq', values: ['NO'] }], serve: { value: 'new' } }],
+    key: 'checkout',
+    type: 'string',
+    value: 'classic',
+    clientEnabled: true,
+    rules: [
+      {
+        id: 'beta-norway',
+        conditions: [
+          { attribute: 'plan', operator: 'in', values: ['beta'] },
+          { attribute: 'country', operator: 'eq', values: ['NO'] },
+        ],
+        serve: { value: 'new' },
+      },
+    ],
   },
   { key: 'limit', type: 'number', value: 10, clientEnabled: true, rollout: { percentage: 50, value: 20 } },
   {
-    key: 'layout', type: 'json', value: { columns: 2 }, clientEnabled: true,
-    variants: [{ key: 'wide', value: { columns: 3 }, weight: 50 }, { key: 'narrow', value: { columns: 1 }, weight: 50 }],
+    key: 'layout',
+    type: 'json',
+    value: { columns: 2 },
+    clientEnabled: true,
+    variants: [
+      { key: 'wide', value: { columns: 3 }, weight: 50 },
+      { key: 'narrow', value: { columns: 1 }, weight: 50 },
+    ],
   },
   { key: 'ops-only', type: 'bool', value: true, clientEnabled: false },
 ];
@@ -34,21 +52,40 @@ export const FLAGS: Record<string, unknown>[] = [
 export async function startEnsign(t: TestContext): Promise<EnsignServer> {
   const { address, app } = await startTestServer(t, 'openfeature');
 
-  const api = async (method: string, path: string, body: unknown, token?: string, headers: Record<string, string> = {}): Promise<any> => {
+  const api = async (
+    method: string,
+    path: string,
+    body: unknown,
+    token?: string,
+    headers: Record<string, string> = {},
+  ): Promise<any> => {
     const res = await fetch(`${address}${path}`, {
       method,
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
     const json = (await res.json()) as any;
     assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const login = await api('POST', '/api/v1/cli-token', { flow: 'signUp', email: 'openfeature@example.com', password: 'a long enough password' });
-  const created = await api('POST', '/api/v1/apps', { name: 'Shop', slug: 'shop' }, login.token, { 'idempotency-key': 'openfeature-app-1' });
+  const login = await api('POST', '/api/v1/cli-token', {
+    flow: 'signUp',
+    email: 'openfeature@example.com',
+    password: 'a long enough password',
+  });
+  const created = await api('POST', '/api/v1/apps', { name: 'Shop', slug: 'shop' }, login.token, {
+    'idempotency-key': 'openfeature-app-1',
+  });
   const appId: string = created.app.id;
-  const pub = await api('POST', '/api/v1/keys', { appId, env: 'prod', type: 'pub' }, login.token, { 'idempotency-key': 'openfeature-pub-1' });
-  const setFlag = async (flag: Record<string, unknown>) => (await api('PATCH', '/api/v1/flags', { appId, env: 'prod', ...flag }, created.adminKey.token)).version as number;
+  const pub = await api('POST', '/api/v1/keys', { appId, env: 'prod', type: 'pub' }, login.token, {
+    'idempotency-key': 'openfeature-pub-1',
+  });
+  const setFlag = async (flag: Record<string, unknown>) =>
+    (await api('PATCH', '/api/v1/flags', { appId, env: 'prod', ...flag }, created.adminKey.token)).version as number;
   for (const flag of FLAGS) await setFlag(flag);
   return {
     address,
@@ -64,4 +101,3 @@ export async function startEnsign(t: TestContext): Promise<EnsignServer> {
     },
   };
 }
-

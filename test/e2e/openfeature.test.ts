@@ -16,8 +16,18 @@ test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t
     requests.push({ url: request.url, headers: request.headers });
     return fetch(request);
   };
-  await OpenFeature.setProviderAndWait('bearer', new OFREPProvider({ baseUrl: ensign.ofrepBaseUrl, headers: [['Authorization', `Bearer ${ensign.sdk}`]], fetchImplementation }));
-  await OpenFeature.setProviderAndWait('api-key', new OFREPProvider({ baseUrl: ensign.ofrepBaseUrl, headers: { 'X-API-Key': ensign.pub } }));
+  await OpenFeature.setProviderAndWait(
+    'bearer',
+    new OFREPProvider({
+      baseUrl: ensign.ofrepBaseUrl,
+      headers: [['Authorization', `Bearer ${ensign.sdk}`]],
+      fetchImplementation,
+    }),
+  );
+  await OpenFeature.setProviderAndWait(
+    'api-key',
+    new OFREPProvider({ baseUrl: ensign.ofrepBaseUrl, headers: { 'X-API-Key': ensign.pub } }),
+  );
   t.after(() => OpenFeature.close());
   const server: Client = OpenFeature.getClient('bearer');
   const browserKey: Client = OpenFeature.getClient('api-key');
@@ -41,10 +51,17 @@ test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t
   });
 
   await t.test('targeting rules decide by context attributes', async () => {
-    const beta = await server.getStringDetails('checkout', 'fallback', { targetingKey: 'user-2', plan: 'beta', country: 'NO' });
+    const beta = await server.getStringDetails('checkout', 'fallback', {
+      targetingKey: 'user-2',
+      plan: 'beta',
+      country: 'NO',
+    });
     assert.equal(beta.value, 'new');
     assert.equal(beta.reason, 'TARGETING_MATCH');
-    assert.equal(await server.getStringValue('checkout', 'fallback', { targetingKey: 'user-2', plan: 'beta', country: 'SE' }), 'classic');
+    assert.equal(
+      await server.getStringValue('checkout', 'fallback', { targetingKey: 'user-2', plan: 'beta', country: 'SE' }),
+      'classic',
+    );
   });
 
   await t.test('splits are stable per subject and reach every bucket', async () => {
@@ -52,23 +69,33 @@ test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t
     for (let i = 0; i < 60; i++) {
       const value = await server.getNumberValue('limit', -1, { targetingKey: `subject-${i}` });
       seen.set(value, (seen.get(value) ?? 0) + 1);
-      assert.equal(await server.getNumberValue('limit', -1, { targetingKey: `subject-${i}` }), value, 'same subject, same value');
+      assert.equal(
+        await server.getNumberValue('limit', -1, { targetingKey: `subject-${i}` }),
+        value,
+        'same subject, same value',
+      );
     }
-    assert.deepEqual([...seen.keys()].sort((a, b) => a - b), [10, 20]);
+    assert.deepEqual(
+      [...seen.keys()].sort((a, b) => a - b),
+      [10, 20],
+    );
   });
 
-  await t.test('a missing flag, a missing targeting key and a wrong type give the code default with the error', async () => {
-    const missing = await server.getBooleanDetails('no-such-flag', true, { targetingKey: 'user-1' });
-    assert.equal(missing.value, true);
-    assert.equal(missing.reason, 'ERROR');
-    assert.equal(missing.errorCode, 'FLAG_NOT_FOUND');
-    const keyless = await server.getNumberDetails('limit', -1, {});
-    assert.equal(keyless.value, -1);
-    assert.equal(keyless.errorCode, 'TARGETING_KEY_MISSING');
-    const wrongType = await server.getStringDetails('dark-mode', 'nope', { targetingKey: 'user-1' });
-    assert.equal(wrongType.value, 'nope');
-    assert.equal(wrongType.errorCode, 'TYPE_MISMATCH');
-  });
+  await t.test(
+    'a missing flag, a missing targeting key and a wrong type give the code default with the error',
+    async () => {
+      const missing = await server.getBooleanDetails('no-such-flag', true, { targetingKey: 'user-1' });
+      assert.equal(missing.value, true);
+      assert.equal(missing.reason, 'ERROR');
+      assert.equal(missing.errorCode, 'FLAG_NOT_FOUND');
+      const keyless = await server.getNumberDetails('limit', -1, {});
+      assert.equal(keyless.value, -1);
+      assert.equal(keyless.errorCode, 'TARGETING_KEY_MISSING');
+      const wrongType = await server.getStringDetails('dark-mode', 'nope', { targetingKey: 'user-1' });
+      assert.equal(wrongType.value, 'nope');
+      assert.equal(wrongType.errorCode, 'TYPE_MISMATCH');
+    },
+  );
 
   await t.test('a pub_ key by X-API-Key sees client-visible flags only', async () => {
     assert.equal(await browserKey.getBooleanValue('dark-mode', true, { targetingKey: 'user-1' }), false);
@@ -80,14 +107,26 @@ test('the OpenFeature server SDK evaluates Ensign flags through OFREP', async (t
 
   await t.test('a change is seen without restarting anything', async () => {
     await ensign.setFlag({ key: 'dark-mode', value: true });
-    const elapsed = await waitFor(async () => (await server.getBooleanValue('dark-mode', false, { targetingKey: 'user-1' })) === true, 1000);
+    const elapsed = await waitFor(
+      async () => (await server.getBooleanValue('dark-mode', false, { targetingKey: 'user-1' })) === true,
+      1000,
+    );
     t.diagnostic(`change seen after ${elapsed} ms`);
     await ensign.setFlag({ key: 'checkout', value: 'modern' });
-    await waitFor(async () => (await browserKey.getStringValue('checkout', 'fallback', { targetingKey: 'user-3' })) === 'modern', 1000);
+    await waitFor(
+      async () => (await browserKey.getStringValue('checkout', 'fallback', { targetingKey: 'user-3' })) === 'modern',
+      1000,
+    );
   });
 
   await t.test('an unknown key makes evaluations fail to the code default', async () => {
-    await OpenFeature.setProviderAndWait('bad', new OFREPProvider({ baseUrl: ensign.ofrepBaseUrl, headers: [['Authorization', 'Bearer sdk_notakeynotakeynotakeynotakeynotakey000000']] }));
+    await OpenFeature.setProviderAndWait(
+      'bad',
+      new OFREPProvider({
+        baseUrl: ensign.ofrepBaseUrl,
+        headers: [['Authorization', 'Bearer sdk_notakeynotakeynotakeynotakeynotakey000000']],
+      }),
+    );
     const details = await OpenFeature.getClient('bad').getBooleanDetails('dark-mode', false, { targetingKey: 'u' });
     assert.equal(details.value, false);
     assert.equal(details.reason, 'ERROR');

@@ -34,7 +34,15 @@ test('a Node process using the SDK exits on its own after close()', async (t) =>
   const store = mkdtempSync(join(tmpdir(), 'ensign-exit-'));
   t.after(() => rmSync(store, { recursive: true, force: true }));
   const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD], {
-    cwd: ROOT, env: { ...process.env, TSX_DISABLE_CACHE: '1', ENSIGN_URL: ensign.address, ENSIGN_SDK_KEY: ensign.sdk, STORE_DIR: store }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      TSX_DISABLE_CACHE: '1',
+      ENSIGN_URL: ensign.address,
+      ENSIGN_SDK_KEY: ensign.sdk,
+      STORE_DIR: store,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   t.after(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');

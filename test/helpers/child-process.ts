@@ -13,13 +13,25 @@ export interface StartedChild<T> {
 }
 
 /** `ready` looks at all output so far and returns a value once the process is ready (else null). */
-export function startChild<T>(t: TestContext, entry: string, env: NodeJS.ProcessEnv, ready: (stdout: string) => T | null): Promise<StartedChild<T>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  t.after(() => new Promise<void>((done) => {
-    if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once('exit', () => done());
-    child.kill('SIGTERM');
-  }));
+export function startChild<T>(
+  t: TestContext,
+  entry: string,
+  env: NodeJS.ProcessEnv,
+  ready: (stdout: string) => T | null,
+): Promise<StartedChild<T>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(
+    () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  );
   return new Promise((done, fail) => {
     let out = '';
     let err = '';

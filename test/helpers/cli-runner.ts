@@ -34,14 +34,22 @@ function collector() {
 export async function runCli(args: string[], env: Env, stdin = ''): Promise<CliRun> {
   const stdout = collector();
   const stderr = collector();
-  const code = await runCommand(args, { stdout: stdout.stream, stderr: stderr.stream, stdin: Readable.from([Buffer.from(stdin)]), env: { ...env } });
+  const code = await runCommand(args, {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdin: Readable.from([Buffer.from(stdin)]),
+    env: { ...env },
+  });
   return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** One command as a child process, the way a user would start it. */
 export function spawnCli(args: string[], env: Env, stdin = ''): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: env as NodeJS.ProcessEnv });
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+      cwd: ROOT,
+      env: env as NodeJS.ProcessEnv,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -57,7 +65,13 @@ export function spawnCli(args: string[], env: Env, stdin = ''): Promise<CliRun> 
  * logins and `ensign use` defaults stay in the test). `ok` runs a command and asserts it succeeded.
  */
 export function cliUser(address: string, token: string, dir: string) {
-  const env = { ...process.env, ENSIGN_URL: address, ENSIGN_TOKEN: token, HOME: join(dir, 'home'), XDG_CONFIG_HOME: join(dir, 'xdg') };
+  const env = {
+    ...process.env,
+    ENSIGN_URL: address,
+    ENSIGN_TOKEN: token,
+    HOME: join(dir, 'home'),
+    XDG_CONFIG_HOME: join(dir, 'xdg'),
+  };
   const run = (args: string[]) => runCli(args, env);
   const ok = async (args: string[]) => {
     const r = await run(args);

@@ -14,10 +14,16 @@ export interface StartedServer {
   dir: string;
 }
 
-export async function startTestServer(t: TestContext, name: string, overrides: Partial<EnsignConfig> = {}): Promise<StartedServer> {
+export async function startTestServer(
+  t: TestContext,
+  name: string,
+  overrides: Partial<EnsignConfig> = {},
+): Promise<StartedServer> {
   const dir = mkdtempSync(join(tmpdir(), `ensign-${name}-`));
   const dataDir = join(dir, 'data');
-  const { app, handle, address } = await startServer(testConfig({ dataDir, databaseUrl: `sqlite://${join(dataDir, 'ensign.db')}`, port: 0, ...overrides }));
+  const { app, handle, address } = await startServer(
+    testConfig({ dataDir, databaseUrl: `sqlite://${join(dataDir, 'ensign.db')}`, port: 0, ...overrides }),
+  );
   t.after(async () => {
     await app.close();
     await handle.close();

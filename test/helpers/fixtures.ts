@@ -27,7 +27,12 @@ export interface CallOptions {
 export function call(app: FastifyInstance, method: Method, url: string, options: CallOptions = {}) {
   const headers: Record<string, string> = { ...(options.token ? bearer(options.token) : {}), ...options.headers };
   if (options.idem) headers['idempotency-key'] = options.idem === true ? uniqueKey() : options.idem;
-  return app.inject({ method, url, headers, ...(options.payload !== undefined ? { payload: options.payload as object } : {}) });
+  return app.inject({
+    method,
+    url,
+    headers,
+    ...(options.payload !== undefined ? { payload: options.payload as object } : {}),
+  });
 }
 
 /** Asserts the contract's error body: status, code, message, resolution and the response's request id. */
@@ -42,14 +47,24 @@ export function expectError(res: LightMyRequestResponse, status: number, code: s
   assert.ok(body.error.resolution.length > 0);
   assert.ok(res.headers['x-request-id'], 'X-Request-Id is set');
   assert.equal(body.error.requestId, res.headers['x-request-id']);
-  return body.error as { code: string; message: string; resolution: string; requestId: string; details?: { path: string; message: string }[]; metadata?: Record<string, unknown> };
+  return body.error as {
+    code: string;
+    message: string;
+    resolution: string;
+    requestId: string;
+    details?: { path: string; message: string }[];
+    metadata?: Record<string, unknown>;
+  };
 }
 
 /** A 400 validation_error whose details name `path`. */
 export function expectValidation(res: LightMyRequestResponse, path?: string) {
   const error = expectError(res, 400, 'validation_error');
   if (path !== undefined) {
-    assert.ok(error.details?.some((d) => d.path === path), `details name ${path}: ${JSON.stringify(error.details)}`);
+    assert.ok(
+      error.details?.some((d) => d.path === path),
+      `details name ${path}: ${JSON.stringify(error.details)}`,
+    );
   }
   return error;
 }
@@ -71,8 +86,16 @@ export function assertContainsNone(text: string, secrets: string[], where = 'tex
   for (const s of secrets) assert.ok(!text.includes(s), `${where} contains a secret (${s.slice(0, 8)}…)`);
 }
 
-export async function signUp(app: FastifyInstance, email = `u-${randomBytes(4).toString('hex')}@example.com`, password = 'correct horse battery') {
-  const res = await app.inject({ method: 'POST', url: '/api/v1/cli-token', payload: { flow: 'signUp', email, password } });
+export async function signUp(
+  app: FastifyInstance,
+  email = `u-${randomBytes(4).toString('hex')}@example.com`,
+  password = 'correct horse battery',
+) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/v1/cli-token',
+    payload: { flow: 'signUp', email, password },
+  });
   assert.equal(res.statusCode, 200, res.body);
   const body = res.json();
   return { token: body.token as string, userId: body.user.id as string, email, password };
@@ -87,28 +110,67 @@ export interface CreatedAppFixture {
   tokens: string[];
 }
 
-export async function createApp(app: FastifyInstance, token: string, slug = `app-${randomBytes(3).toString('hex')}`): Promise<CreatedAppFixture> {
+export async function createApp(
+  app: FastifyInstance,
+  token: string,
+  slug = `app-${randomBytes(3).toString('hex')}`,
+): Promise<CreatedAppFixture> {
   const res = await call(app, 'POST', '/api/v1/apps', { token, idem: true, payload: { name: `App ${slug}`, slug } });
   assert.equal(res.statusCode, 201, res.body);
   const body = res.json();
   const sdk: Record<string, string> = {};
   for (const k of body.keys) sdk[k.env] = k.token;
-  return { appId: body.app.id, body, sdk, admin: body.adminKey.token, tokens: [...body.keys.map((k: any) => k.token), body.adminKey.token] };
+  return {
+    appId: body.app.id,
+    body,
+    sdk,
+    admin: body.adminKey.token,
+    tokens: [...body.keys.map((k: any) => k.token), body.adminKey.token],
+  };
 }
 
-export async function createKey(app: FastifyInstance, token: string, payload: Record<string, unknown>, headers: Record<string, string> = {}) {
+export async function createKey(
+  app: FastifyInstance,
+  token: string,
+  payload: Record<string, unknown>,
+  headers: Record<string, string> = {},
+) {
   const res = await call(app, 'POST', '/api/v1/keys', { token, idem: true, payload, headers });
   assert.equal(res.statusCode, 201, res.body);
-  return res.json().key as { id: string; token: string; type: string; env: string | null; prefix: string; createdAt: string };
+  return res.json().key as {
+    id: string;
+    token: string;
+    type: string;
+    env: string | null;
+    prefix: string;
+    createdAt: string;
+  };
 }
 
 /** Makes `user` a member of the app with `role`: the owner invites, the user accepts (CONTRACT.md §8). */
-export async function addMember(app: FastifyInstance, ownerToken: string, appId: string, user: { token: string; email: string }, role: string) {
-  const invited = await call(app, 'POST', `/api/v1/apps/${appId}/members`, { token: ownerToken, payload: { email: user.email, role } });
+export async function addMember(
+  app: FastifyInstance,
+  ownerToken: string,
+  appId: string,
+  user: { token: string; email: string },
+  role: string,
+) {
+  const invited = await call(app, 'POST', `/api/v1/apps/${appId}/members`, {
+    token: ownerToken,
+    payload: { email: user.email, role },
+  });
   assert.equal(invited.statusCode, 202, invited.body);
-  const accepted = await call(app, 'POST', `/api/v1/invitations/${invited.json().invitation.id}/accept`, { token: user.token });
+  const accepted = await call(app, 'POST', `/api/v1/invitations/${invited.json().invitation.id}/accept`, {
+    token: user.token,
+  });
   assert.equal(accepted.statusCode, 200, accepted.body);
-  return accepted.json().member as { userId: string; email: string; role: string; createdAt: string; updatedAt: string };
+  return accepted.json().member as {
+    userId: string;
+    email: string;
+    role: string;
+    createdAt: string;
+    updatedAt: string;
+  };
 }
 
 /** A user with one app: the usual starting point of a route test. */
@@ -119,7 +181,11 @@ export async function userWithApp(app: FastifyInstance) {
 }
 
 /** Inserts a cli_ token row directly: scoped (capability list) or already expired. */
-export async function insertCliToken(db: Kysely<Database>, userId: string, options: { scope?: string[]; expiresAt?: string } = {}) {
+export async function insertCliToken(
+  db: Kysely<Database>,
+  userId: string,
+  options: { scope?: string[]; expiresAt?: string } = {},
+) {
   const issued = issueToken('cli');
   const now = new Date();
   await db

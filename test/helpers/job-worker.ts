@@ -32,11 +32,15 @@ runner.register('test.slow', async (job) => {
 
 // The runner's timers do not hold the process open (the server's listener does that in production).
 const keepAlive = setInterval(() => undefined, 1 << 30);
-process.once('SIGTERM', () => void (async () => {
-  await runner.stop(2000);
-  await handle.close();
-  clearInterval(keepAlive);
-  process.exit(0);
-})());
+process.once(
+  'SIGTERM',
+  () =>
+    void (async () => {
+      await runner.stop(2000);
+      await handle.close();
+      clearInterval(keepAlive);
+      process.exit(0);
+    })(),
+);
 runner.start();
 process.stdout.write('ready\n');

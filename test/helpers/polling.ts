@@ -11,7 +11,11 @@ export interface WaitOptions {
 }
 
 /** Polls `check` until it holds; fails after `timeoutMs`. Answers how long it took. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 5000, options: WaitOptions = {}): Promise<number> {
+export async function waitFor(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  options: WaitOptions = {},
+): Promise<number> {
   const started = Date.now();
   while (!(await check())) {
     const elapsed = Date.now() - started;

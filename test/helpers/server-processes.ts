@@ -25,15 +25,31 @@ export async function scratchDatabase(t: Cleanup): Promise<string> {
 
 /** Starts `src/main.ts` as its own process; resolves with the address it logs and the child. */
 export async function startServerProcess(env: NodeJS.ProcessEnv, t: Cleanup & Parameters<typeof startChild>[0]) {
-  const started = await startChild(t, 'src/main.ts', env, (out) => /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null);
+  const started = await startChild(
+    t,
+    'src/main.ts',
+    env,
+    (out) => /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null,
+  );
   return { address: started.value, child: started.child };
 }
 
 /** A JSON call over HTTP. */
-export async function httpCall(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) {
+export async function httpCall(
+  base: string,
+  method: string,
+  path: string,
+  token?: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await res.text();

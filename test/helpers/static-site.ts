@@ -17,9 +17,12 @@ export async function serveStaticSite(t: TestContext, files: Record<string, Stat
     res.writeHead(200, { 'content-type': file.type, 'cache-control': 'no-store' }).end(file.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }

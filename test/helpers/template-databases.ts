@@ -15,8 +15,19 @@ const DB_DIR = resolve(import.meta.dirname, '../../src/db');
 /** What the migrated schema depends on: the migrator, the dialect helper and every migration. */
 function migrationsDigest(): string {
   const hash = createHash('sha256');
-  const files = ['migrate.ts', 'dialect.ts', ...readdirSync(join(DB_DIR, 'migrations')).sort().map((f) => join('migrations', f))];
-  for (const f of files) hash.update(f).update('\0').update(readFileSync(join(DB_DIR, f))).update('\0');
+  const files = [
+    'migrate.ts',
+    'dialect.ts',
+    ...readdirSync(join(DB_DIR, 'migrations'))
+      .sort()
+      .map((f) => join('migrations', f)),
+  ];
+  for (const f of files)
+    hash
+      .update(f)
+      .update('\0')
+      .update(readFileSync(join(DB_DIR, f)))
+      .update('\0');
   return hash.digest('hex').slice(0, 16);
 }
 

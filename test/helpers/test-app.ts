@@ -9,7 +9,13 @@ import { after, before } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { buildApp } from '../../src/app.js';
-import { DEFAULT_HTTP_SETTINGS, DEFAULT_INSIGHTS_QUERIES_PER_MINUTE, DEFAULT_TELEMETRY_EVENTS_PER_SECOND, PLANS, type EnsignConfig } from '../../src/config.js';
+import {
+  DEFAULT_HTTP_SETTINGS,
+  DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+  DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
+  PLANS,
+  type EnsignConfig,
+} from '../../src/config.js';
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import type { DialectName } from '../../src/db/dialect.js';
 import { watchDeclaredErrors } from './declared-errors.js';
@@ -114,7 +120,15 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
   let captured = '';
   stream.on('data', (chunk) => (captured += chunk.toString()));
   const config = testConfig({ ...(options.captureLogs ? { logLevel: 'trace' } : {}), ...options.config });
-  const app = await buildApp({ db: database.handle.db, dbHandle: database.handle, notifyChannel: database.pgSchema, config, logStream: options.captureLogs ? stream : undefined, now: options.now, consoleDir: options.consoleDir });
+  const app = await buildApp({
+    db: database.handle.db,
+    dbHandle: database.handle,
+    notifyChannel: database.pgSchema,
+    config,
+    logStream: options.captureLogs ? stream : undefined,
+    now: options.now,
+    consoleDir: options.consoleDir,
+  });
   options.routes?.(app, database);
   const undeclaredErrors = watchDeclaredErrors(app);
   try {
@@ -131,7 +145,10 @@ export async function buildTestApp(t: TestContext, options: TestAppOptions): Pro
     await database.handle.close();
     await database.drop();
     const undeclared = undeclaredErrors();
-    if (undeclared.length > 0) throw new Error(`routes answered codes their schemas do not list (add them to errorResponses):\n${undeclared.join('\n')}`);
+    if (undeclared.length > 0)
+      throw new Error(
+        `routes answered codes their schemas do not list (add them to errorResponses):\n${undeclared.join('\n')}`,
+      );
   });
   return { app, database, logs: () => captured };
 }

@@ -15,7 +15,10 @@ export interface ApiErrorBody {
 }
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly body: ApiErrorBody) {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody,
+  ) {
     super(body.message);
     this.name = 'ApiError';
   }
@@ -26,18 +29,33 @@ export class ApiError extends Error {
 
 /** Reads an error answer of either shape (the contract's, or the legacy routes' flat one). */
 export function apiErrorOf(status: number, payload: unknown): ApiError {
-  const p = payload as { error?: unknown; code?: unknown; message?: unknown; resolution?: unknown; details?: unknown } | null;
+  const p = payload as {
+    error?: unknown;
+    code?: unknown;
+    message?: unknown;
+    resolution?: unknown;
+    details?: unknown;
+  } | null;
   if (p && typeof p.error === 'object' && p.error !== null) return new ApiError(status, p.error as ApiErrorBody);
   if (p && typeof p.code === 'string') {
-    return new ApiError(status, { code: p.code, message: String(p.message ?? ''), resolution: typeof p.resolution === 'string' ? p.resolution : undefined, details: p.details as ApiErrorBody['details'] });
+    return new ApiError(status, {
+      code: p.code,
+      message: String(p.message ?? ''),
+      resolution: typeof p.resolution === 'string' ? p.resolution : undefined,
+      details: p.details as ApiErrorBody['details'],
+    });
   }
-  return new ApiError(status, { code: status >= 500 ? 'internal_error' : 'unexpected_answer', message: `The server answered ${status}.` });
+  return new ApiError(status, {
+    code: status >= 500 ? 'internal_error' : 'unexpected_answer',
+    message: `The server answered ${status}.`,
+  });
 }
 
 const authenticate: Middleware = {
   onRequest({ request }) {
     const session = getSession();
-    if (session && !request.headers.has('authorization')) request.headers.set('authorization', `Bearer ${session.token}`);
+    if (session && !request.headers.has('authorization'))
+      request.headers.set('authorization', `Bearer ${session.token}`);
     return request;
   },
   onResponse({ response, request }) {
@@ -47,7 +65,9 @@ const authenticate: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: typeof location === 'undefined' ? 'http://localhost' : location.origin });
+export const api = createClient<paths>({
+  baseUrl: typeof location === 'undefined' ? 'http://localhost' : location.origin,
+});
 api.use(authenticate);
 
 /** Turns openapi-fetch's `{ data, error, response }` into the data or a thrown ApiError. */

@@ -3,10 +3,18 @@
 import { api, unwrap } from './client';
 import type { FlagRecord } from './hooks';
 
-export async function fetchFlag(appId: string, env: string, key: string): Promise<{ flag: FlagRecord | null; version: number }> {
+export async function fetchFlag(
+  appId: string,
+  env: string,
+  key: string,
+): Promise<{ flag: FlagRecord | null; version: number }> {
   let cursor: string | undefined;
   for (;;) {
-    const page = await unwrap(api.GET('/api/v1/flags', { params: { query: { appId, env, q: key, limit: 500, ...(cursor ? { cursor } : {}) } } }));
+    const page = await unwrap(
+      api.GET('/api/v1/flags', {
+        params: { query: { appId, env, q: key, limit: 500, ...(cursor ? { cursor } : {}) } },
+      }),
+    );
     const flag = page.flags.find((f) => f.key === key);
     if (flag || !page.nextCursor) return { flag: flag ?? null, version: page.version };
     cursor = page.nextCursor;

@@ -4,9 +4,11 @@ import { useParams } from 'react-router';
 import { api, unwrap } from './client';
 import type { paths } from './api-types';
 
-export type AppSummary = paths['/api/v1/apps']['get']['responses']['200']['content']['application/json']['apps'][number];
+export type AppSummary =
+  paths['/api/v1/apps']['get']['responses']['200']['content']['application/json']['apps'][number];
 export type Environment = AppSummary['environments'][number];
-export type FlagRecord = paths['/api/v1/flags']['get']['responses']['200']['content']['application/json']['flags'][number];
+export type FlagRecord =
+  paths['/api/v1/flags']['get']['responses']['200']['content']['application/json']['flags'][number];
 export type Role = AppSummary['role'];
 
 export const appsQuery = { queryKey: ['apps'], queryFn: () => unwrap(api.GET('/api/v1/apps')) };
@@ -22,7 +24,12 @@ export const FLAG_PAGE_SIZE = 50;
 export function flagsPageQuery(appId: string, env: string, q: string, cursor: string | undefined) {
   return {
     queryKey: ['flags', appId, env, { q, cursor }],
-    queryFn: () => unwrap(api.GET('/api/v1/flags', { params: { query: { appId, env, limit: FLAG_PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } } })),
+    queryFn: () =>
+      unwrap(
+        api.GET('/api/v1/flags', {
+          params: { query: { appId, env, limit: FLAG_PAGE_SIZE, ...(q ? { q } : {}), ...(cursor ? { cursor } : {}) } },
+        }),
+      ),
   };
 }
 

@@ -25,7 +25,12 @@ function read(): Session | null {
   if (!raw) return null;
   try {
     const parsed = JSON.parse(raw) as Partial<Session>;
-    if (typeof parsed.token === 'string' && typeof parsed.email === 'string' && typeof parsed.userId === 'string' && typeof parsed.expiresAt === 'string') {
+    if (
+      typeof parsed.token === 'string' &&
+      typeof parsed.email === 'string' &&
+      typeof parsed.userId === 'string' &&
+      typeof parsed.expiresAt === 'string'
+    ) {
       return parsed as Session;
     }
   } catch {

@@ -17,7 +17,9 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
       }}
     >
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text' : label}
-      <span className="visually-hidden" aria-live="polite">{state === 'copied' ? ' to the clipboard' : ''}</span>
+      <span className="visually-hidden" aria-live="polite">
+        {state === 'copied' ? ' to the clipboard' : ''}
+      </span>
     </button>
   );
 }

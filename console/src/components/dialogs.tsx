@@ -3,7 +3,14 @@ import * as AlertDialog from '@radix-ui/react-alert-dialog';
 import * as Dialog from '@radix-ui/react-dialog';
 import type { ReactNode } from 'react';
 
-export function Modal({ open, onOpenChange, title, description, children, wide }: {
+export function Modal({
+  open,
+  onOpenChange,
+  title,
+  description,
+  children,
+  wide,
+}: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   title: string;
@@ -15,9 +22,16 @@ export function Modal({ open, onOpenChange, title, description, children, wide }
     <Dialog.Root open={open} onOpenChange={onOpenChange}>
       <Dialog.Portal>
         <Dialog.Overlay className="overlay" />
-        <Dialog.Content className={wide ? 'dialog dialog-wide' : 'dialog'} aria-describedby={description ? undefined : undefined}>
+        <Dialog.Content
+          className={wide ? 'dialog dialog-wide' : 'dialog'}
+          aria-describedby={description ? undefined : undefined}
+        >
           <Dialog.Title className="dialog-title">{title}</Dialog.Title>
-          {description ? <Dialog.Description className="muted">{description}</Dialog.Description> : <Dialog.Description className="visually-hidden">{title}</Dialog.Description>}
+          {description ? (
+            <Dialog.Description className="muted">{description}</Dialog.Description>
+          ) : (
+            <Dialog.Description className="visually-hidden">{title}</Dialog.Description>
+          )}
           {children}
         </Dialog.Content>
       </Dialog.Portal>
@@ -26,7 +40,16 @@ export function Modal({ open, onOpenChange, title, description, children, wide }
 }
 
 /** A confirmation: the action button is the one to press to go on; Cancel (focused first) or Escape backs out. */
-export function Confirm({ open, onOpenChange, title, children, action, onAction, busy, danger }: {
+export function Confirm({
+  open,
+  onOpenChange,
+  title,
+  children,
+  action,
+  onAction,
+  busy,
+  danger,
+}: {
   open: boolean;
   onOpenChange: (open: boolean) => void;
   title: string;

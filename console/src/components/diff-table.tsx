@@ -16,14 +16,33 @@ export function DiffTable({ changes, caption }: { changes: DiffEntry[]; caption:
     <div className="table-scroll">
       <table className="table diff">
         <caption className="visually-hidden">{caption}</caption>
-        <thead><tr><th scope="col">Change</th><th scope="col">What</th><th scope="col">Before</th><th scope="col">After</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">Change</th>
+            <th scope="col">What</th>
+            <th scope="col">Before</th>
+            <th scope="col">After</th>
+          </tr>
+        </thead>
         <tbody>
           {changes.map((c, i) => (
             <tr key={`${c.resourceType}/${c.key}/${c.path}/${i}`} className={`diff-${c.op}`}>
-              <td><span className={`badge badge-${c.op}`}>{c.op}</span></td>
-              <td><code>{c.resourceType === 'flag' ? '' : `${c.resourceType}:`}{c.key}{c.path}</code></td>
-              <td><code className="diff-value">{'before' in c ? shortJson(c.before, 120) : '—'}</code></td>
-              <td><code className="diff-value">{'after' in c ? shortJson(c.after, 120) : '—'}</code></td>
+              <td>
+                <span className={`badge badge-${c.op}`}>{c.op}</span>
+              </td>
+              <td>
+                <code>
+                  {c.resourceType === 'flag' ? '' : `${c.resourceType}:`}
+                  {c.key}
+                  {c.path}
+                </code>
+              </td>
+              <td>
+                <code className="diff-value">{'before' in c ? shortJson(c.before, 120) : '—'}</code>
+              </td>
+              <td>
+                <code className="diff-value">{'after' in c ? shortJson(c.after, 120) : '—'}</code>
+              </td>
             </tr>
           ))}
         </tbody>

@@ -35,7 +35,11 @@ export function EnvironmentBadges({ environment }: { environment: Pick<Environme
   return (
     <>
       {isProduction(environment) && <span className="badge badge-prod">Production</span>}
-      {approvals > 0 && <span className="badge badge-protected" title="Changes go through approvals">Protected · {approvals} approval{approvals === 1 ? '' : 's'}</span>}
+      {approvals > 0 && (
+        <span className="badge badge-protected" title="Changes go through approvals">
+          Protected · {approvals} approval{approvals === 1 ? '' : 's'}
+        </span>
+      )}
     </>
   );
 }
@@ -90,48 +94,88 @@ export function AppLayout() {
 
   return (
     <div className="shell">
-      <a className="skip-link" href="#main">Skip to content</a>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="header">
-        <Link to="/apps" className="brand">Ensign</Link>
+        <Link to="/apps" className="brand">
+          Ensign
+        </Link>
         <DropdownMenu.Root>
-          <DropdownMenu.Trigger className="button button-quiet" aria-label={app ? `App: ${app.name}. Switch app` : 'Choose an app'}>
+          <DropdownMenu.Trigger
+            className="button button-quiet"
+            aria-label={app ? `App: ${app.name}. Switch app` : 'Choose an app'}
+          >
             {app ? app.name : 'Apps'} ▾
           </DropdownMenu.Trigger>
           <DropdownMenu.Portal>
             <DropdownMenu.Content className="menu" align="start" sideOffset={4}>
               {apps.data?.apps.map((a) => (
-                <DropdownMenu.Item key={a.id} className="menu-item" onSelect={() => navigate(`/apps/${a.id}/${envSlug && a.environments.some((e) => e.slug === envSlug) ? envSlug : a.environments[0]?.slug ?? 'dev'}/flags`)}>
+                <DropdownMenu.Item
+                  key={a.id}
+                  className="menu-item"
+                  onSelect={() =>
+                    navigate(
+                      `/apps/${a.id}/${envSlug && a.environments.some((e) => e.slug === envSlug) ? envSlug : (a.environments[0]?.slug ?? 'dev')}/flags`,
+                    )
+                  }
+                >
                   {a.name} <span className="muted">{a.slug}</span>
                 </DropdownMenu.Item>
               ))}
               <DropdownMenu.Separator className="menu-separator" />
-              <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/apps')}>All apps…</DropdownMenu.Item>
+              <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/apps')}>
+                All apps…
+              </DropdownMenu.Item>
             </DropdownMenu.Content>
           </DropdownMenu.Portal>
         </DropdownMenu.Root>
         <span className="spacer" />
-        <span className="user" title="Signed in">{session?.email}</span>
-        <button type="button" className="button button-quiet" onClick={() => void signOut()}>Sign out</button>
+        <span className="user" title="Signed in">
+          {session?.email}
+        </span>
+        <button type="button" className="button button-quiet" onClick={() => void signOut()}>
+          Sign out
+        </button>
       </header>
       {app && (
         <nav className="nav" aria-label="App">
           <div className="env-switch" role="group" aria-label="Environment">
             {app.environments.map((e) => (
-              <NavLink key={e.slug} to={`/apps/${app.id}/${e.slug}/${ENV_SCREENS.some(([s]) => s === screen) ? screen : 'flags'}`} className={() => (e.slug === env ? 'env env-active' : 'env')} aria-current={e.slug === env ? 'true' : undefined}>
+              <NavLink
+                key={e.slug}
+                to={`/apps/${app.id}/${e.slug}/${ENV_SCREENS.some(([s]) => s === screen) ? screen : 'flags'}`}
+                className={() => (e.slug === env ? 'env env-active' : 'env')}
+                aria-current={e.slug === env ? 'true' : undefined}
+              >
                 {e.name}
-                {isProduction(e) && <span className="env-mark" aria-label="production"> ●</span>}
+                {isProduction(e) && (
+                  <span className="env-mark" aria-label="production">
+                    {' '}
+                    ●
+                  </span>
+                )}
                 {requiredApprovals(e) > 0 && <LockIcon />}
               </NavLink>
             ))}
           </div>
           <ul className="nav-links">
-            {envSlug && ENV_SCREENS.map(([path, label]) => (
-              <li key={path}><NavLink to={`/apps/${app.id}/${envSlug}/${path}`}>{label}</NavLink></li>
-            ))}
+            {envSlug &&
+              ENV_SCREENS.map(([path, label]) => (
+                <li key={path}>
+                  <NavLink to={`/apps/${app.id}/${envSlug}/${path}`}>{label}</NavLink>
+                </li>
+              ))}
             {APP_SCREENS.map(([path, label]) => (
-              <li key={path}><NavLink to={`/apps/${app.id}/${path}`}>{label}</NavLink></li>
+              <li key={path}>
+                <NavLink to={`/apps/${app.id}/${path}`}>{label}</NavLink>
+              </li>
             ))}
-            <li><NavLink to={`/apps/${app.id}`} end>Environments</NavLink></li>
+            <li>
+              <NavLink to={`/apps/${app.id}`} end>
+                Environments
+              </NavLink>
+            </li>
           </ul>
         </nav>
       )}

@@ -3,7 +3,11 @@ import type { ReactNode } from 'react';
 import { ApiError } from '../api/client';
 
 export function Loading({ label = 'Loading…' }: { label?: string }) {
-  return <p className="state state-loading" role="status" aria-live="polite">{label}</p>;
+  return (
+    <p className="state state-loading" role="status" aria-live="polite">
+      {label}
+    </p>
+  );
 }
 
 export function Empty({ title, children }: { title: string; children?: ReactNode }) {
@@ -16,7 +20,17 @@ export function Empty({ title, children }: { title: string; children?: ReactNode
 }
 
 /** An error from the API (its code, message, resolution and request id) or any other failure. */
-export function ErrorMessage({ error, retry, title = 'Something went wrong', retryLabel = 'Try again' }: { error: unknown; retry?: () => void; title?: string; retryLabel?: string }) {
+export function ErrorMessage({
+  error,
+  retry,
+  title = 'Something went wrong',
+  retryLabel = 'Try again',
+}: {
+  error: unknown;
+  retry?: () => void;
+  title?: string;
+  retryLabel?: string;
+}) {
   const api = error instanceof ApiError ? error : null;
   const message = api ? api.body.message : error instanceof Error ? error.message : String(error);
   return (
@@ -26,11 +40,22 @@ export function ErrorMessage({ error, retry, title = 'Something went wrong', ret
       {api?.body.resolution && <p className="muted">{api.body.resolution}</p>}
       {api && (
         <p className="muted small">
-          <code>{api.status} {api.code}</code>
-          {api.body.requestId && <> · request <code>{api.body.requestId}</code></>}
+          <code>
+            {api.status} {api.code}
+          </code>
+          {api.body.requestId && (
+            <>
+              {' '}
+              · request <code>{api.body.requestId}</code>
+            </>
+          )}
         </p>
       )}
-      {retry && <button type="button" className="button" onClick={retry}>{retryLabel}</button>}
+      {retry && (
+        <button type="button" className="button" onClick={retry}>
+          {retryLabel}
+        </button>
+      )}
     </div>
   );
 }
@@ -44,7 +69,13 @@ interface QueryLike<T> {
 }
 
 /** Renders a query's loading or error state, its empty state when `isEmpty` says so, else the children. */
-export function QueryState<T>({ query, isEmpty, empty, loading, children }: {
+export function QueryState<T>({
+  query,
+  isEmpty,
+  empty,
+  loading,
+  children,
+}: {
   query: QueryLike<T>;
   isEmpty?: (data: T) => boolean;
   empty?: ReactNode;

@@ -13,14 +13,25 @@ export function relativeTime(iso: string, now = Date.now()): string {
   if (Number.isNaN(ms)) return iso;
   const abs = Math.abs(ms);
   if (abs < 45_000) return 'just now';
-  const units: [Intl.RelativeTimeFormatUnit, number][] = [['year', 31_536_000_000], ['month', 2_592_000_000], ['day', 86_400_000], ['hour', 3_600_000], ['minute', 60_000]];
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['year', 31_536_000_000],
+    ['month', 2_592_000_000],
+    ['day', 86_400_000],
+    ['hour', 3_600_000],
+    ['minute', 60_000],
+  ];
   const [unit, size] = units.find(([, s]) => abs >= s) ?? ['minute', 60_000];
   return new Intl.RelativeTimeFormat('en', { numeric: 'auto' }).format(Math.round(ms / size), unit);
 }
 
 export function dateTime(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').replace(/\.\d{3}Z$/, ' UTC');
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d{3}Z$/, ' UTC');
 }
 
 /** A percentage with at most two decimals: 0.0512 → "5.12 %". */
@@ -36,9 +47,12 @@ export function number(value: number | null | undefined): string {
 }
 
 /** Who made a change, from a journal or version authority. */
-export function authorityLabel(authority: { type: string; userId?: string | null; keyFingerprint?: string | null } | null | undefined, users: Record<string, string> = {}): string {
+export function authorityLabel(
+  authority: { type: string; userId?: string | null; keyFingerprint?: string | null } | null | undefined,
+  users: Record<string, string> = {},
+): string {
   if (!authority) return 'unknown';
-  if (authority.type === 'user') return authority.userId ? users[authority.userId] ?? authority.userId : 'a user';
+  if (authority.type === 'user') return authority.userId ? (users[authority.userId] ?? authority.userId) : 'a user';
   if (authority.type === 'admin_key') return `admin key ${authority.keyFingerprint ?? ''}`.trim();
   return authority.type;
 }

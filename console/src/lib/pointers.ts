@@ -4,7 +4,10 @@
 /** Decodes one JSON pointer into its tokens: "/rules/0/values" → ["rules", "0", "values"]. */
 export function pointerTokens(pointer: string): string[] {
   if (pointer === '' || pointer === '/') return [];
-  return pointer.replace(/^\//, '').split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .replace(/^\//, '')
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /**
@@ -14,7 +17,7 @@ export function pointerTokens(pointer: string): string[] {
  */
 export function flagRelativePointer(pointer: string, key: string): string {
   const tokens = pointerTokens(pointer);
-  const strip = (prefix: string[]) => prefix.every((t, i) => tokens[i] === t) ? tokens.slice(prefix.length) : null;
+  const strip = (prefix: string[]) => (prefix.every((t, i) => tokens[i] === t) ? tokens.slice(prefix.length) : null);
   const rest =
     strip(['changes', 'advanced', 'flags', key]) ??
     (strip(['changes', 'flags', key]) !== null ? ['value', ...strip(['changes', 'flags', key])!] : null) ??
@@ -34,13 +37,20 @@ export interface FieldIssue {
  * Assigns each issue to the first of `fields` its pointer starts with (the editor's field names,
  * which are top-level body members), or to '' (the form as a whole) when none matches.
  */
-export function issuesByField(details: { path: string; message: string }[], key: string, fields: readonly string[]): Map<string, FieldIssue[]> {
+export function issuesByField(
+  details: { path: string; message: string }[],
+  key: string,
+  fields: readonly string[],
+): Map<string, FieldIssue[]> {
   const out = new Map<string, FieldIssue[]>();
   for (const detail of details) {
     const tokens = pointerTokens(flagRelativePointer(detail.path, key));
     const field = tokens.length > 0 && fields.includes(tokens[0]!) ? tokens[0]! : '';
     const inner = field === '' ? tokens : tokens.slice(1);
-    const where = inner.map((t) => (/^\d+$/.test(t) ? `[${t}]` : `.${t}`)).join('').replace(/^\./, '');
+    const where = inner
+      .map((t) => (/^\d+$/.test(t) ? `[${t}]` : `.${t}`))
+      .join('')
+      .replace(/^\./, '');
     const issue: FieldIssue = { field, where: field === '' ? detail.path : where, message: detail.message };
     out.set(field, [...(out.get(field) ?? []), issue]);
   }

@@ -34,22 +34,33 @@ export function bucketsBetween(from: string, to: string, grain: 'hour' | 'day'):
  * Every bucket (those of `window` when given, so hours without events show as zero; else those of
  * the answer), sorted, and for each variant its value (or suppression) in each.
  */
-export function seriesByVariant(rows: InsightRow[], measure: string, window?: { from: string; to: string; grain: 'hour' | 'day' }): { buckets: string[]; series: Series[] } {
-  const buckets = [...new Set([...(window ? bucketsBetween(window.from, window.to, window.grain) : []), ...rows.map((r) => r.bucketStart)])].sort();
+export function seriesByVariant(
+  rows: InsightRow[],
+  measure: string,
+  window?: { from: string; to: string; grain: 'hour' | 'day' },
+): { buckets: string[]; series: Series[] } {
+  const buckets = [
+    ...new Set([
+      ...(window ? bucketsBetween(window.from, window.to, window.grain) : []),
+      ...rows.map((r) => r.bucketStart),
+    ]),
+  ].sort();
   const byVariant = new Map<string, Map<string, SeriesPoint>>();
   for (const row of rows) {
     const variant = row.dimensions.variant ?? '(no variant)';
     const suppressed = Object.values(row.measures).every((v) => v === null);
     const raw = row.measures[measure];
-    const point: SeriesPoint = { bucketStart: row.bucketStart, value: suppressed ? null : raw ?? 0, suppressed };
+    const point: SeriesPoint = { bucketStart: row.bucketStart, value: suppressed ? null : (raw ?? 0), suppressed };
     if (!byVariant.has(variant)) byVariant.set(variant, new Map());
     byVariant.get(variant)!.set(row.bucketStart, point);
   }
-  const series = [...byVariant.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([variant, points]) => ({
-    variant,
-    // A bucket without a row had no events of the variant: a true zero.
-    points: buckets.map((bucketStart) => points.get(bucketStart) ?? { bucketStart, value: 0, suppressed: false }),
-  }));
+  const series = [...byVariant.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([variant, points]) => ({
+      variant,
+      // A bucket without a row had no events of the variant: a true zero.
+      points: buckets.map((bucketStart) => points.get(bucketStart) ?? { bucketStart, value: 0, suppressed: false }),
+    }));
   return { buckets, series };
 }
 

@@ -20,22 +20,46 @@ export function AppScreen() {
         return (
           <section>
             <h1>{app.name}</h1>
-            <p className="muted"><code>{app.id}</code> · slug <code>{app.slug}</code> · your role: {app.role}</p>
+            <p className="muted">
+              <code>{app.id}</code> · slug <code>{app.slug}</code> · your role: {app.role}
+            </p>
             <h2>Environments</h2>
             <table className="table">
-              <thead><tr><th scope="col">Environment</th><th scope="col">Slug</th><th scope="col">Marks</th><th scope="col">Required approvals</th></tr></thead>
+              <thead>
+                <tr>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Slug</th>
+                  <th scope="col">Marks</th>
+                  <th scope="col">Required approvals</th>
+                </tr>
+              </thead>
               <tbody>
                 {app.environments.map((e) => (
                   <tr key={e.slug}>
-                    <th scope="row"><Link to={`/apps/${app.id}/${e.slug}/flags`}>{e.name}</Link></th>
-                    <td><code>{e.slug}</code></td>
-                    <td><EnvironmentBadges environment={e} /></td>
-                    <td>{app.role === 'owner' ? <PolicyEditor appId={app.id} environment={e} /> : e.policy.requiredApprovals}</td>
+                    <th scope="row">
+                      <Link to={`/apps/${app.id}/${e.slug}/flags`}>{e.name}</Link>
+                    </th>
+                    <td>
+                      <code>{e.slug}</code>
+                    </td>
+                    <td>
+                      <EnvironmentBadges environment={e} />
+                    </td>
+                    <td>
+                      {app.role === 'owner' ? (
+                        <PolicyEditor appId={app.id} environment={e} />
+                      ) : (
+                        e.policy.requiredApprovals
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>
             </table>
-            <p className="muted small">With one or more required approvals, changes in the environment are proposed, approved by someone else and then executed (Approvals); stopping an experiment or rollout stays direct.</p>
+            <p className="muted small">
+              With one or more required approvals, changes in the environment are proposed, approved by someone else and
+              then executed (Approvals); stopping an experiment or rollout stays direct.
+            </p>
           </section>
         );
       }}
@@ -48,7 +72,8 @@ function PolicyEditor({ appId, environment }: { appId: string; environment: Envi
   const queryClient = useQueryClient();
   const notify = useNotify();
   const save = useMutation({
-    mutationFn: () => unwrap(api.PATCH('/api/v1/envs', { body: { appId, env: environment.slug, requiredApprovals: Number(value) } })),
+    mutationFn: () =>
+      unwrap(api.PATCH('/api/v1/envs', { body: { appId, env: environment.slug, requiredApprovals: Number(value) } })),
     onSuccess: async (answer) => {
       notify(`${answer.environment.name} now requires ${answer.environment.policy.requiredApprovals} approval(s).`);
       await queryClient.invalidateQueries({ queryKey: ['apps'] });
@@ -56,10 +81,33 @@ function PolicyEditor({ appId, environment }: { appId: string; environment: Envi
   });
   const id = `approvals-${environment.slug}`;
   return (
-    <form className="inline-form" onSubmit={(e) => { e.preventDefault(); save.mutate(); }}>
-      <label htmlFor={id} className="visually-hidden">Required approvals for {environment.name}</label>
-      <input id={id} type="number" min={0} max={5} step={1} value={value} onChange={(e) => setValue(e.target.value)} className="input-narrow" />
-      <button type="submit" className="button button-small" disabled={save.isPending || value === String(environment.policy.requiredApprovals)}>Save</button>
+    <form
+      className="inline-form"
+      onSubmit={(e) => {
+        e.preventDefault();
+        save.mutate();
+      }}
+    >
+      <label htmlFor={id} className="visually-hidden">
+        Required approvals for {environment.name}
+      </label>
+      <input
+        id={id}
+        type="number"
+        min={0}
+        max={5}
+        step={1}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        className="input-narrow"
+      />
+      <button
+        type="submit"
+        className="button button-small"
+        disabled={save.isPending || value === String(environment.policy.requiredApprovals)}
+      >
+        Save
+      </button>
       {save.isError && <ErrorMessage error={save.error} title="Not saved" />}
     </form>
   );

@@ -24,9 +24,19 @@ export function ChangesScreen() {
   const ids = Object.fromEntries(FILTERS.map((f) => [f, `${base}-${f}`])) as Record<Filter, string>;
   const changes = useInfiniteQuery({
     queryKey: ['changes', appId, filters],
-    queryFn: ({ pageParam }) => unwrap(api.GET('/api/v1/changes', { params: { query: {
-      appId, limit: 50, ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')), ...(pageParam ? { cursor: pageParam } : {}),
-    } } })),
+    queryFn: ({ pageParam }) =>
+      unwrap(
+        api.GET('/api/v1/changes', {
+          params: {
+            query: {
+              appId,
+              limit: 50,
+              ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v !== '')),
+              ...(pageParam ? { cursor: pageParam } : {}),
+            },
+          },
+        }),
+      ),
     initialPageParam: '' as string,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
   });
@@ -46,34 +56,92 @@ export function ChangesScreen() {
         <label htmlFor={ids.env}>Environment</label>
         <select id={ids.env} value={draft.env} onChange={(e) => setDraft({ ...draft, env: e.target.value })}>
           <option value="">all</option>
-          {app?.environments.map((e) => <option key={e.slug} value={e.slug}>{e.name}</option>)}
+          {app?.environments.map((e) => (
+            <option key={e.slug} value={e.slug}>
+              {e.name}
+            </option>
+          ))}
         </select>
         <label htmlFor={ids.operation}>Operation</label>
-        <input id={ids.operation} placeholder="flag.update" value={draft.operation} onChange={(e) => setDraft({ ...draft, operation: e.target.value })} />
+        <input
+          id={ids.operation}
+          placeholder="flag.update"
+          value={draft.operation}
+          onChange={(e) => setDraft({ ...draft, operation: e.target.value })}
+        />
         <label htmlFor={ids.source}>Source</label>
         <select id={ids.source} value={draft.source} onChange={(e) => setDraft({ ...draft, source: e.target.value })}>
-          <option value="">all</option>{['api', 'cli', 'bulk', 'rollback', 'authority', 'emergency', 'system'].map((s) => <option key={s} value={s}>{s}</option>)}
+          <option value="">all</option>
+          {['api', 'cli', 'bulk', 'rollback', 'authority', 'emergency', 'system'].map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
         </select>
         <label htmlFor={ids.resourceType}>Resource type</label>
-        <input id={ids.resourceType} placeholder="flag" value={draft.resourceType} onChange={(e) => setDraft({ ...draft, resourceType: e.target.value })} />
+        <input
+          id={ids.resourceType}
+          placeholder="flag"
+          value={draft.resourceType}
+          onChange={(e) => setDraft({ ...draft, resourceType: e.target.value })}
+        />
         <label htmlFor={ids.resourceId}>Resource</label>
-        <input id={ids.resourceId} placeholder="flag key, key id…" value={draft.resourceId} onChange={(e) => setDraft({ ...draft, resourceId: e.target.value })} />
-        <button type="submit" className="button button-primary">Filter</button>
+        <input
+          id={ids.resourceId}
+          placeholder="flag key, key id…"
+          value={draft.resourceId}
+          onChange={(e) => setDraft({ ...draft, resourceId: e.target.value })}
+        />
+        <button type="submit" className="button button-primary">
+          Filter
+        </button>
       </form>
-      {changes.isPending ? <Loading label="Loading changes…" /> : changes.isError ? <ErrorMessage error={changes.error} retry={() => void changes.refetch()} /> : entries.length === 0 ? (
-        <Empty title="No changes match">Every applied change (flags, keys, members, rollbacks, approvals) is journaled here.</Empty>
+      {changes.isPending ? (
+        <Loading label="Loading changes…" />
+      ) : changes.isError ? (
+        <ErrorMessage error={changes.error} retry={() => void changes.refetch()} />
+      ) : entries.length === 0 ? (
+        <Empty title="No changes match">
+          Every applied change (flags, keys, members, rollbacks, approvals) is journaled here.
+        </Empty>
       ) : (
         <>
           <ol className="feed">
             {entries.map((c) => (
               <li key={c.id} className="card">
-                <p className="card-title"><code>{c.operation}</code> {c.resourceType}:{' '}<strong>{c.resourceId}</strong>{c.env && <span className="badge">{c.env}</span>}<span className="badge">{c.source}</span></p>
-                <p className="muted small">{dateTime(c.createdAt)} · by {authorityLabel(c.authority, users)}{c.beforeVersion !== null || c.afterVersion !== null ? ` · version ${c.beforeVersion ?? '—'} → ${c.afterVersion ?? '—'}` : ''} · <code>{c.id}</code></p>
-                {c.diff.length > 0 && <details><summary>{c.diff.length} change{c.diff.length === 1 ? '' : 's'}</summary><DiffTable changes={c.diff} caption={`Diff of ${c.id}`} /></details>}
+                <p className="card-title">
+                  <code>{c.operation}</code> {c.resourceType}: <strong>{c.resourceId}</strong>
+                  {c.env && <span className="badge">{c.env}</span>}
+                  <span className="badge">{c.source}</span>
+                </p>
+                <p className="muted small">
+                  {dateTime(c.createdAt)} · by {authorityLabel(c.authority, users)}
+                  {c.beforeVersion !== null || c.afterVersion !== null
+                    ? ` · version ${c.beforeVersion ?? '—'} → ${c.afterVersion ?? '—'}`
+                    : ''}{' '}
+                  · <code>{c.id}</code>
+                </p>
+                {c.diff.length > 0 && (
+                  <details>
+                    <summary>
+                      {c.diff.length} change{c.diff.length === 1 ? '' : 's'}
+                    </summary>
+                    <DiffTable changes={c.diff} caption={`Diff of ${c.id}`} />
+                  </details>
+                )}
               </li>
             ))}
           </ol>
-          {changes.hasNextPage && <button type="button" className="button" disabled={changes.isFetchingNextPage} onClick={() => void changes.fetchNextPage()}>Older changes</button>}
+          {changes.hasNextPage && (
+            <button
+              type="button"
+              className="button"
+              disabled={changes.isFetchingNextPage}
+              onClick={() => void changes.fetchNextPage()}
+            >
+              Older changes
+            </button>
+          )}
         </>
       )}
     </section>

@@ -6,7 +6,15 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useEffect, useId, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, unwrap } from '../api/client';
-import { FLAG_PAGE_SIZE, canChange, flagsPageQuery, isProduction, requiredApprovals, useCurrent, type FlagRecord } from '../api/hooks';
+import {
+  FLAG_PAGE_SIZE,
+  canChange,
+  flagsPageQuery,
+  isProduction,
+  requiredApprovals,
+  useCurrent,
+  type FlagRecord,
+} from '../api/hooks';
 import { Confirm } from '../components/dialogs';
 import { EnvironmentBadges } from '../components/layout';
 import { useNotify } from '../components/notices';
@@ -39,50 +47,108 @@ export function FlagsScreen() {
 
   if (apps.isPending) return <Loading />;
   if (apps.isError) return <ErrorMessage error={apps.error} retry={() => void apps.refetch()} />;
-  if (!app || !environment) return <ErrorMessage title="Not found" error={new Error(`No environment ${env} in this app.`)} />;
+  if (!app || !environment)
+    return <ErrorMessage title="Not found" error={new Error(`No environment ${env} in this app.`)} />;
 
   const total = flags.data?.total ?? 0;
   const first = cursors.length * FLAG_PAGE_SIZE;
   return (
     <section>
       <div className="title-row">
-        <h1>Flags <span className="muted">in {environment.name}</span> <EnvironmentBadges environment={environment} /></h1>
-        {canChange(app.role) && <Link className="button button-primary" to={`/apps/${appId}/${env}/flags/new`}>New flag</Link>}
+        <h1>
+          Flags <span className="muted">in {environment.name}</span> <EnvironmentBadges environment={environment} />
+        </h1>
+        {canChange(app.role) && (
+          <Link className="button button-primary" to={`/apps/${appId}/${env}/flags/new`}>
+            New flag
+          </Link>
+        )}
       </div>
       <div className="toolbar" role="search">
-        <label htmlFor={searchId} className="visually-hidden">Search flags</label>
-        <input id={searchId} type="search" placeholder="Search by key or description" value={search} onChange={(e) => setSearch(e.target.value)} maxLength={128} />
+        <label htmlFor={searchId} className="visually-hidden">
+          Search flags
+        </label>
+        <input
+          id={searchId}
+          type="search"
+          placeholder="Search by key or description"
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+          maxLength={128}
+        />
         {flags.data && (
           <span className="muted" aria-live="polite">
-            {total === 0 ? 'No flags' : `${first + 1}–${first + flags.data.flags.length} of ${total.toLocaleString('en')} flag${total === 1 ? '' : 's'}`}
-            {' '}· version {flags.data.version}
+            {total === 0
+              ? 'No flags'
+              : `${first + 1}–${first + flags.data.flags.length} of ${total.toLocaleString('en')} flag${total === 1 ? '' : 's'}`}{' '}
+            · version {flags.data.version}
           </span>
         )}
       </div>
-      {flags.isPending ? <Loading label="Loading flags…" /> : flags.isError ? (
+      {flags.isPending ? (
+        <Loading label="Loading flags…" />
+      ) : flags.isError ? (
         <ErrorMessage error={flags.error} retry={() => void flags.refetch()} />
       ) : flags.data.flags.length === 0 ? (
-        q ? <Empty title={`No flag matches “${q}”`}>Search looks in keys and descriptions, ignoring case.</Empty>
-          : <Empty title="No flags in this environment yet">{canChange(app.role) ? <Link to={`/apps/${appId}/${env}/flags/new`}>Create the first flag</Link> : 'Ask an editor to create one.'}</Empty>
+        q ? (
+          <Empty title={`No flag matches “${q}”`}>Search looks in keys and descriptions, ignoring case.</Empty>
+        ) : (
+          <Empty title="No flags in this environment yet">
+            {canChange(app.role) ? (
+              <Link to={`/apps/${appId}/${env}/flags/new`}>Create the first flag</Link>
+            ) : (
+              'Ask an editor to create one.'
+            )}
+          </Empty>
+        )
       ) : (
         <>
           <div className="table-scroll">
             <table className="table" aria-busy={flags.isFetching}>
               <caption className="visually-hidden">Flags in {environment.name}</caption>
               <thead>
-                <tr><th scope="col">Key</th><th scope="col">On</th><th scope="col">Type</th><th scope="col">Value</th><th scope="col">Last change</th></tr>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">On</th>
+                  <th scope="col">Type</th>
+                  <th scope="col">Value</th>
+                  <th scope="col">Last change</th>
+                </tr>
               </thead>
               <tbody>
                 {flags.data.flags.map((flag) => (
-                  <FlagRow key={flag.key} flag={flag} version={flags.data.version} appId={appId} env={env} environmentName={environment.name}
-                    production={isProduction(environment)} approvals={requiredApprovals(environment)} editable={canChange(app.role)} />
+                  <FlagRow
+                    key={flag.key}
+                    flag={flag}
+                    version={flags.data.version}
+                    appId={appId}
+                    env={env}
+                    environmentName={environment.name}
+                    production={isProduction(environment)}
+                    approvals={requiredApprovals(environment)}
+                    editable={canChange(app.role)}
+                  />
                 ))}
               </tbody>
             </table>
           </div>
           <div className="pager">
-            <button type="button" className="button" disabled={cursors.length === 0} onClick={() => setCursors((c) => c.slice(0, -1))}>Previous page</button>
-            <button type="button" className="button" disabled={!flags.data.nextCursor} onClick={() => setCursors((c) => [...c, flags.data.nextCursor!])}>Next page</button>
+            <button
+              type="button"
+              className="button"
+              disabled={cursors.length === 0}
+              onClick={() => setCursors((c) => c.slice(0, -1))}
+            >
+              Previous page
+            </button>
+            <button
+              type="button"
+              className="button"
+              disabled={!flags.data.nextCursor}
+              onClick={() => setCursors((c) => [...c, flags.data.nextCursor!])}
+            >
+              Next page
+            </button>
           </div>
         </>
       )}
@@ -90,7 +156,16 @@ export function FlagsScreen() {
   );
 }
 
-function FlagRow({ flag, version, appId, env, environmentName, production, approvals, editable }: {
+function FlagRow({
+  flag,
+  version,
+  appId,
+  env,
+  environmentName,
+  production,
+  approvals,
+  editable,
+}: {
   flag: FlagRecord;
   version: number;
   appId: string;
@@ -106,10 +181,17 @@ function FlagRow({ flag, version, appId, env, environmentName, production, appro
   const [proposing, setProposing] = useState(false);
   const next = !flag.enabled;
   const toggle = useMutation({
-    mutationFn: () => unwrap(api.PATCH('/api/v1/flags', { body: { appId, env, key: flag.key, op: 'update', enabled: next, expectedVersion: version } })),
+    mutationFn: () =>
+      unwrap(
+        api.PATCH('/api/v1/flags', {
+          body: { appId, env, key: flag.key, op: 'update', enabled: next, expectedVersion: version },
+        }),
+      ),
     onSuccess: async (answer) => {
       setConfirming(false);
-      notify(`${flag.key} turned ${answer.flag.enabled ? 'on' : 'off'} in ${environmentName} (version ${answer.version}).`);
+      notify(
+        `${flag.key} turned ${answer.flag.enabled ? 'on' : 'off'} in ${environmentName} (version ${answer.version}).`,
+      );
       await queryClient.invalidateQueries({ queryKey: ['flags', appId, env] });
     },
   });
@@ -128,28 +210,92 @@ function FlagRow({ flag, version, appId, env, environmentName, production, appro
         {flag.description && <div className="muted small">{flag.description}</div>}
       </th>
       <td>
-        <Switch.Root className="switch" checked={flag.enabled} disabled={!editable || toggle.isPending} onCheckedChange={onToggle}
-          aria-label={`${flag.key} is ${flag.enabled ? 'on' : 'off'}: turn ${next ? 'on' : 'off'}`}>
+        <Switch.Root
+          className="switch"
+          checked={flag.enabled}
+          disabled={!editable || toggle.isPending}
+          onCheckedChange={onToggle}
+          aria-label={`${flag.key} is ${flag.enabled ? 'on' : 'off'}: turn ${next ? 'on' : 'off'}`}
+        >
           <Switch.Thumb className="switch-thumb" />
         </Switch.Root>
         {toggle.isError && !confirming && (
           <div role="alert" className="error-text small">
-            {conflict ? <>Changed meanwhile. <button type="button" className="link" onClick={() => { toggle.reset(); void queryClient.invalidateQueries({ queryKey: ['flags', appId, env] }); }}>Reload</button></> : (toggle.error as Error).message}
+            {conflict ? (
+              <>
+                Changed meanwhile.{' '}
+                <button
+                  type="button"
+                  className="link"
+                  onClick={() => {
+                    toggle.reset();
+                    void queryClient.invalidateQueries({ queryKey: ['flags', appId, env] });
+                  }}
+                >
+                  Reload
+                </button>
+              </>
+            ) : (
+              (toggle.error as Error).message
+            )}
           </div>
         )}
       </td>
       <td>{flag.type}</td>
-      <td><code>{shortJson(flag.enabled ? flag.value : flag.offValue, 40)}</code>{!flag.enabled && <span className="muted small"> (off value)</span>}</td>
-      <td><time dateTime={flag.updatedAt} title={flag.updatedAt}>{relativeTime(flag.updatedAt)}</time></td>
-      <Confirm open={confirming} onOpenChange={(o) => { setConfirming(o); if (!o) toggle.reset(); }} title={`Turn ${flag.key} ${next ? 'on' : 'off'} in ${environmentName}?`}
-        action={`Turn ${next ? 'on' : 'off'} in production`} onAction={() => toggle.mutate()} busy={toggle.isPending} danger={!next}>
-        <p>{environmentName} is production: {next ? 'the flag starts serving its rules and value' : <>every request gets the off value <code>{shortJson(flag.offValue)}</code></>} within a second.</p>
-        {toggle.isError && <ErrorMessage error={toggle.error} title={conflict ? 'The environment changed meanwhile: close and reload' : 'Not changed'} />}
+      <td>
+        <code>{shortJson(flag.enabled ? flag.value : flag.offValue, 40)}</code>
+        {!flag.enabled && <span className="muted small"> (off value)</span>}
+      </td>
+      <td>
+        <time dateTime={flag.updatedAt} title={flag.updatedAt}>
+          {relativeTime(flag.updatedAt)}
+        </time>
+      </td>
+      <Confirm
+        open={confirming}
+        onOpenChange={(o) => {
+          setConfirming(o);
+          if (!o) toggle.reset();
+        }}
+        title={`Turn ${flag.key} ${next ? 'on' : 'off'} in ${environmentName}?`}
+        action={`Turn ${next ? 'on' : 'off'} in production`}
+        onAction={() => toggle.mutate()}
+        busy={toggle.isPending}
+        danger={!next}
+      >
+        <p>
+          {environmentName} is production:{' '}
+          {next ? (
+            'the flag starts serving its rules and value'
+          ) : (
+            <>
+              every request gets the off value <code>{shortJson(flag.offValue)}</code>
+            </>
+          )}{' '}
+          within a second.
+        </p>
+        {toggle.isError && (
+          <ErrorMessage
+            error={toggle.error}
+            title={conflict ? 'The environment changed meanwhile: close and reload' : 'Not changed'}
+          />
+        )}
       </Confirm>
       {approvals > 0 && (
-        <ProposeDialog open={proposing} onOpenChange={setProposing} appId={appId} env={env} approvals={approvals} baseVersion={version}
+        <ProposeDialog
+          open={proposing}
+          onOpenChange={setProposing}
+          appId={appId}
+          env={env}
+          approvals={approvals}
+          baseVersion={version}
           change={{ kind: 'flag.patch', body: { key: flag.key, op: 'update', enabled: next } }}
-          summary={<p>Turn <strong>{flag.key}</strong> {next ? 'on' : 'off'} in {environmentName}.</p>} />
+          summary={
+            <p>
+              Turn <strong>{flag.key}</strong> {next ? 'on' : 'off'} in {environmentName}.
+            </p>
+          }
+        />
       )}
     </tr>
   );

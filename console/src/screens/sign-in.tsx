@@ -18,7 +18,12 @@ export function SignInScreen({ mode }: { mode: 'signIn' | 'signUp' }) {
   const login = useMutation({
     mutationFn: () => unwrap(api.POST('/api/v1/cli-token', { body: { flow: mode, email, password } })),
     onSuccess: (answer) => {
-      setSession({ token: answer.token, email: answer.user.email, userId: answer.user.id, expiresAt: answer.expiresAt });
+      setSession({
+        token: answer.token,
+        email: answer.user.email,
+        userId: answer.user.id,
+        expiresAt: answer.expiresAt,
+      });
       navigate(target, { replace: true });
     },
   });
@@ -36,22 +41,50 @@ export function SignInScreen({ mode }: { mode: 'signIn' | 'signUp' }) {
       <form className="form card" onSubmit={submit} noValidate={false}>
         <label className="field">
           <span>E-mail</span>
-          <input type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         <label className="field">
           <span>Password</span>
-          <input type="password" name="password" autoComplete={mode === 'signIn' ? 'current-password' : 'new-password'} minLength={8} maxLength={256} required value={password} onChange={(e) => setPassword(e.target.value)} aria-describedby="password-help" />
-          <small id="password-help" className="muted">8 to 256 characters.</small>
+          <input
+            type="password"
+            name="password"
+            autoComplete={mode === 'signIn' ? 'current-password' : 'new-password'}
+            minLength={8}
+            maxLength={256}
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            aria-describedby="password-help"
+          />
+          <small id="password-help" className="muted">
+            8 to 256 characters.
+          </small>
         </label>
-        {login.isError && <ErrorMessage error={login.error} title={mode === 'signIn' ? 'Could not sign in' : 'Could not sign up'} />}
+        {login.isError && (
+          <ErrorMessage error={login.error} title={mode === 'signIn' ? 'Could not sign in' : 'Could not sign up'} />
+        )}
         <button type="submit" className="button button-primary" disabled={login.isPending}>
           {login.isPending ? 'Working…' : mode === 'signIn' ? 'Sign in' : 'Sign up'}
         </button>
       </form>
       <p>
-        {mode === 'signIn'
-          ? <>New to Ensign? <Link to={`/sign-up${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link></>
-          : <>Have an account? <Link to={`/sign-in${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Sign in</Link></>}
+        {mode === 'signIn' ? (
+          <>
+            New to Ensign?{' '}
+            <Link to={`/sign-up${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Create an account</Link>
+          </>
+        ) : (
+          <>
+            Have an account? <Link to={`/sign-in${next ? `?next=${encodeURIComponent(next)}` : ''}`}>Sign in</Link>
+          </>
+        )}
       </p>
     </main>
   );

@@ -2,7 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import murmurhash from 'murmurhash';
 import fc from 'fast-check';
-import { BUCKET_COUNT, bucketOf, createBucketer, murmur3, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
+import {
+  BUCKET_COUNT,
+  bucketOf,
+  createBucketer,
+  murmur3,
+  rolloutThreshold,
+  variantBounds,
+  variantIndexOf,
+} from './bucketing.js';
 
 /** Independent murmur3_x86_32 straight from the reference C code (Math.imul for 32-bit products). */
 function referenceMurmur3(bytes: Uint8Array, seed = 0): number {
@@ -60,7 +68,7 @@ describe('murmur3_x86_32', () => {
     assert.equal(murmurhash.v3(utf8('😀'), 0), 0xbeb42efa);
   });
 
-  test('the engine\'s own murmur3 equals the murmurhash package and the reference on arbitrary bytes', () => {
+  test("the engine's own murmur3 equals the murmurhash package and the reference on arbitrary bytes", () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
         assert.equal(murmur3(bytes), murmurhash.v3(bytes, 0));

@@ -34,7 +34,10 @@ export function createBucketer(salt: string): Bucketer {
   const whole = prefix.length & ~3;
   const prefixState = mixBlocks(prefix, whole);
   const carried = prefix.length - whole;
-  const carry = carried === 0 ? 0 : prefix[whole]! | (carried > 1 ? prefix[whole + 1]! << 8 : 0) | (carried > 2 ? prefix[whole + 2]! << 16 : 0);
+  const carry =
+    carried === 0
+      ? 0
+      : prefix[whole]! | (carried > 1 ? prefix[whole + 1]! << 8 : 0) | (carried > 2 ? prefix[whole + 2]! << 16 : 0);
   const start = prefix.length;
   const tail = scratch.subarray(start);
   return (targetingKey) => {

@@ -18,7 +18,11 @@ type Context = Readonly<Record<string, unknown>>;
 type Ordinary = (context: Context, targetingKey: string | undefined) => EvaluationResult;
 
 /** The experiment step of a flag: decides, or annotates the ordinary evaluation. */
-export type ExperimentStep = (context: Context, targetingKey: string | undefined, ordinary: Ordinary) => EvaluationResult;
+export type ExperimentStep = (
+  context: Context,
+  targetingKey: string | undefined,
+  ordinary: Ordinary,
+) => EvaluationResult;
 
 /** Where a subject lands, without evaluating anything else: for tests, tools and SDKs. */
 export interface Assignment {
@@ -41,7 +45,9 @@ export function experimentFits(experiment: ServedExperiment, type: FlagType): bo
 }
 
 /** The pure assignment function of one experiment. */
-export function compileAssignment(experiment: ServedExperiment): (context: Context, targetingKey: string | undefined) => Assignment {
+export function compileAssignment(
+  experiment: ServedExperiment,
+): (context: Context, targetingKey: string | undefined) => Assignment {
   const predicates: ContextPredicate[] = experiment.targeting.map(compileCondition);
   const holdout = experiment.holdout;
   const holdoutBucket: Bucketer | null = holdout ? createBucketer(holdout.salt) : null;
@@ -81,16 +87,22 @@ export function compileAssignment(experiment: ServedExperiment): (context: Conte
  */
 export function compileExperimentStep(flagKey: string, experiment: ServedExperiment): ExperimentStep {
   const assign = compileAssignment(experiment);
-  const detail = (reason: ExperimentReason, variant: string | null): ExperimentDetail => Object.freeze({
-    id: experiment.id,
-    iterationId: experiment.iterationId,
-    iterationRevision: experiment.iterationRevision,
-    variant,
-    inExperiment: variant !== null,
-    reason,
-  });
-  const assigned = experiment.variants.map((v) => makeResult(flagKey, v.value, 'SPLIT', 'none', { variant: v.key, experiment: detail('assigned', v.key) }));
-  const annotated = new Map<ExperimentReason, { detail: ExperimentDetail; results: Map<EvaluationResult, EvaluationResult> }>();
+  const detail = (reason: ExperimentReason, variant: string | null): ExperimentDetail =>
+    Object.freeze({
+      id: experiment.id,
+      iterationId: experiment.iterationId,
+      iterationRevision: experiment.iterationRevision,
+      variant,
+      inExperiment: variant !== null,
+      reason,
+    });
+  const assigned = experiment.variants.map((v) =>
+    makeResult(flagKey, v.value, 'SPLIT', 'none', { variant: v.key, experiment: detail('assigned', v.key) }),
+  );
+  const annotated = new Map<
+    ExperimentReason,
+    { detail: ExperimentDetail; results: Map<EvaluationResult, EvaluationResult> }
+  >();
   const annotate = (result: EvaluationResult, reason: ExperimentReason): EvaluationResult => {
     let memo = annotated.get(reason);
     if (memo === undefined) {

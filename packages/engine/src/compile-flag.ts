@@ -38,13 +38,20 @@ interface CompiledDependency {
 
 /** Compiles `flag`, with the running experiment on it if any (its variants already checked against
  * the flag's type); call the returned `link` with the whole set before the first evaluation. */
-export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment | null = null): { compiled: CompiledFlag; link: (all: Map<string, CompiledFlag>) => void } {
+export function compileFlag(
+  flag: FlagDefinition,
+  experiment: ServedExperiment | null = null,
+): { compiled: CompiledFlag; link: (all: Map<string, CompiledFlag>) => void } {
   const { key } = flag;
   const compiledWith = (run: CompiledFlag['run']): CompiledFlag => ({
     key,
     type: flag.type,
-    invalidContext: errorResult(key, 'INVALID_CONTEXT', 'invalid_context',
-      'the evaluation context must be an object whose targetingKey, when present, is a string'),
+    invalidContext: errorResult(
+      key,
+      'INVALID_CONTEXT',
+      'invalid_context',
+      'the evaluation context must be an object whose targetingKey, when present, is a string',
+    ),
     run,
     typeMismatch: typeMismatchOf(flag),
   });
@@ -55,8 +62,12 @@ export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment |
     // Nothing of a disabled flag runs, its prerequisites included: there is nothing to link.
     return { compiled: compiledWith(() => off), link: () => undefined };
   }
-  const hasTargeting = flag.rules.length > 0 || Object.keys(flag.overrides).length > 0 ||
-    flag.rollout !== null || flag.variants !== null || flag.dependencies.length > 0;
+  const hasTargeting =
+    flag.rules.length > 0 ||
+    Object.keys(flag.overrides).length > 0 ||
+    flag.rollout !== null ||
+    flag.variants !== null ||
+    flag.dependencies.length > 0;
 
   const disabled = makeResult(key, flag.value, 'DISABLED', 'dependency_unmet');
   const dependencies: CompiledDependency[] = flag.dependencies.map((d) => ({
@@ -89,7 +100,8 @@ export function compileFlag(flag: FlagDefinition, experiment: ServedExperiment |
   const run = (context: Context, targetingKey: string | undefined): EvaluationResult => {
     for (let i = 0; i < dependencies.length; i++) {
       const dependency = dependencies[i];
-      if (!dependency.satisfiedBy((dependency.target as CompiledFlag).run(context, targetingKey).value)) return disabled;
+      if (!dependency.satisfiedBy((dependency.target as CompiledFlag).run(context, targetingKey).value))
+        return disabled;
     }
     if (targetingKey !== undefined && overrides.size > 0) {
       const override = overrides.get(targetingKey);
@@ -148,7 +160,12 @@ function compileServe(flag: FlagDefinition, rule: Rule): Serve {
 }
 
 /** A rule's or the flag's own rollout: in → rollout.value, out → flag.value. */
-function compileRollout(flag: FlagDefinition, rollout: Rollout, reason: 'TARGETING_MATCH' | 'SPLIT', ruleId?: string): Serve {
+function compileRollout(
+  flag: FlagDefinition,
+  rollout: Rollout,
+  reason: 'TARGETING_MATCH' | 'SPLIT',
+  ruleId?: string,
+): Serve {
   const { key } = flag;
   const bucket = createBucketer(rollout.salt ?? key);
   const threshold = rolloutThreshold(rollout.percentage);

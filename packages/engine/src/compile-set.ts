@@ -38,18 +38,34 @@ const EMPTY_CONTEXT: Readonly<Record<string, unknown>> = Object.freeze({});
  * @throws ConfigInvalidError when a `matches` condition of an experiment finds no regex engine
  * installed (code regex_engine_missing; see installRegexEngine).
  */
-export function compileValidatedFlagSet(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[] = []): CompiledFlagSet {
+export function compileValidatedFlagSet(
+  flags: readonly FlagDefinition[],
+  experiments: readonly ServedExperiment[] = [],
+): CompiledFlagSet {
   // Validation reports a flag's `matches` without an engine (compileFlagSet never gets here then);
   // for flags compiled without it, and for served experiments, the installed engines are checked here.
   if (installedRegexEngine() === null) {
     const flag = flags.find((f) => needsRegexEngine([f]));
     if (flag !== undefined) {
-      throw new ConfigInvalidError([{ flagKey: flag.key, path: '/rules', code: 'regex_engine_missing', message: `flag ${JSON.stringify(flag.key)}: a condition ${REGEX_ENGINE_MISSING}` }]);
+      throw new ConfigInvalidError([
+        {
+          flagKey: flag.key,
+          path: '/rules',
+          code: 'regex_engine_missing',
+          message: `flag ${JSON.stringify(flag.key)}: a condition ${REGEX_ENGINE_MISSING}`,
+        },
+      ]);
     }
     const experiment = experiments.find((e) => needsRegexEngine([], [e]));
     if (experiment !== undefined) {
-      throw new ConfigInvalidError([{ flagKey: experiment.flagKey, path: '/targeting', code: 'regex_engine_missing',
-        message: `experiment ${JSON.stringify(experiment.key)} on flag ${JSON.stringify(experiment.flagKey)}: its targeting ${REGEX_ENGINE_MISSING}` }]);
+      throw new ConfigInvalidError([
+        {
+          flagKey: experiment.flagKey,
+          path: '/targeting',
+          code: 'regex_engine_missing',
+          message: `experiment ${JSON.stringify(experiment.key)} on flag ${JSON.stringify(experiment.flagKey)}: its targeting ${REGEX_ENGINE_MISSING}`,
+        },
+      ]);
     }
   }
 
@@ -71,7 +87,8 @@ export function compileValidatedFlagSet(flags: readonly FlagDefinition[], experi
     const flag = compiled.get(key);
     if (flag === undefined) return flagNotFoundResult(key);
     if (expectedType !== undefined && expectedType !== flag.type) return flag.typeMismatch(expectedType);
-    if (context !== undefined && (typeof context !== 'object' || context === null || Array.isArray(context))) return flag.invalidContext;
+    if (context !== undefined && (typeof context !== 'object' || context === null || Array.isArray(context)))
+      return flag.invalidContext;
     try {
       if (context === undefined) return flag.run(EMPTY_CONTEXT, undefined);
       const targetingKey: unknown = context.targetingKey;
@@ -98,12 +115,21 @@ export function compileValidatedFlagSet(flags: readonly FlagDefinition[], experi
   };
 }
 
-function runningByFlag(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[]): Map<string, ServedExperiment> {
+function runningByFlag(
+  flags: readonly FlagDefinition[],
+  experiments: readonly ServedExperiment[],
+): Map<string, ServedExperiment> {
   const types = new Map(flags.map((f) => [f.key, f.type]));
   const byFlag = new Map<string, ServedExperiment>();
   for (const experiment of [...experiments].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))) {
     const type = types.get(experiment.flagKey);
-    if (experiment.state !== 'running' || type === undefined || byFlag.has(experiment.flagKey) || !experimentFits(experiment, type)) continue;
+    if (
+      experiment.state !== 'running' ||
+      type === undefined ||
+      byFlag.has(experiment.flagKey) ||
+      !experimentFits(experiment, type)
+    )
+      continue;
     byFlag.set(experiment.flagKey, experiment);
   }
   return byFlag;

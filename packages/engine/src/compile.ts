@@ -15,7 +15,10 @@ export type { CompiledFlagSet } from './compile-set.js';
  * prerequisites form a cycle, or a `matches` condition finds no regex engine installed (code
  * regex_engine_missing; see installRegexEngine).
  */
-export function compileFlagSet(flags: readonly FlagDefinition[], experiments: readonly ServedExperiment[] = []): CompiledFlagSet {
+export function compileFlagSet(
+  flags: readonly FlagDefinition[],
+  experiments: readonly ServedExperiment[] = [],
+): CompiledFlagSet {
   const issues = validateFlagSet(flags);
   if (issues.length > 0) throw new ConfigInvalidError(issues);
   return compileValidatedFlagSet(flags, experiments);

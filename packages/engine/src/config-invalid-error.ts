@@ -11,7 +11,10 @@ export class ConfigInvalidError extends Error {
   readonly issues: readonly ValidationIssue[];
 
   constructor(issues: readonly ValidationIssue[]) {
-    const shown = issues.slice(0, 3).map((issue) => issue.message).join('; ');
+    const shown = issues
+      .slice(0, 3)
+      .map((issue) => issue.message)
+      .join('; ');
     const more = issues.length > 3 ? ` (and ${issues.length - 3} more)` : '';
     super(`flag configuration cannot be compiled: ${shown}${more}`);
     this.name = 'ConfigInvalidError';

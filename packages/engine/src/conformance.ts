@@ -2,7 +2,16 @@
 // (`@ensign/engine/conformance.json`) and the comparison every runner uses. The vectors pin what an
 // evaluation must answer; the engine's tests, the server's (through POST /api/v1/evaluate and
 // OFREP), the SDK's and the OpenFeature providers' run the same file, so they cannot drift apart.
-import type { ErrorCode, EvaluationContext, EvaluationResult, ExperimentDetail, FallbackClass, FlagDefinition, FlagType, Reason } from './model.js';
+import type {
+  ErrorCode,
+  EvaluationContext,
+  EvaluationResult,
+  ExperimentDetail,
+  FallbackClass,
+  FlagDefinition,
+  FlagType,
+  Reason,
+} from './model.js';
 import type { ServedExperiment } from './experiment-model.js';
 import { jsonEqual } from './json-value.js';
 
@@ -58,7 +67,10 @@ export interface InvalidConfiguration {
 }
 
 /** The fields of a result the vectors speak about. */
-export type ComparableResult = Pick<EvaluationResult, 'value' | 'variant' | 'reason' | 'ruleId' | 'errorCode' | 'fallbackClass' | 'experiment'>;
+export type ComparableResult = Pick<
+  EvaluationResult,
+  'value' | 'variant' | 'reason' | 'ruleId' | 'errorCode' | 'fallbackClass' | 'experiment'
+>;
 
 /** How `actual` differs from `expected`, one line per field; empty when it conforms. */
 export function conformanceMismatches(expected: ConformanceExpectation, actual: ComparableResult): string[] {

@@ -19,11 +19,26 @@ export type {
   RuleServe,
   Variant,
 } from './model.js';
-export { ERROR_CODES, EXPERIMENT_REASONS, FALLBACK_CLASSES, FLAG_TYPES, OPERATORS, REASONS, withFlagDefaults } from './model.js';
+export {
+  ERROR_CODES,
+  EXPERIMENT_REASONS,
+  FALLBACK_CLASSES,
+  FLAG_TYPES,
+  OPERATORS,
+  REASONS,
+  withFlagDefaults,
+} from './model.js';
 export { variantSaltOf, type ServedExperiment } from './experiment-model.js';
 export { compileAssignment, experimentFits, type Assignment } from './compile-experiment.js';
 
-export { BUCKET_COUNT, bucketOf, createBucketer, rolloutThreshold, variantBounds, variantIndexOf } from './bucketing.js';
+export {
+  BUCKET_COUNT,
+  bucketOf,
+  createBucketer,
+  rolloutThreshold,
+  variantBounds,
+  variantIndexOf,
+} from './bucketing.js';
 export type { Bucketer } from './bucketing.js';
 
 export { validateFlagDefinition, parseFlagDefinition, MAX_METADATA_BYTES } from './validate.js';
@@ -45,5 +60,11 @@ export { CORE_SCHEMA_VERSION, compileDocument, flagDefinitionsOf } from './docum
 export { compileServedDocument } from './served-document.js';
 export type { CoreAudience, CoreDelivery, CoreDocument, CoreFlag, CorePrivacy } from './document.js';
 
-export { experimentMetadata, flattenMetadata, openFeatureReason, resolutionMetadata, toOpenFeature } from './openfeature.js';
+export {
+  experimentMetadata,
+  flattenMetadata,
+  openFeatureReason,
+  resolutionMetadata,
+  toOpenFeature,
+} from './openfeature.js';
 export type { FlagMetadata, OpenFeatureDialect, OpenFeatureReason, OpenFeatureResolution } from './openfeature.js';

@@ -23,11 +23,21 @@ export function validateDependencyGraph(flags: readonly GraphFlag[]): Validation
     (flag.dependencies ?? []).forEach((dependency, index) => {
       const target = byKey.get(dependency.flag);
       if (target === undefined) {
-        report(flag.key, index, 'flag', 'unknown_dependency',
-          `flag ${JSON.stringify(flag.key)}: dependencies[${index}].flag names flag ${JSON.stringify(dependency.flag)}, which does not exist in this environment`);
+        report(
+          flag.key,
+          index,
+          'flag',
+          'unknown_dependency',
+          `flag ${JSON.stringify(flag.key)}: dependencies[${index}].flag names flag ${JSON.stringify(dependency.flag)}, which does not exist in this environment`,
+        );
       } else if (isFlagType(target.type) && !valueFitsType(target.type, dependency.value)) {
-        report(flag.key, index, 'value', 'dependency_type_mismatch',
-          `flag ${JSON.stringify(flag.key)}: dependencies[${index}].value can never match, because ${JSON.stringify(dependency.flag)} is a ${target.type} flag`);
+        report(
+          flag.key,
+          index,
+          'value',
+          'dependency_type_mismatch',
+          `flag ${JSON.stringify(flag.key)}: dependencies[${index}].value can never match, because ${JSON.stringify(dependency.flag)} is a ${target.type} flag`,
+        );
       }
     });
   }
@@ -46,7 +56,11 @@ function valueFitsType(type: FlagDefinition['type'], value: unknown): boolean {
  * closes a cycle, reported once per closing edge with the whole cycle spelled out. Depth is
  * computed in post-order and only meaningful when there is no cycle.
  */
-function findCyclesAndDepth(flags: readonly GraphFlag[], byKey: Map<string, GraphFlag>, issues: ValidationIssue[]): void {
+function findCyclesAndDepth(
+  flags: readonly GraphFlag[],
+  byKey: Map<string, GraphFlag>,
+  issues: ValidationIssue[],
+): void {
   const state = new Map<string, 'grey' | 'black'>();
   const depth = new Map<string, number>();
   let cyclic = false;
@@ -108,7 +122,9 @@ function findCyclesAndDepth(flags: readonly GraphFlag[], byKey: Map<string, Grap
  */
 export function validateFlagSet(flags: readonly unknown[]): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
-  const keys = flags.map((flag) => (typeof flag === 'object' && flag !== null ? (flag as { key?: unknown }).key : undefined));
+  const keys = flags.map((flag) =>
+    typeof flag === 'object' && flag !== null ? (flag as { key?: unknown }).key : undefined,
+  );
   const known = keys.filter((key): key is string => typeof key === 'string');
   const firstIndex = new Map<string, number>();
   flags.forEach((flag, index) => {
@@ -119,7 +135,12 @@ export function validateFlagSet(flags: readonly unknown[]): ValidationIssue[] {
     }
     if (typeof key === 'string') {
       if (firstIndex.has(key)) {
-        issues.push({ flagKey, path: '/key', code: 'duplicate', message: `flag ${JSON.stringify(key)}: key appears more than once in the set` });
+        issues.push({
+          flagKey,
+          path: '/key',
+          code: 'duplicate',
+          message: `flag ${JSON.stringify(key)}: key appears more than once in the set`,
+        });
       } else firstIndex.set(key, index);
     }
   });

@@ -71,13 +71,18 @@ export function flagDefinitionsOf(document: Pick<CoreDocument, 'flags'>): FlagDe
  */
 export function compileDocument(document: unknown): CompiledFlagSet {
   const problem = envelopeProblem(document);
-  if (problem !== null) throw new ConfigInvalidError([{ path: problem.path, code: 'invalid_document', message: problem.message }]);
+  if (problem !== null)
+    throw new ConfigInvalidError([{ path: problem.path, code: 'invalid_document', message: problem.message }]);
   const doc = document as CoreDocument;
   const experiments = doc.experiments ?? [];
   // The server validated experiments when they were written; a document from elsewhere (a file, a
   // bootstrap) gets the same targeting checks, so a bad condition is refused rather than compiled.
   const issues = experiments.flatMap((experiment, index) =>
-    validateExperimentFields({ type: 'json', targeting: experiment.targeting }).map((issue) => ({ ...issue, path: `/experiments/${index}${issue.path}` })));
+    validateExperimentFields({ type: 'json', targeting: experiment.targeting }).map((issue) => ({
+      ...issue,
+      path: `/experiments/${index}${issue.path}`,
+    })),
+  );
   if (issues.length > 0) throw new ConfigInvalidError(issues);
   return compileFlagSet(flagDefinitionsOf(doc), experiments);
 }

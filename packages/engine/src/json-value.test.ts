@@ -9,9 +9,15 @@ describe('utf8ByteLength', () => {
       assert.equal(utf8ByteLength(text), Buffer.byteLength(text, 'utf8'), JSON.stringify(text));
       assert.equal(utf8ByteLength(text), new TextEncoder().encode(text).length, JSON.stringify(text));
     }
-    fc.assert(fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: fc.integer({ min: 0xd000, max: 0xe000 }).map((n) => String.fromCharCode(n)) }), (a, b) => {
-      assert.equal(utf8ByteLength(a + b), Buffer.byteLength(a + b, 'utf8'));
-    }));
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.string({ unit: fc.integer({ min: 0xd000, max: 0xe000 }).map((n) => String.fromCharCode(n)) }),
+        (a, b) => {
+          assert.equal(utf8ByteLength(a + b), Buffer.byteLength(a + b, 'utf8'));
+        },
+      ),
+    );
   });
 
   test('jsonByteLength measures the serialisation', () => {

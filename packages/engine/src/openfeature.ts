@@ -32,13 +32,33 @@ export interface OpenFeatureResolution {
 
 /** Error codes each dialect may carry; the others become GENERAL. */
 const DIALECT_ERRORS: Record<OpenFeatureDialect, ReadonlySet<ErrorCode>> = {
-  openfeature: new Set<ErrorCode>(['PROVIDER_NOT_READY', 'FLAG_NOT_FOUND', 'PARSE_ERROR', 'TYPE_MISMATCH', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL']),
+  openfeature: new Set<ErrorCode>([
+    'PROVIDER_NOT_READY',
+    'FLAG_NOT_FOUND',
+    'PARSE_ERROR',
+    'TYPE_MISMATCH',
+    'TARGETING_KEY_MISSING',
+    'INVALID_CONTEXT',
+    'GENERAL',
+  ]),
   ofrep: new Set<ErrorCode>(['FLAG_NOT_FOUND', 'PARSE_ERROR', 'TARGETING_KEY_MISSING', 'INVALID_CONTEXT', 'GENERAL']),
 };
 
 const DIALECT_REASONS: Record<OpenFeatureDialect, Record<Exclude<Reason, 'ERROR'>, OpenFeatureReason>> = {
-  openfeature: { STATIC: 'STATIC', DEFAULT: 'DEFAULT', TARGETING_MATCH: 'TARGETING_MATCH', SPLIT: 'SPLIT', DISABLED: 'DISABLED' },
-  ofrep: { STATIC: 'STATIC', DEFAULT: 'STATIC', TARGETING_MATCH: 'TARGETING_MATCH', SPLIT: 'SPLIT', DISABLED: 'DISABLED' },
+  openfeature: {
+    STATIC: 'STATIC',
+    DEFAULT: 'DEFAULT',
+    TARGETING_MATCH: 'TARGETING_MATCH',
+    SPLIT: 'SPLIT',
+    DISABLED: 'DISABLED',
+  },
+  ofrep: {
+    STATIC: 'STATIC',
+    DEFAULT: 'STATIC',
+    TARGETING_MATCH: 'TARGETING_MATCH',
+    SPLIT: 'SPLIT',
+    DISABLED: 'DISABLED',
+  },
 };
 
 /** The reason of a successful result in a dialect. */
@@ -51,13 +71,20 @@ export function openFeatureReason(reason: Reason, dialect: OpenFeatureDialect = 
  * objects, arrays and null have no representation there), and only the keys in `allowed` when given
  * (a client audience's privacy.clientMetadataKeys). Undefined when nothing is left.
  */
-export function flattenMetadata(metadata: Readonly<Record<string, unknown>>, allowed: ReadonlySet<string> | null = null): FlagMetadata | undefined {
+export function flattenMetadata(
+  metadata: Readonly<Record<string, unknown>>,
+  allowed: ReadonlySet<string> | null = null,
+): FlagMetadata | undefined {
   const out: Record<string, string | number | boolean> = {};
   let any = false;
   for (const name of Object.keys(metadata)) {
     if (allowed !== null && !allowed.has(name)) continue;
     const value = metadata[name];
-    if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
+    if (
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value))
+    ) {
       out[name] = value;
       any = true;
     }
@@ -76,7 +103,10 @@ export function experimentMetadata(experiment: ExperimentDetail): FlagMetadata {
 }
 
 /** The metadata of one result: the flag's, plus its experiment assignment when there is one. */
-export function resolutionMetadata(result: EvaluationResult, flagMetadata: FlagMetadata | undefined): FlagMetadata | undefined {
+export function resolutionMetadata(
+  result: EvaluationResult,
+  flagMetadata: FlagMetadata | undefined,
+): FlagMetadata | undefined {
   if (result.experiment === undefined) return flagMetadata;
   return { ...flagMetadata, ...experimentMetadata(result.experiment) };
 }
@@ -89,19 +119,40 @@ export function resolutionMetadata(result: EvaluationResult, flagMetadata: FlagM
  * Results are shared frozen objects: callers evaluating the same flags often may memoise the
  * mapping by result (except FLAG_NOT_FOUND results, which are new each time).
  */
-export function toOpenFeature(result: EvaluationResult, flagMetadata?: FlagMetadata, dialect: OpenFeatureDialect = 'openfeature'): OpenFeatureResolution {
+export function toOpenFeature(
+  result: EvaluationResult,
+  flagMetadata?: FlagMetadata,
+  dialect: OpenFeatureDialect = 'openfeature',
+): OpenFeatureResolution {
   const { key } = result;
   const metadata = resolutionMetadata(result, flagMetadata);
   if (result.reason === 'ERROR') {
-    const code = result.errorCode !== undefined && DIALECT_ERRORS[dialect].has(result.errorCode) ? result.errorCode : 'GENERAL';
-    return { key, value: undefined, reason: 'ERROR', errorCode: code, errorMessage: result.errorMessage ?? 'the flag could not be evaluated', flagMetadata: metadata };
+    const code =
+      result.errorCode !== undefined && DIALECT_ERRORS[dialect].has(result.errorCode) ? result.errorCode : 'GENERAL';
+    return {
+      key,
+      value: undefined,
+      reason: 'ERROR',
+      errorCode: code,
+      errorMessage: result.errorMessage ?? 'the flag could not be evaluated',
+      flagMetadata: metadata,
+    };
   }
   if (result.fallbackClass === 'targeting_key_missing') {
     return {
-      key, value: undefined, reason: 'ERROR', errorCode: 'TARGETING_KEY_MISSING',
+      key,
+      value: undefined,
+      reason: 'ERROR',
+      errorCode: 'TARGETING_KEY_MISSING',
       errorMessage: `flag ${JSON.stringify(key)} splits subjects by targetingKey, and the context has none`,
       flagMetadata: metadata,
     };
   }
-  return { key, value: result.value, variant: result.variant, reason: openFeatureReason(result.reason, dialect), flagMetadata: metadata };
+  return {
+    key,
+    value: result.value,
+    variant: result.variant,
+    reason: openFeatureReason(result.reason, dialect),
+    flagMetadata: metadata,
+  };
 }

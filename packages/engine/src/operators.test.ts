@@ -18,8 +18,18 @@ const ABSENT = [undefined, null];
 const NON_STRINGS = [...ABSENT, 42, true, { a: 'b' }];
 
 const cases: Record<Operator, Case> = {
-  in: { values: ['pro', 'team', 3, true], holds: ['pro', 'team', 3, true], fails: ['free', 'PRO', 4, false], mismatches: [...ABSENT, ['pro'], { plan: 'pro' }] },
-  notIn: { values: ['pro', 'team'], holds: ['free', 'PRO', 7, false], fails: ['pro', 'team'], mismatches: [...ABSENT, ['free'], {}] },
+  in: {
+    values: ['pro', 'team', 3, true],
+    holds: ['pro', 'team', 3, true],
+    fails: ['free', 'PRO', 4, false],
+    mismatches: [...ABSENT, ['pro'], { plan: 'pro' }],
+  },
+  notIn: {
+    values: ['pro', 'team'],
+    holds: ['free', 'PRO', 7, false],
+    fails: ['pro', 'team'],
+    mismatches: [...ABSENT, ['free'], {}],
+  },
   eq: { values: ['pro'], holds: ['pro'], fails: ['pro ', 'Pro'], mismatches: [...ABSENT, ['pro'], {}] },
   neq: { values: ['pro'], holds: ['free', 1, false], fails: ['pro'], mismatches: [...ABSENT, ['free'], {}] },
   contains: {
@@ -34,9 +44,24 @@ const cases: Record<Operator, Case> = {
     fails: ['ann@example.com', ['@example.com']],
     mismatches: [...ABSENT, 42, true, { a: 1 }],
   },
-  startsWith: { values: ['org_', 'team_'], holds: ['org_1', 'team_x'], fails: ['user_1', 'ORG_1', ''], mismatches: [...NON_STRINGS, ['org_1']] },
-  endsWith: { values: ['.fr', '.de'], holds: ['shop.fr', 'x.de'], fails: ['shop.com', 'fr'], mismatches: [...NON_STRINGS, ['a.fr']] },
-  matches: { values: ['^user-[0-9]+$'], holds: ['user-1', 'user-42'], fails: ['user-', 'xuser-1', 'USER-1'], mismatches: [...NON_STRINGS, 12, ['user-1']] },
+  startsWith: {
+    values: ['org_', 'team_'],
+    holds: ['org_1', 'team_x'],
+    fails: ['user_1', 'ORG_1', ''],
+    mismatches: [...NON_STRINGS, ['org_1']],
+  },
+  endsWith: {
+    values: ['.fr', '.de'],
+    holds: ['shop.fr', 'x.de'],
+    fails: ['shop.com', 'fr'],
+    mismatches: [...NON_STRINGS, ['a.fr']],
+  },
+  matches: {
+    values: ['^user-[0-9]+$'],
+    holds: ['user-1', 'user-42'],
+    fails: ['user-', 'xuser-1', 'USER-1'],
+    mismatches: [...NON_STRINGS, 12, ['user-1']],
+  },
   lt: { values: [10], holds: [9, -1, 9.99], fails: [10, 11], mismatches: [...ABSENT, '5', true, [5]] },
   lte: { values: [10], holds: [10, 9], fails: [10.01, 11], mismatches: [...ABSENT, '5', [5]] },
   gt: { values: [10], holds: [11, 10.5], fails: [10, 9], mismatches: [...ABSENT, '50', false, [50]] },
@@ -45,7 +70,21 @@ const cases: Record<Operator, Case> = {
     values: ['1.4.0', '2.0.0-beta.1'],
     holds: ['1.4.0', 'v1.4.0', 'V1.4.0', '1.4', 'v1.4', '1.4.0+build.7', '2.0.0-beta.1', 1.4],
     fails: ['1.4.1', '1', 1, '2.0.0', '2.0.0-beta.2', 1.41],
-    mismatches: [...ABSENT, ' 1.4.0', '=1.4.0', 'vv1.4.0', '1.4.0.0', '01.4.0', '1.4-beta', 'latest', -1, -1.4, 1e21, Infinity, ['1.4.0']],
+    mismatches: [
+      ...ABSENT,
+      ' 1.4.0',
+      '=1.4.0',
+      'vv1.4.0',
+      '1.4.0.0',
+      '01.4.0',
+      '1.4-beta',
+      'latest',
+      -1,
+      -1.4,
+      1e21,
+      Infinity,
+      ['1.4.0'],
+    ],
   },
   semverLt: {
     values: ['2.0.0'],
@@ -61,7 +100,12 @@ const cases: Record<Operator, Case> = {
   },
   before: {
     values: ['2026-06-01T00:00:00Z'],
-    holds: ['2026-05-31T23:59:59.999Z', '2026-06-01T01:59:00+02:00', Date.UTC(2026, 0, 1), new Date(Date.UTC(2020, 0, 1))],
+    holds: [
+      '2026-05-31T23:59:59.999Z',
+      '2026-06-01T01:59:00+02:00',
+      Date.UTC(2026, 0, 1),
+      new Date(Date.UTC(2020, 0, 1)),
+    ],
     fails: ['2026-06-01T00:00:00Z', '2026-06-01T00:00:00.001Z', Date.UTC(2027, 0, 1)],
     mismatches: [...ABSENT, '2026-01-01', 'yesterday', true, NaN, Infinity, -Infinity, ['2020-01-01T00:00:00Z']],
   },
@@ -86,21 +130,24 @@ describe('operators', () => {
     describe(operator, () => {
       const predicate = compileOperator(operator, values);
       test('holds', () => {
-        for (const attribute of holds) assert.equal(predicate(attribute), true, `${operator} ${JSON.stringify(values)} on ${String(attribute)}`);
+        for (const attribute of holds)
+          assert.equal(predicate(attribute), true, `${operator} ${JSON.stringify(values)} on ${String(attribute)}`);
       });
       test('does not hold', () => {
-        for (const attribute of fails) assert.equal(predicate(attribute), false, `${operator} ${JSON.stringify(values)} on ${String(attribute)}`);
+        for (const attribute of fails)
+          assert.equal(predicate(attribute), false, `${operator} ${JSON.stringify(values)} on ${String(attribute)}`);
       });
       test('type mismatches are false and never throw', () => {
-        for (const attribute of mismatches) assert.equal(predicate(attribute), false, `${operator} on ${String(attribute)}`);
+        for (const attribute of mismatches)
+          assert.equal(predicate(attribute), false, `${operator} on ${String(attribute)}`);
       });
     });
   }
 
-  test('a context number is read as JavaScript writes it, as OpenFeature\'s sem_ver does: 1.2 is 1.2.0, 1.10 is 1.1.0', () => {
+  test("a context number is read as JavaScript writes it, as OpenFeature's sem_ver does: 1.2 is 1.2.0, 1.10 is 1.1.0", () => {
     assert.equal(compileOperator('semverEq', ['1.2.0'])(1.2), true);
-    assert.equal(compileOperator('semverEq', ['1.1.0'])(1.10), true, '1.10 is the number 1.1');
-    assert.equal(compileOperator('semverGt', ['1.9.0'])(1.10), false);
+    assert.equal(compileOperator('semverEq', ['1.1.0'])(1.1), true, '1.10 is the number 1.1');
+    assert.equal(compileOperator('semverGt', ['1.9.0'])(1.1), false);
     assert.equal(compileOperator('semverEq', ['0.0.0'])(-0), true);
     assert.equal(compileOperator('semverGt', ['1.0.0'])(1.2345), true, '1.2345 is 1.2345.0');
     // Read the same way whether parsed once or from the cache.
@@ -117,8 +164,14 @@ describe('operators', () => {
     assert.equal(compileOperator('semverLt', ['1.0.0', '2.0.0'])('1.5.0'), true);
     assert.equal(compileOperator('semverGt', ['1.0.0', '2.0.0'])('1.5.0'), true);
     assert.equal(compileOperator('semverGt', ['1.0.0', '2.0.0'])('0.5.0'), false);
-    assert.equal(compileOperator('before', ['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z'])('2026-06-01T00:00:00Z'), true);
-    assert.equal(compileOperator('after', ['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z'])('2026-06-01T00:00:00Z'), true);
+    assert.equal(
+      compileOperator('before', ['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z'])('2026-06-01T00:00:00Z'),
+      true,
+    );
+    assert.equal(
+      compileOperator('after', ['2026-01-01T00:00:00Z', '2027-01-01T00:00:00Z'])('2026-06-01T00:00:00Z'),
+      true,
+    );
     assert.equal(compileOperator('notContains', ['a', 'b'])('xbx'), false);
     assert.equal(compileOperator('startsWith', ['a', 'b'])('bee'), true);
   });

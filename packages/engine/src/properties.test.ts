@@ -8,7 +8,8 @@ import { bucketOf } from './bucketing.js';
 import { compileFlagSet } from './compile.js';
 import { ConfigInvalidError } from './config-invalid-error.js';
 
-const flag = (fields: Partial<FlagDefinition> & { key: string }) => withFlagDefaults({ type: 'bool', value: false, ...fields });
+const flag = (fields: Partial<FlagDefinition> & { key: string }) =>
+  withFlagDefaults({ type: 'bool', value: false, ...fields });
 
 /** Percentages as the contract allows them: 0..100 with two decimals. */
 const percentage = fc.integer({ min: 0, max: 10_000 }).map((hundredths) => hundredths / 100);
@@ -16,14 +17,12 @@ const targetingKey = fc.string({ minLength: 1, maxLength: 40, unit: 'grapheme' }
 const salt = fc.string({ minLength: 1, maxLength: 20 });
 
 /** Weights in hundredths summing to exactly 100 %. */
-const weights = fc
-  .array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 6 })
-  .map((parts) => {
-    const total = parts.reduce((a, b) => a + b, 0);
-    const hundredths = parts.map((p) => Math.floor((p * 10_000) / total));
-    hundredths[hundredths.length - 1] += 10_000 - hundredths.reduce((a, b) => a + b, 0);
-    return hundredths.map((h) => h / 100);
-  });
+const weights = fc.array(fc.integer({ min: 1, max: 1000 }), { minLength: 1, maxLength: 6 }).map((parts) => {
+  const total = parts.reduce((a, b) => a + b, 0);
+  const hundredths = parts.map((p) => Math.floor((p * 10_000) / total));
+  hundredths[hundredths.length - 1] += 10_000 - hundredths.reduce((a, b) => a + b, 0);
+  return hundredths.map((h) => h / 100);
+});
 
 /** Deterministic pseudo-random keys (mulberry32) so a failing run can be replayed from its seed. */
 function randomKeys(seed: number, count: number): string[] {
@@ -43,22 +42,37 @@ describe('properties', () => {
     const definitions = () => [
       flag({ key: 'ramp', rollout: { percentage: 37.5, value: true } }),
       flag({
-        key: 'color', type: 'string', value: 'grey',
-        variants: [{ key: 'a', value: 'red', weight: 20 }, { key: 'b', value: 'blue', weight: 80 }],
-        rules: [{ id: 'pro', conditions: [{ attribute: 'plan', operator: 'eq', values: ['pro'] }], serve: { rollout: { percentage: 50, value: 'gold' } } }],
+        key: 'color',
+        type: 'string',
+        value: 'grey',
+        variants: [
+          { key: 'a', value: 'red', weight: 20 },
+          { key: 'b', value: 'blue', weight: 80 },
+        ],
+        rules: [
+          {
+            id: 'pro',
+            conditions: [{ attribute: 'plan', operator: 'eq', values: ['pro'] }],
+            serve: { rollout: { percentage: 50, value: 'gold' } },
+          },
+        ],
       }),
     ];
     const first = compileFlagSet(definitions());
     const second = compileFlagSet(definitions());
     fc.assert(
-      fc.property(fc.option(targetingKey, { nil: undefined }), fc.constantFrom('pro', 'free', undefined), (key, plan) => {
-        const context = { targetingKey: key, plan };
-        for (const name of ['ramp', 'color']) {
-          const result = first.evaluate(name, context);
-          assert.deepEqual(first.evaluate(name, { ...context }), result);
-          assert.deepEqual(second.evaluate(name, context), result);
-        }
-      }),
+      fc.property(
+        fc.option(targetingKey, { nil: undefined }),
+        fc.constantFrom('pro', 'free', undefined),
+        (key, plan) => {
+          const context = { targetingKey: key, plan };
+          for (const name of ['ramp', 'color']) {
+            const result = first.evaluate(name, context);
+            assert.deepEqual(first.evaluate(name, { ...context }), result);
+            assert.deepEqual(second.evaluate(name, context), result);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -81,20 +95,28 @@ describe('properties', () => {
 
   test('100,000 random keys split across variants within 1 percentage point of their weights', () => {
     fc.assert(
-      fc.property(weights, fc.integer(), fc.string({ minLength: 1, maxLength: 12 }).map((s) => `exp-${s}`.replace(/[^A-Za-z0-9._:-]/g, 'x')), (weightList, seed, key) => {
-        const variants: Variant[] = weightList.map((weight, i) => ({ key: `v${i}`, value: `value-${i}`, weight }));
-        const set = compileFlagSet([flag({ key, type: 'string', value: 'off', variants })]);
-        const counts = new Map<string, number>();
-        const keys = randomKeys(seed, 100_000);
-        for (const subject of keys) {
-          const variant = set.evaluate(key, { targetingKey: subject }).variant as string;
-          counts.set(variant, (counts.get(variant) ?? 0) + 1);
-        }
-        for (const variant of variants) {
-          const share = ((counts.get(variant.key) ?? 0) / keys.length) * 100;
-          assert.ok(Math.abs(share - variant.weight) <= 1, `${variant.key}: ${share.toFixed(2)} % for weight ${variant.weight}`);
-        }
-      }),
+      fc.property(
+        weights,
+        fc.integer(),
+        fc.string({ minLength: 1, maxLength: 12 }).map((s) => `exp-${s}`.replace(/[^A-Za-z0-9._:-]/g, 'x')),
+        (weightList, seed, key) => {
+          const variants: Variant[] = weightList.map((weight, i) => ({ key: `v${i}`, value: `value-${i}`, weight }));
+          const set = compileFlagSet([flag({ key, type: 'string', value: 'off', variants })]);
+          const counts = new Map<string, number>();
+          const keys = randomKeys(seed, 100_000);
+          for (const subject of keys) {
+            const variant = set.evaluate(key, { targetingKey: subject }).variant as string;
+            counts.set(variant, (counts.get(variant) ?? 0) + 1);
+          }
+          for (const variant of variants) {
+            const share = ((counts.get(variant.key) ?? 0) / keys.length) * 100;
+            assert.ok(
+              Math.abs(share - variant.weight) <= 1,
+              `${variant.key}: ${share.toFixed(2)} % for weight ${variant.weight}`,
+            );
+          }
+        },
+      ),
       { numRuns: 12 },
     );
   });
@@ -133,7 +155,8 @@ describe('properties', () => {
       values: fc.array(fc.boolean(), { minLength: n, maxLength: n }),
       ruleValues: fc.array(fc.option(fc.boolean(), { nil: null }), { minLength: n, maxLength: n }),
       edges: fc.uniqueArray(
-        fc.tuple(fc.integer({ min: 0, max: n - 2 }), fc.integer({ min: 1, max: n - 1 }), fc.boolean())
+        fc
+          .tuple(fc.integer({ min: 0, max: n - 2 }), fc.integer({ min: 1, max: n - 1 }), fc.boolean())
           .filter(([from, to]) => from < to)
           .map(([from, to, value]) => ({ from, to, value })),
         { selector: (e) => `${e.from}-${e.to}`, maxLength: 20 },
@@ -142,12 +165,14 @@ describe('properties', () => {
   );
 
   function definitionsOf(spec: GraphSpec): FlagDefinition[] {
-    return spec.values.map((value, i) => flag({
-      key: `f${i}`,
-      value,
-      rules: spec.ruleValues[i] === null ? [] : [{ id: 'all', conditions: [], serve: { value: spec.ruleValues[i] } }],
-      dependencies: spec.edges.filter((e) => e.from === i).map((e) => ({ flag: `f${e.to}`, value: e.value })),
-    }));
+    return spec.values.map((value, i) =>
+      flag({
+        key: `f${i}`,
+        value,
+        rules: spec.ruleValues[i] === null ? [] : [{ id: 'all', conditions: [], serve: { value: spec.ruleValues[i] } }],
+        dependencies: spec.edges.filter((e) => e.from === i).map((e) => ({ flag: `f${e.to}`, value: e.value })),
+      }),
+    );
   }
 
   test('dependency chains: a flag is DISABLED exactly when a prerequisite misses its value', () => {
@@ -178,17 +203,21 @@ describe('properties', () => {
         // A chain f0 → f1 → … → f(length-1), closed by an edge back to f0 (length 1 is a
         // self-dependency, refused per flag with its own code).
         const definitions = Array.from({ length }, (_, i) =>
-          flag({ key: `f${i}`, dependencies: [{ flag: `f${(i + 1) % length}`, value: false }] }));
+          flag({ key: `f${i}`, dependencies: [{ flag: `f${(i + 1) % length}`, value: false }] }),
+        );
         // The order of the definitions must not matter.
         const shift = rotation % length;
         const rotated = [...definitions.slice(shift), ...definitions.slice(0, shift)];
-        assert.throws(() => compileFlagSet(rotated), (error: unknown) => {
-          assert.ok(error instanceof ConfigInvalidError);
-          const cycles = error.issues.filter((issue) => issue.code === 'dependency_cycle');
-          assert.equal(cycles.length, 1);
-          for (let i = 0; i < length; i++) assert.ok(cycles[0].message.includes(`f${i}`), cycles[0].message);
-          return true;
-        });
+        assert.throws(
+          () => compileFlagSet(rotated),
+          (error: unknown) => {
+            assert.ok(error instanceof ConfigInvalidError);
+            const cycles = error.issues.filter((issue) => issue.code === 'dependency_cycle');
+            assert.equal(cycles.length, 1);
+            for (let i = 0; i < length; i++) assert.ok(cycles[0].message.includes(`f${i}`), cycles[0].message);
+            return true;
+          },
+        );
       }),
       { numRuns: 200 },
     );
@@ -203,25 +232,47 @@ describe('properties: the off switch', () => {
       country: fc.constantFrom('FR', 'DE', undefined),
     });
     fc.assert(
-      fc.property(fc.integer(), fc.integer(), percentage, fc.boolean(), fc.array(context, { minLength: 1, maxLength: 20 }), (value, offValue, pct, useVariants, contexts) => {
-        const set = compileFlagSet([
-          flag({ key: 'gate', type: 'number', value: 1 }),
-          flag({
-            key: 'f', type: 'number', value, enabled: false, offValue,
-            overrides: { 'user-1': value + 1 },
-            rules: [{ id: 'pro', conditions: [{ attribute: 'plan', operator: 'eq', values: ['pro'] }], serve: { value: value + 2 } }],
-            dependencies: [{ flag: 'gate', value: 2 }],
-            ...(useVariants
-              ? { variants: [{ key: 'a', value: value + 3, weight: 50 }, { key: 'b', value: value + 4, weight: 50 }] }
-              : { rollout: { percentage: pct, value: value + 5 } }),
-          }),
-        ]);
-        for (const c of [...contexts, { targetingKey: 'user-1', plan: 'pro' }]) {
-          const result = set.evaluate('f', c);
-          assert.equal(result.value, offValue);
-          assert.equal(result.reason, 'DISABLED');
-        }
-      }),
+      fc.property(
+        fc.integer(),
+        fc.integer(),
+        percentage,
+        fc.boolean(),
+        fc.array(context, { minLength: 1, maxLength: 20 }),
+        (value, offValue, pct, useVariants, contexts) => {
+          const set = compileFlagSet([
+            flag({ key: 'gate', type: 'number', value: 1 }),
+            flag({
+              key: 'f',
+              type: 'number',
+              value,
+              enabled: false,
+              offValue,
+              overrides: { 'user-1': value + 1 },
+              rules: [
+                {
+                  id: 'pro',
+                  conditions: [{ attribute: 'plan', operator: 'eq', values: ['pro'] }],
+                  serve: { value: value + 2 },
+                },
+              ],
+              dependencies: [{ flag: 'gate', value: 2 }],
+              ...(useVariants
+                ? {
+                    variants: [
+                      { key: 'a', value: value + 3, weight: 50 },
+                      { key: 'b', value: value + 4, weight: 50 },
+                    ],
+                  }
+                : { rollout: { percentage: pct, value: value + 5 } }),
+            }),
+          ]);
+          for (const c of [...contexts, { targetingKey: 'user-1', plan: 'pro' }]) {
+            const result = set.evaluate('f', c);
+            assert.equal(result.value, offValue);
+            assert.equal(result.reason, 'DISABLED');
+          }
+        },
+      ),
     );
   });
 });

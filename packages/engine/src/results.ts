@@ -7,7 +7,13 @@ export function makeResult(
   value: unknown,
   reason: Reason,
   fallbackClass: FallbackClass,
-  extra: { variant?: string; ruleId?: string; errorCode?: ErrorCode; errorMessage?: string; experiment?: ExperimentDetail } = {},
+  extra: {
+    variant?: string;
+    ruleId?: string;
+    errorCode?: ErrorCode;
+    errorMessage?: string;
+    experiment?: ExperimentDetail;
+  } = {},
 ): EvaluationResult {
   // All nine fields always present, in one order: one hidden class for every result.
   return Object.freeze({
@@ -23,20 +29,38 @@ export function makeResult(
   });
 }
 
-export function errorResult(key: string, errorCode: ErrorCode, fallbackClass: FallbackClass, errorMessage: string): EvaluationResult {
+export function errorResult(
+  key: string,
+  errorCode: ErrorCode,
+  fallbackClass: FallbackClass,
+  errorMessage: string,
+): EvaluationResult {
   return makeResult(key, undefined, 'ERROR', fallbackClass, { errorCode, errorMessage });
 }
 
 export function flagNotFoundResult(key: string): EvaluationResult {
-  return errorResult(key, 'FLAG_NOT_FOUND', 'flag_not_found', `flag ${JSON.stringify(key)} does not exist in this environment`);
+  return errorResult(
+    key,
+    'FLAG_NOT_FOUND',
+    'flag_not_found',
+    `flag ${JSON.stringify(key)} does not exist in this environment`,
+  );
 }
 
 export function typeMismatchResult(key: string, actual: FlagType, expected: FlagType): EvaluationResult {
-  return errorResult(key, 'TYPE_MISMATCH', 'type_mismatch', `flag ${JSON.stringify(key)} is of type ${actual}, not ${expected}`);
+  return errorResult(
+    key,
+    'TYPE_MISMATCH',
+    'type_mismatch',
+    `flag ${JSON.stringify(key)} is of type ${actual}, not ${expected}`,
+  );
 }
 
 /** For callers whose stored configuration failed to compile (ConfigInvalidError): they cannot
  * evaluate anything in that environment until it is fixed, and say so per flag. */
-export function configInvalidResult(key: string, errorMessage = 'the flag configuration of this environment is invalid'): EvaluationResult {
+export function configInvalidResult(
+  key: string,
+  errorMessage = 'the flag configuration of this environment is invalid',
+): EvaluationResult {
   return errorResult(key, 'PARSE_ERROR', 'config_invalid', errorMessage);
 }

@@ -8,13 +8,41 @@ import semver from 'semver';
 import { parseSemver } from './semver-version.js';
 
 const identifier = fc.oneof(
-  fc.constantFrom('0', '1', '01', '9007199254740991', '9007199254740992', '99999999999999999999', 'alpha', 'beta', 'rc', 'x-y', '-', '1a', 'a1', '0a', '00', ''),
+  fc.constantFrom(
+    '0',
+    '1',
+    '01',
+    '9007199254740991',
+    '9007199254740992',
+    '99999999999999999999',
+    'alpha',
+    'beta',
+    'rc',
+    'x-y',
+    '-',
+    '1a',
+    'a1',
+    '0a',
+    '00',
+    '',
+  ),
   fc.stringMatching(/^[0-9A-Za-z-]{1,6}$/),
 );
-const number = fc.oneof(fc.constantFrom('0', '1', '01', '10', '9007199254740991', '9007199254740992', '99999999999999999'), fc.nat({ max: 30 }).map(String));
+const number = fc.oneof(
+  fc.constantFrom('0', '1', '01', '10', '9007199254740991', '9007199254740992', '99999999999999999'),
+  fc.nat({ max: 30 }).map(String),
+);
 const version = fc
-  .tuple(number, number, number, fc.option(fc.array(identifier, { minLength: 1, maxLength: 4 })), fc.option(fc.array(identifier, { minLength: 1, maxLength: 2 })))
-  .map(([a, b, c, pre, build]) => `${a}.${b}.${c}${pre ? `-${pre.join('.')}` : ''}${build ? `+${build.join('.')}` : ''}`);
+  .tuple(
+    number,
+    number,
+    number,
+    fc.option(fc.array(identifier, { minLength: 1, maxLength: 4 })),
+    fc.option(fc.array(identifier, { minLength: 1, maxLength: 2 })),
+  )
+  .map(
+    ([a, b, c, pre, build]) => `${a}.${b}.${c}${pre ? `-${pre.join('.')}` : ''}${build ? `+${build.join('.')}` : ''}`,
+  );
 
 /** node-semver's strict reading, after the engine's own (no surrounding blanks, one optional v). */
 function reference(text: string) {
@@ -28,14 +56,26 @@ function reference(text: string) {
 describe('semantic versions as node-semver reads them', () => {
   test('parse: the same versions accepted, with the same components', () => {
     fc.assert(
-      fc.property(fc.oneof(version, fc.string({ maxLength: 12 }), version.map((v) => `v${v}`), version.map((v) => ` ${v}`)), (text) => {
-        const ours = parseSemver(text);
-        const theirs = reference(text);
-        assert.equal(ours === null, theirs === null, text);
-        if (ours !== null && theirs !== null) {
-          assert.deepEqual([ours.major, ours.minor, ours.patch, [...ours.prerelease]], [theirs.major, theirs.minor, theirs.patch, theirs.prerelease], text);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          version,
+          fc.string({ maxLength: 12 }),
+          version.map((v) => `v${v}`),
+          version.map((v) => ` ${v}`),
+        ),
+        (text) => {
+          const ours = parseSemver(text);
+          const theirs = reference(text);
+          assert.equal(ours === null, theirs === null, text);
+          if (ours !== null && theirs !== null) {
+            assert.deepEqual(
+              [ours.major, ours.minor, ours.patch, [...ours.prerelease]],
+              [theirs.major, theirs.minor, theirs.patch, theirs.prerelease],
+              text,
+            );
+          }
+        },
+      ),
       { numRuns: 4000 },
     );
   });
@@ -50,8 +90,18 @@ describe('semantic versions as node-semver reads them', () => {
       }),
       { numRuns: 4000 },
     );
-    const ordered = ['1.0.0-alpha', '1.0.0-alpha.1', '1.0.0-alpha.beta', '1.0.0-beta', '1.0.0-beta.2', '1.0.0-beta.11', '1.0.0-rc.1', '1.0.0'];
-    for (let i = 1; i < ordered.length; i++) assert.equal(parseSemver(ordered[i - 1])!.compare(parseSemver(ordered[i])!), -1, ordered[i]);
+    const ordered = [
+      '1.0.0-alpha',
+      '1.0.0-alpha.1',
+      '1.0.0-alpha.beta',
+      '1.0.0-beta',
+      '1.0.0-beta.2',
+      '1.0.0-beta.11',
+      '1.0.0-rc.1',
+      '1.0.0',
+    ];
+    for (let i = 1; i < ordered.length; i++)
+      assert.equal(parseSemver(ordered[i - 1])!.compare(parseSemver(ordered[i])!), -1, ordered[i]);
     assert.equal(parseSemver('1.0.0+a')!.compare(parseSemver('1.0.0+b')!), 0);
   });
 

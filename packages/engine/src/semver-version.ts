@@ -18,7 +18,9 @@ const PARTIAL = /^(0|[1-9]\d{0,15})(?:\.(0|[1-9]\d{0,15}))?$/;
 const NUMERIC = '0|[1-9]\\d*';
 const PRERELEASE_ID = `(?:\\d*[a-zA-Z-][a-zA-Z0-9-]*|${NUMERIC})`;
 /** node-semver's FULL (strict) expression, without its optional "v" (read above). */
-const FULL = new RegExp(`^(${NUMERIC})\\.(${NUMERIC})\\.(${NUMERIC})(?:-(${PRERELEASE_ID}(?:\\.${PRERELEASE_ID})*))?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$`);
+const FULL = new RegExp(
+  `^(${NUMERIC})\\.(${NUMERIC})\\.(${NUMERIC})(?:-(${PRERELEASE_ID}(?:\\.${PRERELEASE_ID})*))?(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?$`,
+);
 const DIGITS = /^[0-9]+$/;
 
 export interface SemVerInstance {
@@ -42,7 +44,12 @@ function compareIdentifiers(a: string | number, b: string | number): number {
 }
 
 class Version implements SemVerInstance {
-  constructor(readonly major: number, readonly minor: number, readonly patch: number, readonly prerelease: readonly (string | number)[]) {}
+  constructor(
+    readonly major: number,
+    readonly minor: number,
+    readonly patch: number,
+    readonly prerelease: readonly (string | number)[],
+  ) {}
 
   compare(other: SemVerInstance): number {
     // Major, minor and patch are numbers (bounded by the parser): compared as numbers, which is what
@@ -69,11 +76,15 @@ function parseStrict(text: string): SemVerInstance | null {
   const major = +m[1]!;
   const minor = +m[2]!;
   const patch = +m[3]!;
-  if (major > Number.MAX_SAFE_INTEGER || minor > Number.MAX_SAFE_INTEGER || patch > Number.MAX_SAFE_INTEGER) return null;
-  const prerelease = m[4] === undefined ? [] : m[4].split('.').map((id) => {
-    const n = DIGITS.test(id) ? +id : NaN;
-    return n >= 0 && n < Number.MAX_SAFE_INTEGER ? n : id;
-  });
+  if (major > Number.MAX_SAFE_INTEGER || minor > Number.MAX_SAFE_INTEGER || patch > Number.MAX_SAFE_INTEGER)
+    return null;
+  const prerelease =
+    m[4] === undefined
+      ? []
+      : m[4].split('.').map((id) => {
+          const n = DIGITS.test(id) ? +id : NaN;
+          return n >= 0 && n < Number.MAX_SAFE_INTEGER ? n : id;
+        });
   return new Version(major, minor, patch, prerelease);
 }
 

@@ -17,7 +17,8 @@ import { envelopeProblem, servedFlagsProblem } from './document-envelope.js';
  */
 export function compileServedDocument(document: unknown): CompiledFlagSet {
   const problem = envelopeProblem(document) ?? servedFlagsProblem((document as CoreDocument).flags as never);
-  if (problem !== null) throw new ConfigInvalidError([{ path: problem.path, code: 'invalid_document', message: problem.message }]);
+  if (problem !== null)
+    throw new ConfigInvalidError([{ path: problem.path, code: 'invalid_document', message: problem.message }]);
   const doc = document as CoreDocument;
   return compileValidatedFlagSet(flagDefinitionsOf(doc), doc.experiments ?? []);
 }

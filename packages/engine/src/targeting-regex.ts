@@ -70,7 +70,8 @@ function nonRegularConstruct(pattern: string): 'backreference' | 'lookaround' | 
     const ch = pattern[i];
     if (ch === '\\') {
       const next = pattern[i + 1];
-      if (!inClass && ((next !== undefined && next >= '1' && next <= '9') || (next === 'k' && pattern[i + 2] === '<'))) return 'backreference';
+      if (!inClass && ((next !== undefined && next >= '1' && next <= '9') || (next === 'k' && pattern[i + 2] === '<')))
+        return 'backreference';
       i++;
     } else if (inClass) {
       if (ch === ']') inClass = false;
@@ -118,7 +119,9 @@ export function needsRegexEngine(
   flags: Iterable<{ rules?: readonly Conditions[] | null }>,
   experiments: Iterable<{ targeting?: readonly Condition[] | null }> = [],
 ): boolean {
-  const usesMatches = (conditions: unknown) => Array.isArray(conditions) && conditions.some((c) => typeof c === 'object' && c !== null && (c as Condition).operator === 'matches');
+  const usesMatches = (conditions: unknown) =>
+    Array.isArray(conditions) &&
+    conditions.some((c) => typeof c === 'object' && c !== null && (c as Condition).operator === 'matches');
   for (const flag of flags) {
     if (Array.isArray(flag?.rules) && flag.rules.some((rule) => usesMatches(rule?.conditions))) return true;
   }

@@ -9,12 +9,20 @@ import { checkConditions } from './validate-rules.js';
 export const MIN_EXPERIMENT_VARIANTS = 2;
 export const MAX_EXPERIMENT_VARIANTS = 10;
 
-export function validateExperimentFields(input: { type: FlagType; variants?: unknown; targeting?: unknown }): ValidationIssue[] {
+export function validateExperimentFields(input: {
+  type: FlagType;
+  variants?: unknown;
+  targeting?: unknown;
+}): ValidationIssue[] {
   const issues = new IssueCollector();
   if (input.variants !== undefined) {
     const count = Array.isArray(input.variants) ? input.variants.length : 0;
     if (Array.isArray(input.variants) && (count < MIN_EXPERIMENT_VARIANTS || count > MAX_EXPERIMENT_VARIANTS)) {
-      issues.add(['variants'], 'invalid_variants', `must hold ${MIN_EXPERIMENT_VARIANTS} to ${MAX_EXPERIMENT_VARIANTS} variants, the first being the control (got ${count})`);
+      issues.add(
+        ['variants'],
+        'invalid_variants',
+        `must hold ${MIN_EXPERIMENT_VARIANTS} to ${MAX_EXPERIMENT_VARIANTS} variants, the first being the control (got ${count})`,
+      );
     }
     checkVariants(issues, input.variants, input.type);
   }

@@ -19,7 +19,11 @@ export function isFlagType(value: unknown): value is FlagType {
 /** Checks a key-like string (flag key, variant key, rule id); returns whether it is valid. */
 export function checkKey(issues: IssueCollector, path: PathSegment[], value: unknown): boolean {
   if (typeof value !== 'string' || value.length === 0) {
-    issues.add(path, value === undefined ? 'required' : 'invalid_key', `must be a non-empty string (got ${describeType(value)})`);
+    issues.add(
+      path,
+      value === undefined ? 'required' : 'invalid_key',
+      `must be a non-empty string (got ${describeType(value)})`,
+    );
     return false;
   }
   if (value.length > MAX_KEY_LENGTH) {
@@ -58,7 +62,11 @@ export function checkTypedValue(issues: IssueCollector, path: PathSegment[], typ
       return;
     case 'json':
       if (!isJsonValue(value)) {
-        issues.add(path, 'type_mismatch', 'must be a JSON value (no NaN, Infinity, undefined or nesting beyond 64 levels)');
+        issues.add(
+          path,
+          'type_mismatch',
+          'must be a JSON value (no NaN, Infinity, undefined or nesting beyond 64 levels)',
+        );
       } else if (jsonByteLength(value) > MAX_VALUE_BYTES) {
         issues.add(path, 'too_large', `must be at most 32 KiB (${MAX_VALUE_BYTES} bytes) when serialised as JSON`);
       }
@@ -71,7 +79,11 @@ function typeNoun(type: FlagType): string {
 }
 
 function mismatch(issues: IssueCollector, path: PathSegment[], type: FlagType, value: unknown): void {
-  issues.add(path, 'type_mismatch', `must be a ${typeNoun(type)} for a flag of type ${type} (got ${describeType(value)})`);
+  issues.add(
+    path,
+    'type_mismatch',
+    `must be a ${typeNoun(type)} for a flag of type ${type} (got ${describeType(value)})`,
+  );
 }
 
 /** True when `n` is a finite number in [min, max] with at most two decimals. */
@@ -107,14 +119,23 @@ export function checkKnownFields(
 }
 
 /** Checks `value` is a plain object; reports and returns false otherwise. */
-export function checkObject(issues: IssueCollector, path: PathSegment[], value: unknown): value is Record<string, unknown> {
+export function checkObject(
+  issues: IssueCollector,
+  path: PathSegment[],
+  value: unknown,
+): value is Record<string, unknown> {
   if (isPlainObject(value)) return true;
   issues.add(path, value === undefined ? 'required' : 'invalid_type', `must be an object (got ${describeType(value)})`);
   return false;
 }
 
 /** A rollout object, at flag level or in a rule's serve; `type` is null when the flag type is invalid. */
-export function checkRollout(issues: IssueCollector, path: PathSegment[], rollout: unknown, type: FlagType | null): void {
+export function checkRollout(
+  issues: IssueCollector,
+  path: PathSegment[],
+  rollout: unknown,
+  type: FlagType | null,
+): void {
   if (!checkObject(issues, path, rollout)) return;
   checkKnownFields(issues, path, rollout, ['percentage', 'value', 'salt']);
   checkPercentage(issues, [...path, 'percentage'], rollout.percentage);
@@ -123,7 +144,11 @@ export function checkRollout(issues: IssueCollector, path: PathSegment[], rollou
     const salt = rollout.salt;
     if (typeof salt !== 'string' || salt.length === 0 || salt.length > MAX_SALT_LENGTH) {
       const got = typeof salt === 'string' ? `${salt.length} characters` : describeType(salt);
-      issues.add([...path, 'salt'], 'invalid_salt', `must be a string of 1 to ${MAX_SALT_LENGTH} characters when given (got ${got})`);
+      issues.add(
+        [...path, 'salt'],
+        'invalid_salt',
+        `must be a string of 1 to ${MAX_SALT_LENGTH} characters when given (got ${got})`,
+      );
     }
   }
 }

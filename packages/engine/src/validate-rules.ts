@@ -31,7 +31,11 @@ export function checkRules(
       const id = rule.id as string;
       const first = seenIds.get(id);
       if (first !== undefined) {
-        issues.add([...path, 'id'], 'duplicate', `repeats the id ${JSON.stringify(id)} of rules[${first}]; rule ids must be unique`);
+        issues.add(
+          [...path, 'id'],
+          'duplicate',
+          `repeats the id ${JSON.stringify(id)} of rules[${first}]; rule ids must be unique`,
+        );
       } else {
         seenIds.set(id, index);
       }
@@ -52,8 +56,11 @@ export function checkDescription(issues: IssueCollector, path: PathSegment[], va
 
 export function checkConditions(issues: IssueCollector, path: PathSegment[], conditions: unknown): void {
   if (!Array.isArray(conditions)) {
-    issues.add(path, conditions === undefined ? 'required' : 'invalid_type',
-      `must be an array of conditions, empty to match every subject (got ${describeType(conditions)})`);
+    issues.add(
+      path,
+      conditions === undefined ? 'required' : 'invalid_type',
+      `must be an array of conditions, empty to match every subject (got ${describeType(conditions)})`,
+    );
     return;
   }
   conditions.forEach((condition, index) => {
@@ -63,20 +70,35 @@ export function checkConditions(issues: IssueCollector, path: PathSegment[], con
     const attributeProblem = attributePathProblem(condition.attribute);
     if (attributeProblem !== null) issues.add([...at, 'attribute'], 'invalid_attribute', attributeProblem);
     if (!isOperator(condition.operator)) {
-      issues.add([...at, 'operator'], condition.operator === undefined ? 'required' : 'unknown_operator',
-        `must be one of: ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`);
+      issues.add(
+        [...at, 'operator'],
+        condition.operator === undefined ? 'required' : 'unknown_operator',
+        `must be one of: ${OPERATORS.join(', ')} (got ${JSON.stringify(condition.operator) ?? 'nothing'})`,
+      );
       return;
     }
-    checkOperatorValues(issues, [...at, 'values'], condition.operator, OPERATOR_VALUE_KINDS[condition.operator], condition.values);
+    checkOperatorValues(
+      issues,
+      [...at, 'values'],
+      condition.operator,
+      OPERATOR_VALUE_KINDS[condition.operator],
+      condition.values,
+    );
   });
 }
 
-const ELEMENT_RULES: Record<Exclude<OperatorValueKind, 'none' | 'regex'>, { test: (v: unknown) => boolean; noun: string }> = {
+const ELEMENT_RULES: Record<
+  Exclude<OperatorValueKind, 'none' | 'regex'>,
+  { test: (v: unknown) => boolean; noun: string }
+> = {
   scalar: { test: isScalar, noun: 'a string, number or boolean' },
   string: { test: (v) => typeof v === 'string', noun: 'a string' },
   number: { test: (v) => typeof v === 'number' && Number.isFinite(v), noun: 'a finite number' },
   // Rule values are strings; a context attribute may also be a whole number (semver-version.ts).
-  semver: { test: (v) => typeof v === 'string' && parseSemver(v) !== null, noun: 'a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4"' },
+  semver: {
+    test: (v) => typeof v === 'string' && parseSemver(v) !== null,
+    noun: 'a semantic version like "1.4.0", "v2.0.0-beta.1" or "1.4"',
+  },
   timestamp: { test: isRfc3339, noun: 'an RFC 3339 timestamp like "2026-01-31T09:00:00Z"' },
 };
 
@@ -88,8 +110,11 @@ function checkOperatorValues(
   values: unknown,
 ): void {
   if (!Array.isArray(values)) {
-    issues.add(path, values === undefined ? 'required' : 'invalid_type',
-      `must be an array${kind === 'none' ? ' (empty for ' + operator + ')' : ''} (got ${describeType(values)})`);
+    issues.add(
+      path,
+      values === undefined ? 'required' : 'invalid_type',
+      `must be an array${kind === 'none' ? ' (empty for ' + operator + ')' : ''} (got ${describeType(values)})`,
+    );
     return;
   }
   if (kind === 'none') {
@@ -137,8 +162,11 @@ function checkServe(
   checkKnownFields(issues, path, serve, ['value', 'variant', 'rollout']);
   const given = ['value', 'variant', 'rollout'].filter((field) => Object.prototype.hasOwnProperty.call(serve, field));
   if (given.length !== 1) {
-    issues.add(path, 'invalid_serve',
-      `must have exactly one of value, variant or rollout (got ${given.length === 0 ? 'none' : given.join(' and ')})`);
+    issues.add(
+      path,
+      'invalid_serve',
+      `must have exactly one of value, variant or rollout (got ${given.length === 0 ? 'none' : given.join(' and ')})`,
+    );
     return;
   }
   if (given[0] === 'value') {
@@ -146,12 +174,23 @@ function checkServe(
   } else if (given[0] === 'variant') {
     const variant = serve.variant;
     if (typeof variant !== 'string' || variant.length === 0) {
-      issues.add([...path, 'variant'], 'invalid_type', `must be the key of one of the flag's variants (got ${describeType(variant)})`);
+      issues.add(
+        [...path, 'variant'],
+        'invalid_type',
+        `must be the key of one of the flag's variants (got ${describeType(variant)})`,
+      );
     } else if (variantKeys === null) {
-      issues.add([...path, 'variant'], 'unknown_variant', `names variant ${JSON.stringify(variant)} but the flag has no variants`);
+      issues.add(
+        [...path, 'variant'],
+        'unknown_variant',
+        `names variant ${JSON.stringify(variant)} but the flag has no variants`,
+      );
     } else if (!variantKeys.has(variant)) {
-      issues.add([...path, 'variant'], 'unknown_variant',
-        `names variant ${JSON.stringify(variant)}, which is not one of the flag's variants (${[...variantKeys].join(', ')})`);
+      issues.add(
+        [...path, 'variant'],
+        'unknown_variant',
+        `names variant ${JSON.stringify(variant)}, which is not one of the flag's variants (${[...variantKeys].join(', ')})`,
+      );
     }
   } else {
     checkRollout(issues, [...path, 'rollout'], serve.rollout, type);

@@ -20,8 +20,19 @@ export const MAX_METADATA_BYTES = 4 * 1024;
 export const MAX_OVERRIDE_KEY_LENGTH = 256;
 
 const FLAG_FIELDS = [
-  'key', 'type', 'value', 'enabled', 'offValue', 'clientEnabled', 'description', 'rollout', 'variants',
-  'rules', 'overrides', 'dependencies', 'metadata',
+  'key',
+  'type',
+  'value',
+  'enabled',
+  'offValue',
+  'clientEnabled',
+  'description',
+  'rollout',
+  'variants',
+  'rules',
+  'overrides',
+  'dependencies',
+  'metadata',
 ] as const;
 // Read-only timestamps of the management record: tolerated so a record read from the API can be
 // validated as it is, and ignored.
@@ -41,8 +52,11 @@ export function validateFlagDefinition(input: unknown, knownFlagKeys?: Iterable<
   let type: FlagType | null = null;
   if (isFlagType(input.type)) type = input.type;
   else {
-    issues.add(['type'], input.type === undefined ? 'required' : 'invalid_type',
-      `must be one of: bool, string, number, json (got ${JSON.stringify(input.type) ?? 'nothing'})`);
+    issues.add(
+      ['type'],
+      input.type === undefined ? 'required' : 'invalid_type',
+      `must be one of: bool, string, number, json (got ${JSON.stringify(input.type) ?? 'nothing'})`,
+    );
   }
   if (type !== null) checkTypedValue(issues, ['value'], type, input.value);
   else if (input.value === undefined) issues.add(['value'], 'required', 'is required');
@@ -64,8 +78,11 @@ export function validateFlagDefinition(input: unknown, knownFlagKeys?: Iterable<
   const hasRollout = input.rollout !== undefined && input.rollout !== null;
   const hasVariants = input.variants !== undefined && input.variants !== null;
   if (hasRollout && hasVariants) {
-    issues.add(['variants'], 'rollout_variants_exclusive',
-      'cannot be set together with rollout: a flag splits subjects either by a percentage rollout or across variants; set the other to null');
+    issues.add(
+      ['variants'],
+      'rollout_variants_exclusive',
+      'cannot be set together with rollout: a flag splits subjects either by a percentage rollout or across variants; set the other to null',
+    );
   }
   if (hasRollout) checkRollout(issues, ['rollout'], input.rollout, type);
   const variantKeys = hasVariants ? checkVariants(issues, input.variants, type) : null;
@@ -100,7 +117,11 @@ export function checkVariants(issues: IssueCollector, variants: unknown, type: F
   }
   const keys = new Set<string>();
   if (variants.length === 0) {
-    issues.add(['variants'], 'invalid_variants', 'must hold at least one variant, or be null for a flag without variants');
+    issues.add(
+      ['variants'],
+      'invalid_variants',
+      'must hold at least one variant, or be null for a flag without variants',
+    );
     return keys;
   }
   let hundredths = 0;
@@ -114,7 +135,12 @@ export function checkVariants(issues: IssueCollector, variants: unknown, type: F
     checkKnownFields(issues, path, variant, ['key', 'value', 'weight']);
     if (checkKey(issues, [...path, 'key'], variant.key)) {
       const key = variant.key as string;
-      if (keys.has(key)) issues.add([...path, 'key'], 'duplicate', `repeats the variant key ${JSON.stringify(key)}; variant keys must be unique`);
+      if (keys.has(key))
+        issues.add(
+          [...path, 'key'],
+          'duplicate',
+          `repeats the variant key ${JSON.stringify(key)}; variant keys must be unique`,
+        );
       keys.add(key);
     }
     if (type !== null) checkTypedValue(issues, [...path, 'value'], type, variant.value);
@@ -123,8 +149,11 @@ export function checkVariants(issues: IssueCollector, variants: unknown, type: F
     } else {
       weightsValid = false;
       const got = typeof variant.weight === 'number' ? String(variant.weight) : describeType(variant.weight);
-      issues.add([...path, 'weight'], variant.weight === undefined ? 'required' : 'out_of_range',
-        `must be a weight between 0 and 100 with at most two decimals (got ${got})`);
+      issues.add(
+        [...path, 'weight'],
+        variant.weight === undefined ? 'required' : 'out_of_range',
+        `must be a weight between 0 and 100 with at most two decimals (got ${got})`,
+      );
     }
   });
   // Summing integer hundredths makes 33.33 + 33.33 + 33.34 exactly 100 despite float error.
@@ -136,13 +165,21 @@ export function checkVariants(issues: IssueCollector, variants: unknown, type: F
 
 function checkOverrides(issues: IssueCollector, overrides: unknown, type: FlagType | null): void {
   if (!isPlainObject(overrides)) {
-    issues.add(['overrides'], 'invalid_type', `must be an object from targeting key to value (got ${describeType(overrides)})`);
+    issues.add(
+      ['overrides'],
+      'invalid_type',
+      `must be an object from targeting key to value (got ${describeType(overrides)})`,
+    );
     return;
   }
   for (const [targetingKey, value] of Object.entries(overrides)) {
     const path: PathSegment[] = ['overrides', targetingKey];
     if (targetingKey.length === 0 || targetingKey.length > MAX_OVERRIDE_KEY_LENGTH) {
-      issues.add(path, 'invalid_key', `has a targeting key of ${targetingKey.length} characters; targeting keys have 1 to ${MAX_OVERRIDE_KEY_LENGTH}`);
+      issues.add(
+        path,
+        'invalid_key',
+        `has a targeting key of ${targetingKey.length} characters; targeting keys have 1 to ${MAX_OVERRIDE_KEY_LENGTH}`,
+      );
     }
     if (type !== null) checkTypedValue(issues, path, type, value);
   }
@@ -155,7 +192,11 @@ function checkDependencies(
   known: ReadonlySet<string> | undefined,
 ): void {
   if (!Array.isArray(dependencies)) {
-    issues.add(['dependencies'], 'invalid_type', `must be an array of prerequisites (got ${describeType(dependencies)})`);
+    issues.add(
+      ['dependencies'],
+      'invalid_type',
+      `must be an array of prerequisites (got ${describeType(dependencies)})`,
+    );
     return;
   }
   const seen = new Set<string>();
@@ -166,11 +207,23 @@ function checkDependencies(
     if (checkKey(issues, [...path, 'flag'], dependency.flag)) {
       const flag = dependency.flag as string;
       if (flag === ownKey) {
-        issues.add([...path, 'flag'], 'self_dependency', 'names the flag itself; a flag cannot be its own prerequisite');
+        issues.add(
+          [...path, 'flag'],
+          'self_dependency',
+          'names the flag itself; a flag cannot be its own prerequisite',
+        );
       } else if (seen.has(flag)) {
-        issues.add([...path, 'flag'], 'duplicate', `repeats the prerequisite ${JSON.stringify(flag)}; list each prerequisite flag once`);
+        issues.add(
+          [...path, 'flag'],
+          'duplicate',
+          `repeats the prerequisite ${JSON.stringify(flag)}; list each prerequisite flag once`,
+        );
       } else if (known !== undefined && !known.has(flag)) {
-        issues.add([...path, 'flag'], 'unknown_dependency', `names flag ${JSON.stringify(flag)}, which does not exist in this environment`);
+        issues.add(
+          [...path, 'flag'],
+          'unknown_dependency',
+          `names flag ${JSON.stringify(flag)}, which does not exist in this environment`,
+        );
       }
       seen.add(flag);
     }
@@ -188,7 +241,10 @@ function checkMetadata(issues: IssueCollector, metadata: unknown): void {
   } else if (!isJsonValue(metadata)) {
     issues.add(['metadata'], 'invalid_type', 'must hold only JSON values (no NaN, Infinity or undefined)');
   } else if (jsonByteLength(metadata) > MAX_METADATA_BYTES) {
-    issues.add(['metadata'], 'too_large',
-      `must be at most 4 KiB (${MAX_METADATA_BYTES} bytes) when serialised as JSON (got ${jsonByteLength(metadata)} bytes)`);
+    issues.add(
+      ['metadata'],
+      'too_large',
+      `must be at most 4 KiB (${MAX_METADATA_BYTES} bytes) when serialised as JSON (got ${jsonByteLength(metadata)} bytes)`,
+    );
   }
 }

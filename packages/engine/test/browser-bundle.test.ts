@@ -43,7 +43,15 @@ export function run() {
 async function bundle(contents: string): Promise<{ code: string; inputs: string[] }> {
   const result = await build({
     stdin: { contents, resolveDir: packageRoot, loader: 'ts', sourcefile: 'harness.ts' },
-    bundle: true, minify: true, format: 'iife', globalName: 'harness', platform: 'browser', target: 'es2022', write: false, metafile: true, logLevel: 'silent',
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    globalName: 'harness',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
   });
   const output = Object.values(result.metafile.outputs)[0]!;
   return { code: result.outputFiles[0]!.text, inputs: Object.keys(output.inputs) };
@@ -54,7 +62,20 @@ function bareContext(): vm.Context {
   const context = vm.createContext({ TextEncoder });
   // V8 gives every context a console; the engine has no business logging, so it gets none.
   vm.runInContext('delete globalThis.console', context);
-  for (const name of ['Buffer', 'process', 'require', 'module', 'global', 'structuredClone', 'setTimeout', 'queueMicrotask', 'TextDecoder', 'URL', 'console', 'crypto']) {
+  for (const name of [
+    'Buffer',
+    'process',
+    'require',
+    'module',
+    'global',
+    'structuredClone',
+    'setTimeout',
+    'queueMicrotask',
+    'TextDecoder',
+    'URL',
+    'console',
+    'crypto',
+  ]) {
     assert.equal(vm.runInContext(`typeof ${name}`, context), 'undefined', `${name} is not in the sandbox`);
   }
   return context;
@@ -65,10 +86,16 @@ type SuiteRun = { name: string; cases?: number; failures?: string[]; error?: str
 describe('the engine in a browser bundle, without Node', () => {
   test('compiles and evaluates every conformance suite in a sandbox with only standard globals', async () => {
     const { code, inputs } = await bundle(HARNESS);
-    assert.ok(inputs.some((i) => i.includes('re2js')), 'the harness bundles re2js to install it');
+    assert.ok(
+      inputs.some((i) => i.includes('re2js')),
+      'the harness bundles re2js to install it',
+    );
     const context = bareContext();
     vm.runInContext(code, context);
-    const { withoutRegex, withRegex } = JSON.parse(vm.runInContext('harness.run()', context)) as { withoutRegex: SuiteRun[]; withRegex: SuiteRun[] };
+    const { withoutRegex, withRegex } = JSON.parse(vm.runInContext('harness.run()', context)) as {
+      withoutRegex: SuiteRun[];
+      withRegex: SuiteRun[];
+    };
 
     for (const suite of withRegex) {
       assert.equal(suite.error, undefined, `${suite.name}: ${suite.error}`);
@@ -78,17 +105,24 @@ describe('the engine in a browser bundle, without Node', () => {
     assert.equal(withRegex.reduce((n, s) => n + s.cases!, 0) > 100, true);
     // Without a regex engine only the suite that uses matches is refused, and says why.
     const refused = withoutRegex.filter((s) => s.error !== undefined);
-    assert.deepEqual(refused.map((s) => s.name), ['operators']);
+    assert.deepEqual(
+      refused.map((s) => s.name),
+      ['operators'],
+    );
     assert.match(refused[0]!.error!, /^ConfigInvalidError: .*needs a regular-expression engine/);
     assert.ok(refused[0]!.codes!.every((c) => c === 'regex_engine_missing'));
-    for (const suite of withoutRegex.filter((s) => s.error === undefined)) assert.deepEqual(suite.failures, [], suite.name);
+    for (const suite of withoutRegex.filter((s) => s.error === undefined))
+      assert.deepEqual(suite.failures, [], suite.name);
   });
 
   test('the core entry leaves re2js out and stays small; the main entry brings it in', async () => {
     const core = await bundle(`export * from './src/core.ts';`);
     const main = await bundle(`export * from './src/index.ts';`);
     assert.ok(!core.inputs.some((i) => i.includes('re2js')), 'no re2js in @ensign/engine/core');
-    assert.ok(main.inputs.some((i) => i.includes('re2js')), 're2js in @ensign/engine');
+    assert.ok(
+      main.inputs.some((i) => i.includes('re2js')),
+      're2js in @ensign/engine',
+    );
     const coreGzip = gzipSync(core.code, { level: 9 }).length;
     const mainGzip = gzipSync(main.code, { level: 9 }).length;
     // Measured when the package was made: core 14.8 KB gzipped (44 KB minified), main 61 KB; 11.7 KB

@@ -4,20 +4,56 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  compileDocument, compileFlagSet, ConfigInvalidError, installedRegexEngine, installRegexEngine, needsRegexEngine,
-  validateExperimentFields, validateFlagDefinition, withFlagDefaults, type FlagDefinition, type RegexEngine, type ServedExperiment,
+  compileDocument,
+  compileFlagSet,
+  ConfigInvalidError,
+  installedRegexEngine,
+  installRegexEngine,
+  needsRegexEngine,
+  validateExperimentFields,
+  validateFlagDefinition,
+  withFlagDefaults,
+  type FlagDefinition,
+  type RegexEngine,
+  type ServedExperiment,
 } from '../src/core.js';
 import { re2RegexEngine } from '../src/re2.js';
 
 const withMatches: FlagDefinition = withFlagDefaults({
-  key: 'staff', type: 'bool', value: false,
-  rules: [{ id: 'staff', conditions: [{ attribute: 'email', operator: 'matches', values: ['@example\\.com$'] }], serve: { value: true } }],
+  key: 'staff',
+  type: 'bool',
+  value: false,
+  rules: [
+    {
+      id: 'staff',
+      conditions: [{ attribute: 'email', operator: 'matches', values: ['@example\\.com$'] }],
+      serve: { value: true },
+    },
+  ],
 });
-const plain: FlagDefinition = withFlagDefaults({ key: 'plain', type: 'string', value: 'x', rules: [{ id: 'r', conditions: [{ attribute: 'plan', operator: 'in', values: ['pro'] }], serve: { value: 'y' } }] });
+const plain: FlagDefinition = withFlagDefaults({
+  key: 'plain',
+  type: 'string',
+  value: 'x',
+  rules: [{ id: 'r', conditions: [{ attribute: 'plan', operator: 'in', values: ['pro'] }], serve: { value: 'y' } }],
+});
 const experiment: ServedExperiment = {
-  id: 'exp_1', key: 'e', flagKey: 'plain', state: 'running', iterationId: 'it_1', iterationNumber: 1, iterationRevision: 1, salt: 's',
-  allocation: 100, variants: [{ key: 'a', value: 'a', weight: 50 }, { key: 'b', value: 'b', weight: 50 }],
-  targeting: [{ attribute: 'email', operator: 'matches', values: ['x'] }], layer: null, holdout: null,
+  id: 'exp_1',
+  key: 'e',
+  flagKey: 'plain',
+  state: 'running',
+  iterationId: 'it_1',
+  iterationNumber: 1,
+  iterationRevision: 1,
+  salt: 's',
+  allocation: 100,
+  variants: [
+    { key: 'a', value: 'a', weight: 50 },
+    { key: 'b', value: 'b', weight: 50 },
+  ],
+  targeting: [{ attribute: 'email', operator: 'matches', values: ['x'] }],
+  layer: null,
+  holdout: null,
 };
 
 describe('the regex engine is installed, not bundled', () => {
@@ -31,20 +67,37 @@ describe('the regex engine is installed, not bundled', () => {
     assert.equal(needsRegexEngine([plain, withMatches]), true);
     assert.equal(needsRegexEngine([plain], [experiment]), true);
     assert.equal(needsRegexEngine([plain], [{ ...experiment, targeting: [] }]), false);
-    assert.equal(needsRegexEngine([{ rules: null }, { rules: [{ conditions: null }] }, {} as never], [{ targeting: null }]), false);
+    assert.equal(
+      needsRegexEngine([{ rules: null }, { rules: [{ conditions: null }] }, {} as never], [{ targeting: null }]),
+      false,
+    );
   });
 
   test('without an engine: validation reports regex_engine_missing and compiling refuses the set', () => {
     installRegexEngine(null);
     assert.equal(installedRegexEngine(), null);
     const issues = validateFlagDefinition(withMatches);
-    assert.deepEqual(issues.map((i) => [i.path, i.code]), [['/rules/0/conditions/0/values', 'regex_engine_missing']]);
+    assert.deepEqual(
+      issues.map((i) => [i.path, i.code]),
+      [['/rules/0/conditions/0/values', 'regex_engine_missing']],
+    );
     assert.match(issues[0]!.message, /import @ensign\/engine .*installRegexEngine/);
-    assert.deepEqual(validateExperimentFields({ type: 'string', targeting: experiment.targeting }).map((i) => i.code), ['regex_engine_missing']);
-    assert.throws(() => compileFlagSet([withMatches]), (error: unknown) => error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing');
+    assert.deepEqual(
+      validateExperimentFields({ type: 'string', targeting: experiment.targeting }).map((i) => i.code),
+      ['regex_engine_missing'],
+    );
+    assert.throws(
+      () => compileFlagSet([withMatches]),
+      (error: unknown) => error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing',
+    );
     // A served experiment is not validated again by compileFlagSet, but its regex still needs an engine.
-    assert.throws(() => compileFlagSet([plain], [experiment]), (error: unknown) =>
-      error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing' && error.issues[0]!.flagKey === 'plain');
+    assert.throws(
+      () => compileFlagSet([plain], [experiment]),
+      (error: unknown) =>
+        error instanceof ConfigInvalidError &&
+        error.issues[0]!.code === 'regex_engine_missing' &&
+        error.issues[0]!.flagKey === 'plain',
+    );
     // Flags without matches need nothing.
     assert.equal(compileFlagSet([plain]).evaluate('plain', { plan: 'pro' }).value, 'y');
   });
@@ -70,15 +123,30 @@ describe('the regex engine is installed, not bundled', () => {
     };
     installRegexEngine(prefixEngine);
     try {
-      const flag = withFlagDefaults({ ...withMatches, rules: [{ id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['ab'] }], serve: { value: true } }] });
+      const flag = withFlagDefaults({
+        ...withMatches,
+        rules: [
+          { id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['ab'] }], serve: { value: true } },
+        ],
+      });
       assert.equal(compileFlagSet([flag]).evaluate('staff', { a: 'abc' }).value, true);
       assert.ok(patterns.includes('ab'));
-      const broken = withFlagDefaults({ ...withMatches, rules: [{ id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['('] }], serve: { value: true } }] });
+      const broken = withFlagDefaults({
+        ...withMatches,
+        rules: [
+          { id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['('] }], serve: { value: true } },
+        ],
+      });
       const issues = validateFlagDefinition(broken);
       assert.equal(issues[0]!.code, 'invalid_regex');
       assert.match(issues[0]!.message, /unbalanced/);
       // Lookaround is refused before any engine sees the pattern.
-      const lookaround = withFlagDefaults({ ...withMatches, rules: [{ id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['(?=a)'] }], serve: { value: true } }] });
+      const lookaround = withFlagDefaults({
+        ...withMatches,
+        rules: [
+          { id: 'r', conditions: [{ attribute: 'a', operator: 'matches', values: ['(?=a)'] }], serve: { value: true } },
+        ],
+      });
       const count = patterns.length;
       assert.match(validateFlagDefinition(lookaround)[0]!.message, /lookaround/);
       assert.equal(patterns.length, count);
@@ -91,11 +159,19 @@ describe('the regex engine is installed, not bundled', () => {
     installRegexEngine(null);
     const { key: _k, description: _d, clientEnabled: _c, ...fields } = withMatches;
     const document = {
-      schemaVersion: 'core/v1', appId: 'a', env: 'prod', version: 1, audience: 'client',
+      schemaVersion: 'core/v1',
+      appId: 'a',
+      env: 'prod',
+      version: 1,
+      audience: 'client',
       delivery: { ttlSeconds: 30, etag: '"x"', generatedAt: '2026-01-01T00:00:00Z', pollIntervalSeconds: 30 },
-      privacy: { privateAttributes: [], clientMetadataKeys: [] }, flags: { staff: { ...fields, clientVisible: true } },
+      privacy: { privateAttributes: [], clientMetadataKeys: [] },
+      flags: { staff: { ...fields, clientVisible: true } },
     };
-    assert.throws(() => compileDocument(document), (error: unknown) => error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing');
+    assert.throws(
+      () => compileDocument(document),
+      (error: unknown) => error instanceof ConfigInvalidError && error.issues[0]!.code === 'regex_engine_missing',
+    );
     installRegexEngine(re2RegexEngine);
     assert.equal(compileDocument(document).evaluate('staff', { email: 'b@example.com' }).value, true);
     installRegexEngine(null);

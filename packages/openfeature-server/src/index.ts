@@ -2,10 +2,25 @@
 // Ensign flags in the process with @ensign/sdk (docs/openfeature.md). No request per evaluation:
 // the SDK keeps the environment's document current and the engine evaluates it.
 import {
-  ErrorCode, GeneralError, OpenFeatureEventEmitter, ProviderEvents, ProviderFatalError,
-  type EvaluationContext, type JsonValue, type Provider, type ResolutionDetails, type TrackingEventDetails,
+  ErrorCode,
+  GeneralError,
+  OpenFeatureEventEmitter,
+  ProviderEvents,
+  ProviderFatalError,
+  type EvaluationContext,
+  type JsonValue,
+  type Provider,
+  type ResolutionDetails,
+  type TrackingEventDetails,
 } from '@openfeature/server-sdk';
-import { createClient, providerCore, type EnsignClient, type FlagType, type ProviderCore, type ProviderOptions } from '@ensign/sdk';
+import {
+  createClient,
+  providerCore,
+  type EnsignClient,
+  type FlagType,
+  type ProviderCore,
+  type ProviderOptions,
+} from '@ensign/sdk';
 
 /** The client's options, readyTimeoutMs (default 5,000 ms) and errorGracePeriodMs (default 30,000 ms). */
 export type EnsignProviderOptions = ProviderOptions;
@@ -25,30 +40,54 @@ export class EnsignServerProvider implements Provider {
     this.core = providerCore(this.client, options, (signal) => {
       if (signal.event === 'ready') this.events.emit(ProviderEvents.Ready);
       else if (signal.event === 'stale') this.events.emit(ProviderEvents.Stale, { message: signal.message });
-      else if (signal.event === 'changed') this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
-      else this.events.emit(ProviderEvents.Error, { message: signal.message, errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL });
+      else if (signal.event === 'changed')
+        this.events.emit(ProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
+      else
+        this.events.emit(ProviderEvents.Error, {
+          message: signal.message,
+          errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL,
+        });
     });
   }
 
   /** Resolves once a configuration is served; throws ProviderFatalError for a refused key and
    * GeneralError when none arrived within readyTimeoutMs. */
   async initialize(): Promise<void> {
-    await this.core.initialize({ fatal: (message) => new ProviderFatalError(message), general: (message) => new GeneralError(message) });
+    await this.core.initialize({
+      fatal: (message) => new ProviderFatalError(message),
+      general: (message) => new GeneralError(message),
+    });
   }
 
-  resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
+  resolveBooleanEvaluation(
+    flagKey: string,
+    defaultValue: boolean,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<boolean>> {
     return Promise.resolve(this.resolve(flagKey, defaultValue, context, 'bool'));
   }
 
-  resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<string>> {
     return Promise.resolve(this.resolve(flagKey, defaultValue, context, 'string'));
   }
 
-  resolveNumberEvaluation(flagKey: string, defaultValue: number, context: EvaluationContext): Promise<ResolutionDetails<number>> {
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<number>> {
     return Promise.resolve(this.resolve(flagKey, defaultValue, context, 'number'));
   }
 
-  resolveObjectEvaluation<T extends JsonValue>(flagKey: string, defaultValue: T, context: EvaluationContext): Promise<ResolutionDetails<T>> {
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): Promise<ResolutionDetails<T>> {
     return Promise.resolve(this.resolve(flagKey, defaultValue, context, 'json'));
   }
 
@@ -63,7 +102,12 @@ export class EnsignServerProvider implements Provider {
     return this.core.close();
   }
 
-  private resolve<T>(flagKey: string, defaultValue: T, context: EvaluationContext, type: FlagType): ResolutionDetails<T> {
+  private resolve<T>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+    type: FlagType,
+  ): ResolutionDetails<T> {
     return this.core.resolve(flagKey, defaultValue, context, type) as ResolutionDetails<T>;
   }
 }

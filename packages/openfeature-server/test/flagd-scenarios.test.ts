@@ -10,19 +10,27 @@ import { FLAGD_SCENARIOS, flagdDocument, NOT_TRANSLATED } from '../../sdk/test/f
 
 test('the flagd testbed scenarios, translated, through the OpenFeature server SDK', async (t) => {
   const server = new FakeServer(flagdDocument());
-  await OpenFeature.setProviderAndWait('flagd-scenarios', new EnsignServerProvider({ url: server.url, key: 'sdk_test', fetch: server.fetch, stream: false, events: false }));
+  await OpenFeature.setProviderAndWait(
+    'flagd-scenarios',
+    new EnsignServerProvider({ url: server.url, key: 'sdk_test', fetch: server.fetch, stream: false, events: false }),
+  );
   t.after(() => OpenFeature.clearProviders());
   const client = OpenFeature.getClient('flagd-scenarios');
   for (const s of FLAGD_SCENARIOS) {
     const context = s.context as EvaluationContext | undefined;
-    const details = s.type === 'Boolean' ? await client.getBooleanDetails(s.flag, s.defaultValue as boolean, context)
-      : s.type === 'String' ? await client.getStringDetails(s.flag, s.defaultValue as string, context)
-        : await client.getNumberDetails(s.flag, s.defaultValue as number, context);
+    const details =
+      s.type === 'Boolean'
+        ? await client.getBooleanDetails(s.flag, s.defaultValue as boolean, context)
+        : s.type === 'String'
+          ? await client.getStringDetails(s.flag, s.defaultValue as string, context)
+          : await client.getNumberDetails(s.flag, s.defaultValue as number, context);
     const label = `${s.feature} / ${s.scenario} / ${s.flag} ${JSON.stringify(s.context ?? {})}`;
     assert.deepEqual(details.value, s.expect.value, label);
     if (s.expect.reason !== undefined) assert.equal(details.reason, s.expect.reason, label);
     assert.equal(details.errorCode, s.expect.errorCode, label);
     if (s.expect.metadata !== undefined) assert.deepEqual(details.flagMetadata, s.expect.metadata, label);
   }
-  t.diagnostic(`${FLAGD_SCENARIOS.length} examples run; ${NOT_TRANSLATED.length} scenarios Ensign's model cannot state (listed with why)`);
+  t.diagnostic(
+    `${FLAGD_SCENARIOS.length} examples run; ${NOT_TRANSLATED.length} scenarios Ensign's model cannot state (listed with why)`,
+  );
 });

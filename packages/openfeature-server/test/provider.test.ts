@@ -13,9 +13,15 @@ import { document, FakeServer, flag, until, vectors, vectorsDocument } from '../
 const DEFAULTS = { bool: false, string: 'default', number: -1, json: { fallback: true } } as const;
 
 describe('@ensign/openfeature-server', () => {
-  test('resolves every conformance case as the engine\'s OpenFeature mapping says', async (t) => {
+  test("resolves every conformance case as the engine's OpenFeature mapping says", async (t) => {
     const server = new FakeServer(vectorsDocument());
-    const provider = new EnsignServerProvider({ url: server.url, key: 'sdk_test', fetch: server.fetch, stream: false, events: false });
+    const provider = new EnsignServerProvider({
+      url: server.url,
+      key: 'sdk_test',
+      fetch: server.fetch,
+      stream: false,
+      events: false,
+    });
     await OpenFeature.setProviderAndWait('conformance', provider);
     t.after(() => OpenFeature.clearProviders());
     const client = OpenFeature.getClient('conformance');
@@ -26,11 +32,18 @@ describe('@ensign/openfeature-server', () => {
         const type = c.expectedType ?? flags.get(c.flag)?.type ?? 'bool';
         const fallback = DEFAULTS[type];
         const context = c.context as EvaluationContext | undefined;
-        const details = type === 'bool' ? await client.getBooleanDetails(c.flag, fallback as boolean, context)
-          : type === 'string' ? await client.getStringDetails(c.flag, fallback as string, context)
-            : type === 'number' ? await client.getNumberDetails(c.flag, fallback as number, context)
-              : await client.getObjectDetails(c.flag, fallback as never, context);
-        const expected = toOpenFeature(expectedResult(c.flag, c.expect), flattenMetadata(flags.get(c.flag)?.metadata ?? {}));
+        const details =
+          type === 'bool'
+            ? await client.getBooleanDetails(c.flag, fallback as boolean, context)
+            : type === 'string'
+              ? await client.getStringDetails(c.flag, fallback as string, context)
+              : type === 'number'
+                ? await client.getNumberDetails(c.flag, fallback as number, context)
+                : await client.getObjectDetails(c.flag, fallback as never, context);
+        const expected = toOpenFeature(
+          expectedResult(c.flag, c.expect),
+          flattenMetadata(flags.get(c.flag)?.metadata ?? {}),
+        );
         const label = `${suite.name} / ${c.name}`;
         assert.equal(details.reason, expected.reason, label);
         assert.equal(details.errorCode, expected.errorCode, label);
@@ -46,14 +59,27 @@ describe('@ensign/openfeature-server', () => {
   test('status and events: READY once, STALE, ERROR after the grace period, READY again, CONFIGURATION_CHANGED', async (t) => {
     const server = new FakeServer(document({ flags: { a: flag('bool', false) } }));
     server.streamAvailable = false;
-    const provider = new EnsignServerProvider({ url: server.url, key: 'sdk_test', fetch: server.fetch, pollIntervalMs: 1000, events: false, errorGracePeriodMs: 50 });
+    const provider = new EnsignServerProvider({
+      url: server.url,
+      key: 'sdk_test',
+      fetch: server.fetch,
+      pollIntervalMs: 1000,
+      events: false,
+      errorGracePeriodMs: 50,
+    });
     const seen: string[] = [];
     const changed: string[][] = [];
-    for (const event of [ProviderEvents.Ready, ProviderEvents.Stale, ProviderEvents.Error, ProviderEvents.ConfigurationChanged]) {
+    for (const event of [
+      ProviderEvents.Ready,
+      ProviderEvents.Stale,
+      ProviderEvents.Error,
+      ProviderEvents.ConfigurationChanged,
+    ]) {
       OpenFeature.addHandler(event, (details) => {
         if (details?.domain !== 'status') return;
         seen.push(event);
-        if (event === ProviderEvents.ConfigurationChanged) changed.push((details?.flagsChanged as string[] | undefined) ?? []);
+        if (event === ProviderEvents.ConfigurationChanged)
+          changed.push((details?.flagsChanged as string[] | undefined) ?? []);
       });
     }
     await OpenFeature.setProviderAndWait('status', provider);
@@ -62,7 +88,12 @@ describe('@ensign/openfeature-server', () => {
     assert.deepEqual(seen, [ProviderEvents.Ready], 'READY exactly once, derived from initialize()');
     // The server keeps failing until ERROR is seen: with Retry-After 0 the client asks again at once,
     // and one success inside the grace period would rightly cancel the ERROR.
-    for (let i = 0; i < 1000; i++) server.documentAnswers.push({ status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } });
+    for (let i = 0; i < 1000; i++)
+      server.documentAnswers.push({
+        status: 503,
+        body: { error: { code: 'service_unavailable' } },
+        headers: { 'retry-after': '0' },
+      });
     await until(() => seen.includes(ProviderEvents.Error), 'ERROR after the grace period');
     server.documentAnswers.length = 0;
     assert.deepEqual(seen.slice(1, 3), [ProviderEvents.Stale, ProviderEvents.Error]);
@@ -77,8 +108,16 @@ describe('@ensign/openfeature-server', () => {
 
   test('a refused key: initialize fails as FATAL', async (t) => {
     const server = new FakeServer(document({}));
-    server.documentAnswers.push({ status: 401, body: { error: { code: 'invalid_credential', message: 'The credential is not valid.' } } });
-    const provider = new EnsignServerProvider({ url: server.url, key: 'sdk_revoked', fetch: server.fetch, events: false });
+    server.documentAnswers.push({
+      status: 401,
+      body: { error: { code: 'invalid_credential', message: 'The credential is not valid.' } },
+    });
+    const provider = new EnsignServerProvider({
+      url: server.url,
+      key: 'sdk_revoked',
+      fetch: server.fetch,
+      events: false,
+    });
     await assert.rejects(OpenFeature.setProviderAndWait('fatal', provider), /refused the key/);
     t.after(() => OpenFeature.clearProviders());
     assert.equal(OpenFeature.getClient('fatal').providerStatus, ProviderStatus.FATAL);
@@ -96,6 +135,12 @@ describe('@ensign/openfeature-server', () => {
     await provider.onClose();
     await provider.onClose();
     await OpenFeature.clearProviders();
-    assert.deepEqual(server.events.map((e) => [e.kind, e.flagKey ?? e.metricKey, e.variant ?? e.metricValue]), [['exposure', 'cv-exp-flag', 'control'], ['outcome', 'revenue', 30]]);
+    assert.deepEqual(
+      server.events.map((e) => [e.kind, e.flagKey ?? e.metricKey, e.variant ?? e.metricValue]),
+      [
+        ['exposure', 'cv-exp-flag', 'control'],
+        ['outcome', 'revenue', 30],
+      ],
+    );
   });
 });

@@ -3,10 +3,25 @@
 // (docs/openfeature.md). A context change needs no request: every evaluation is local. The last
 // document is kept in localStorage, so a reload is served at once (STALE while the server is down).
 import {
-  ClientProviderEvents, ErrorCode, GeneralError, OpenFeatureEventEmitter, ProviderFatalError,
-  type EvaluationContext, type JsonValue, type Provider, type ResolutionDetails, type TrackingEventDetails,
+  ClientProviderEvents,
+  ErrorCode,
+  GeneralError,
+  OpenFeatureEventEmitter,
+  ProviderFatalError,
+  type EvaluationContext,
+  type JsonValue,
+  type Provider,
+  type ResolutionDetails,
+  type TrackingEventDetails,
 } from '@openfeature/web-sdk';
-import { createClient, providerCore, type EnsignClient, type FlagType, type ProviderCore, type ProviderOptions } from '@ensign/sdk';
+import {
+  createClient,
+  providerCore,
+  type EnsignClient,
+  type FlagType,
+  type ProviderCore,
+  type ProviderOptions,
+} from '@ensign/sdk';
 
 /** The client's options, readyTimeoutMs (default 5,000 ms) and errorGracePeriodMs (default 30,000 ms). */
 export type EnsignWebProviderOptions = ProviderOptions;
@@ -24,31 +39,55 @@ export class EnsignWebProvider implements Provider {
     this.core = providerCore(this.client, options, (signal) => {
       if (signal.event === 'ready') this.events.emit(ClientProviderEvents.Ready);
       else if (signal.event === 'stale') this.events.emit(ClientProviderEvents.Stale, { message: signal.message });
-      else if (signal.event === 'changed') this.events.emit(ClientProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
-      else this.events.emit(ClientProviderEvents.Error, { message: signal.message, errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL });
+      else if (signal.event === 'changed')
+        this.events.emit(ClientProviderEvents.ConfigurationChanged, { flagsChanged: signal.flagsChanged });
+      else
+        this.events.emit(ClientProviderEvents.Error, {
+          message: signal.message,
+          errorCode: signal.fatal ? ErrorCode.PROVIDER_FATAL : ErrorCode.GENERAL,
+        });
     });
   }
 
   async initialize(): Promise<void> {
-    await this.core.initialize({ fatal: (message) => new ProviderFatalError(message), general: (message) => new GeneralError(message) });
+    await this.core.initialize({
+      fatal: (message) => new ProviderFatalError(message),
+      general: (message) => new GeneralError(message),
+    });
   }
 
   /** Evaluation is local, so a new context needs nothing from the server. */
   onContextChange(): void {}
 
-  resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): ResolutionDetails<boolean> {
+  resolveBooleanEvaluation(
+    flagKey: string,
+    defaultValue: boolean,
+    context: EvaluationContext,
+  ): ResolutionDetails<boolean> {
     return this.resolve(flagKey, defaultValue, context, 'bool');
   }
 
-  resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): ResolutionDetails<string> {
+  resolveStringEvaluation(
+    flagKey: string,
+    defaultValue: string,
+    context: EvaluationContext,
+  ): ResolutionDetails<string> {
     return this.resolve(flagKey, defaultValue, context, 'string');
   }
 
-  resolveNumberEvaluation(flagKey: string, defaultValue: number, context: EvaluationContext): ResolutionDetails<number> {
+  resolveNumberEvaluation(
+    flagKey: string,
+    defaultValue: number,
+    context: EvaluationContext,
+  ): ResolutionDetails<number> {
     return this.resolve(flagKey, defaultValue, context, 'number');
   }
 
-  resolveObjectEvaluation<T extends JsonValue>(flagKey: string, defaultValue: T, context: EvaluationContext): ResolutionDetails<T> {
+  resolveObjectEvaluation<T extends JsonValue>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+  ): ResolutionDetails<T> {
     return this.resolve(flagKey, defaultValue, context, 'json');
   }
 
@@ -60,7 +99,12 @@ export class EnsignWebProvider implements Provider {
     return this.core.close();
   }
 
-  private resolve<T>(flagKey: string, defaultValue: T, context: EvaluationContext, type: FlagType): ResolutionDetails<T> {
+  private resolve<T>(
+    flagKey: string,
+    defaultValue: T,
+    context: EvaluationContext,
+    type: FlagType,
+  ): ResolutionDetails<T> {
     return this.core.resolve(flagKey, defaultValue, context, type) as ResolutionDetails<T>;
   }
 }

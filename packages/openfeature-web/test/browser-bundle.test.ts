@@ -22,7 +22,15 @@ async function bundle(contents: string, format: 'esm' | 'iife') {
     stdin: { contents, resolveDir: root, loader: 'ts', sourcefile: 'page.ts' },
     // The root tsconfig maps the workspace packages to their sources.
     tsconfig: `${root}tsconfig.json`,
-    bundle: true, minify: true, format, globalName: 'page', platform: 'browser', target: 'es2022', write: false, metafile: true, logLevel: 'silent',
+    bundle: true,
+    minify: true,
+    format,
+    globalName: 'page',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
     external: ['@openfeature/web-sdk', '@ensign/engine/re2'],
   });
   const output = Object.values(result.metafile.outputs)[0]!;
@@ -31,18 +39,31 @@ async function bundle(contents: string, format: 'esm' | 'iife') {
 
 describe('the web bundle', () => {
   test(`SDK + engine core + web provider: at most ${WEB_BUNDLE_LIMIT / 1024} KB minified and gzipped, without re2js`, async (t) => {
-    const { code, inputs } = await bundle(`export { createClient } from '@ensign/sdk'; export { EnsignWebProvider } from '@ensign/openfeature-web';`, 'esm');
+    const { code, inputs } = await bundle(
+      `export { createClient } from '@ensign/sdk'; export { EnsignWebProvider } from '@ensign/openfeature-web';`,
+      'esm',
+    );
     const gzipped = gzipSync(code, { level: 9 }).length;
     t.diagnostic(`web bundle: ${code.length} bytes minified, ${gzipped} bytes gzipped`);
     assert.ok(!inputs.some((i) => i.includes('re2js')), 're2js stays out (lazy chunk)');
-    assert.ok(!inputs.some((i) => /node_modules\/(murmurhash|semver)\//.test(i)), 'no runtime dependency but the engine');
-    assert.ok(inputs.some((i) => i.includes('packages/engine/src/compile')), 'the engine is in');
-    assert.ok(!inputs.some((i) => /packages\/engine\/src\/(validate|dependency-graph)/.test(i)), 'validation stays out (the server validated what it serves)');
+    assert.ok(
+      !inputs.some((i) => /node_modules\/(murmurhash|semver)\//.test(i)),
+      'no runtime dependency but the engine',
+    );
+    assert.ok(
+      inputs.some((i) => i.includes('packages/engine/src/compile')),
+      'the engine is in',
+    );
+    assert.ok(
+      !inputs.some((i) => /packages\/engine\/src\/(validate|dependency-graph)/.test(i)),
+      'validation stays out (the server validated what it serves)',
+    );
     assert.ok(gzipped <= WEB_BUNDLE_LIMIT, `${gzipped} bytes gzipped`);
   });
 
-  test('the SDK runs with a browser\'s globals only and evaluates the conformance vectors', async () => {
-    const { code } = await bundle(`
+  test("the SDK runs with a browser's globals only and evaluates the conformance vectors", async () => {
+    const { code } = await bundle(
+      `
       import { createClient } from '@ensign/sdk';
       import { installRegexEngine } from '@ensign/engine/core';
       export async function run(fetch, regexEngine) {
@@ -50,23 +71,40 @@ describe('the web bundle', () => {
         const source = await client.ready({ timeoutMs: 2000 });
         const out = { source, results: {} };
         return { client, out };
-      }`, 'iife');
+      }`,
+      'iife',
+    );
     const server = new FakeServer(vectorsDocument());
     const { re2RegexEngine } = await import('@ensign/engine/re2');
     const context = vm.createContext({
-      TextEncoder, TextDecoder, AbortController, URL, queueMicrotask, setTimeout, clearTimeout,
+      TextEncoder,
+      TextDecoder,
+      AbortController,
+      URL,
+      queueMicrotask,
+      setTimeout,
+      clearTimeout,
       crypto: { getRandomValues: (a: Uint8Array) => a },
     });
     for (const name of ['Buffer', 'process', 'require', 'module', 'global', 'structuredClone', 'setImmediate']) {
       assert.equal(vm.runInContext(`typeof ${name}`, context), 'undefined', `${name} is not in the sandbox`);
     }
     vm.runInContext(code, context);
-    const { client, out } = await (vm.runInContext('page.run', context) as (f: typeof fetch, r: unknown) => Promise<{ client: any; out: { source: string } }>)(server.fetch, re2RegexEngine);
+    const { client, out } = await (
+      vm.runInContext('page.run', context) as (
+        f: typeof fetch,
+        r: unknown,
+      ) => Promise<{ client: any; out: { source: string } }>
+    )(server.fetch, re2RegexEngine);
     assert.equal(out.source, 'network');
     let cases = 0;
     for (const suite of vectors.suites) {
       for (const c of suite.cases) {
-        assert.deepEqual(conformanceMismatches(c.expect, client.evaluate(c.flag, c.context, c.expectedType)), [], `${suite.name} / ${c.name}`);
+        assert.deepEqual(
+          conformanceMismatches(c.expect, client.evaluate(c.flag, c.context, c.expectedType)),
+          [],
+          `${suite.name} / ${c.name}`,
+        );
         cases++;
       }
     }

@@ -9,10 +9,24 @@ import { EnsignWebProvider } from '@ensign/openfeature-web';
 import { document, FakeServer, flag, until } from '../../sdk/test/fixtures.js';
 
 const projection = (version: number, banner = 'old') => ({
-  ...document({ flags: {
-    banner: flag('string', banner, { rules: [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: 'new' } }] }),
-    split: flag('number', 1, { rollout: { percentage: 50, value: 2 } }),
-  }, experiments: undefined }, version),
+  ...document(
+    {
+      flags: {
+        banner: flag('string', banner, {
+          rules: [
+            {
+              id: 'beta',
+              conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }],
+              serve: { value: 'new' },
+            },
+          ],
+        }),
+        split: flag('number', 1, { rollout: { percentage: 50, value: 2 } }),
+      },
+      experiments: undefined,
+    },
+    version,
+  ),
   audience: 'client' as const,
 });
 
@@ -24,7 +38,13 @@ function memoryStorage(): TextStorage {
 describe('@ensign/openfeature-web', () => {
   test('evaluates locally: a context change makes no request; CONFIGURATION_CHANGED after a change', async (t) => {
     const server = new FakeServer(projection(1));
-    const provider = new EnsignWebProvider({ url: server.url, key: 'pub_page', fetch: server.fetch, store: null, events: false });
+    const provider = new EnsignWebProvider({
+      url: server.url,
+      key: 'pub_page',
+      fetch: server.fetch,
+      store: null,
+      events: false,
+    });
     await OpenFeature.setContext('web', { targetingKey: 'visitor-1', plan: 'free' });
     await OpenFeature.setProviderAndWait('web', provider);
     t.after(() => OpenFeature.clearProviders());
@@ -33,7 +53,10 @@ describe('@ensign/openfeature-web', () => {
     await until(() => server.openStreams === 1, 'the stream');
     const requests = server.exchanges.length;
     await OpenFeature.setContext('web', { targetingKey: 'visitor-1', plan: 'beta' });
-    assert.deepEqual([client.getStringDetails('banner', 'x').value, client.getStringDetails('banner', 'x').reason], ['new', 'TARGETING_MATCH']);
+    assert.deepEqual(
+      [client.getStringDetails('banner', 'x').value, client.getStringDetails('banner', 'x').reason],
+      ['new', 'TARGETING_MATCH'],
+    );
     await OpenFeature.setContext('web', {});
     assert.equal(client.getNumberDetails('split', -1).errorCode, 'TARGETING_KEY_MISSING');
     assert.equal(server.exchanges.length, requests, 'no request for a new context');
@@ -49,11 +72,27 @@ describe('@ensign/openfeature-web', () => {
   test('the stored copy is served at once while the server is down, as STALE', async (t) => {
     const storage = memoryStorage();
     const server = new FakeServer(projection(3, 'kept'));
-    const first = new EnsignWebProvider({ url: server.url, key: 'pub_page', fetch: server.fetch, store: localStorageStore(storage), stream: false, events: false });
+    const first = new EnsignWebProvider({
+      url: server.url,
+      key: 'pub_page',
+      fetch: server.fetch,
+      store: localStorageStore(storage),
+      stream: false,
+      events: false,
+    });
     await first.initialize();
     await first.onClose();
 
-    const down = new EnsignWebProvider({ url: server.url, key: 'pub_page', fetch: async () => { throw new TypeError('Failed to fetch'); }, store: localStorageStore(storage), stream: false, events: false });
+    const down = new EnsignWebProvider({
+      url: server.url,
+      key: 'pub_page',
+      fetch: async () => {
+        throw new TypeError('Failed to fetch');
+      },
+      store: localStorageStore(storage),
+      stream: false,
+      events: false,
+    });
     const stale: string[] = [];
     OpenFeature.addHandler(ClientProviderEvents.Stale, (d) => d?.domain === 'offline' && stale.push('stale'));
     await OpenFeature.setProviderAndWait('offline', down);

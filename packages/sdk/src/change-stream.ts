@@ -12,7 +12,12 @@ export interface StreamHandlers {
 }
 
 /** Reads the stream until it ends (resolves) or fails (rejects). */
-export async function readChangeStream(fetchImpl: typeof fetch, url: string, signal: AbortSignal, handlers: StreamHandlers): Promise<void> {
+export async function readChangeStream(
+  fetchImpl: typeof fetch,
+  url: string,
+  signal: AbortSignal,
+  handlers: StreamHandlers,
+): Promise<void> {
   const response = await fetchImpl(url, { headers: { accept: 'text/event-stream' }, signal });
   if (response.status !== 200 || response.body === null) {
     await response.body?.cancel().catch(() => undefined);

@@ -4,8 +4,16 @@
 // last good document through failures, reports experiment exposures and outcomes, and releases
 // every timer, socket and listener on close().
 import {
-  compileServedDocument, installedRegexEngine, installRegexEngine, needsRegexEngine,
-  type CompiledFlagSet, type CoreDocument, type EvaluationContext, type EvaluationResult, type FlagType, type RegexEngine,
+  compileServedDocument,
+  installedRegexEngine,
+  installRegexEngine,
+  needsRegexEngine,
+  type CompiledFlagSet,
+  type CoreDocument,
+  type EvaluationContext,
+  type EvaluationResult,
+  type FlagType,
+  type RegexEngine,
 } from '@ensign/engine/core';
 import { readChangeStream } from './change-stream.js';
 import { changedFlagKeys } from './changed-keys.js';
@@ -42,15 +50,17 @@ export interface ClientOptions {
   /** Polling interval; default the document's delivery.pollIntervalSeconds. */
   pollIntervalMs?: number;
   /** Telemetry; false sends nothing (no exposures, track() does nothing). */
-  events?: false | {
-    flushIntervalMs?: number;
-    maxQueue?: number;
-    batchSize?: number;
-    /** One exposure per subject, flag, iteration and variant within this window (default 1 hour). */
-    exposureWindowMs?: number;
-    /** Fraction (0..1) of evaluations reported as `decision` events (default 0: none). */
-    decisionSampleRate?: number;
-  };
+  events?:
+    | false
+    | {
+        flushIntervalMs?: number;
+        maxQueue?: number;
+        batchSize?: number;
+        /** One exposure per subject, flag, iteration and variant within this window (default 1 hour). */
+        exposureWindowMs?: number;
+        /** Fraction (0..1) of evaluations reported as `decision` events (default 0: none). */
+        decisionSampleRate?: number;
+      };
   /** The regex engine for flags that use `matches`: loaded on first need (default re2js, a lazy
    * import of @ensign/engine/re2, its own chunk in a bundle). */
   regexEngine?: () => Promise<RegexEngine>;
@@ -130,20 +140,35 @@ export class EnsignClient {
   private closing: Promise<void> | null = null;
 
   constructor(private readonly options: ClientOptions) {
-    if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url)) throw new TypeError('createClient: url must be the service\'s http(s) base URL');
-    if (typeof options.key !== 'string' || !/^(sdk|pub)_/.test(options.key)) throw new TypeError('createClient: key must be an environment key (sdk_… or pub_…)');
+    if (typeof options.url !== 'string' || !/^https?:\/\//.test(options.url))
+      throw new TypeError("createClient: url must be the service's http(s) base URL");
+    if (typeof options.key !== 'string' || !/^(sdk|pub)_/.test(options.key))
+      throw new TypeError('createClient: key must be an environment key (sdk_… or pub_…)');
     const fetchImpl = options.fetch ?? globalThis.fetch;
-    this.connection = { url: options.url.replace(/\/+$/, ''), key: options.key, fetch: (input, init) => fetchImpl(input, init) };
+    this.connection = {
+      url: options.url.replace(/\/+$/, ''),
+      key: options.key,
+      fetch: (input, init) => fetchImpl(input, init),
+    };
     this.now = options.now ?? Date.now;
     this.store = options.store === undefined ? localStorageStore() : options.store;
     this.storeKey = storeName(this.connection.url, options.key);
     this.readyOutcome = new Promise((resolve) => (this.settleReady = resolve));
-    const events = options.events === false ? null : options.events ?? {};
-    this.events = events === null ? null : new EventQueue(this.connection, {
-      flushIntervalMs: events.flushIntervalMs ?? 5000,
-      maxQueue: events.maxQueue ?? 10_000,
-      batchSize: Math.min(MAX_BATCH, Math.max(1, events.batchSize ?? MAX_BATCH)),
-    }, options.sdk ?? { name: SDK_NAME, version: SDK_VERSION }, this.now, (error) => this.report(error));
+    const events = options.events === false ? null : (options.events ?? {});
+    this.events =
+      events === null
+        ? null
+        : new EventQueue(
+            this.connection,
+            {
+              flushIntervalMs: events.flushIntervalMs ?? 5000,
+              maxQueue: events.maxQueue ?? 10_000,
+              batchSize: Math.min(MAX_BATCH, Math.max(1, events.batchSize ?? MAX_BATCH)),
+            },
+            options.sdk ?? { name: SDK_NAME, version: SDK_VERSION },
+            this.now,
+            (error) => this.report(error),
+          );
     this.exposures = new ExposureWindow(events?.exposureWindowMs ?? 3_600_000);
     this.decisionRate = events?.decisionSampleRate ?? 0;
     if (options.bootstrap !== undefined) {
@@ -181,7 +206,19 @@ export class EnsignClient {
     const outcome = await Promise.race([
       this.readyOutcome,
       // Not unref'd: an application awaiting ready() is waiting for this answer, bounded by the timeout.
-      new Promise<ReadyOutcome>((resolve) => (timer = setTimeout(() => resolve({ error: new EnsignError('timeout', `No configuration within ${timeoutMs} ms${this.lastError ? ` (last problem: ${this.lastError.message})` : ''}.`) }), timeoutMs))),
+      new Promise<ReadyOutcome>(
+        (resolve) =>
+          (timer = setTimeout(
+            () =>
+              resolve({
+                error: new EnsignError(
+                  'timeout',
+                  `No configuration within ${timeoutMs} ms${this.lastError ? ` (last problem: ${this.lastError.message})` : ''}.`,
+                ),
+              }),
+            timeoutMs,
+          )),
+      ),
     ]);
     clearTimeout(timer);
     if ('error' in outcome) throw outcome.error;
@@ -198,31 +235,43 @@ export class EnsignClient {
 
   boolean(key: string, context: EvaluationContext | undefined, fallback: boolean): boolean {
     const result = this.evaluate(key, context, 'bool');
-    return result === null || result.reason === 'ERROR' ? fallback : result.value as boolean;
+    return result === null || result.reason === 'ERROR' ? fallback : (result.value as boolean);
   }
 
   string(key: string, context: EvaluationContext | undefined, fallback: string): string {
     const result = this.evaluate(key, context, 'string');
-    return result === null || result.reason === 'ERROR' ? fallback : result.value as string;
+    return result === null || result.reason === 'ERROR' ? fallback : (result.value as string);
   }
 
   number(key: string, context: EvaluationContext | undefined, fallback: number): number {
     const result = this.evaluate(key, context, 'number');
-    return result === null || result.reason === 'ERROR' ? fallback : result.value as number;
+    return result === null || result.reason === 'ERROR' ? fallback : (result.value as number);
   }
 
   json<T = unknown>(key: string, context: EvaluationContext | undefined, fallback: T): T {
     const result = this.evaluate(key, context, 'json');
-    return result === null || result.reason === 'ERROR' ? fallback : result.value as T;
+    return result === null || result.reason === 'ERROR' ? fallback : (result.value as T);
   }
 
   /** The whole answer: value (the default on ERROR), variant, reason, rule, error and experiment
    * assignment. The flag type is the default's (boolean, string, number; anything else json)
    * unless given. */
-  detail<T>(key: string, context: EvaluationContext | undefined, fallback: T, type: FlagType = FLAG_TYPE_OF[typeof fallback] ?? 'json'): EvaluationDetail<T> {
+  detail<T>(
+    key: string,
+    context: EvaluationContext | undefined,
+    fallback: T,
+    type: FlagType = FLAG_TYPE_OF[typeof fallback] ?? 'json',
+  ): EvaluationDetail<T> {
     const result = this.evaluate(key, context, type);
-    if (result === null) return { key, value: fallback, reason: 'ERROR', errorCode: 'PROVIDER_NOT_READY', errorMessage: 'No configuration has been loaded yet.' };
-    return result.reason === 'ERROR' ? { ...result, value: fallback } : result as EvaluationDetail<T>;
+    if (result === null)
+      return {
+        key,
+        value: fallback,
+        reason: 'ERROR',
+        errorCode: 'PROVIDER_NOT_READY',
+        errorMessage: 'No configuration has been loaded yet.',
+      };
+    return result.reason === 'ERROR' ? { ...result, value: fallback } : (result as EvaluationDetail<T>);
   }
 
   /** The engine's result itself (frozen and shared: do not mutate), or null before the first
@@ -241,8 +290,21 @@ export class EnsignClient {
   /** Queues an `outcome` event for the subject (context.targetingKey) of a metric. */
   track(metricKey: string, context: EvaluationContext | undefined, value?: number): void {
     const subject = context?.targetingKey;
-    if (this.events === null || typeof subject !== 'string' || subject === '' || typeof metricKey !== 'string' || metricKey === '') return;
-    const event: TelemetryEvent = { id: eventId(), kind: 'outcome', timestamp: new Date(this.now()).toISOString(), targetingKey: subject, metricKey };
+    if (
+      this.events === null ||
+      typeof subject !== 'string' ||
+      subject === '' ||
+      typeof metricKey !== 'string' ||
+      metricKey === ''
+    )
+      return;
+    const event: TelemetryEvent = {
+      id: eventId(),
+      kind: 'outcome',
+      timestamp: new Date(this.now()).toISOString(),
+      targetingKey: subject,
+      metricKey,
+    };
     this.events.push(typeof value === 'number' && Number.isFinite(value) ? { ...event, metricValue: value } : event);
   }
 
@@ -286,15 +348,27 @@ export class EnsignClient {
     const now = this.now();
     if (!this.exposures.first(`${subject}\n${result.key}\n${experiment.iterationId}\n${variant}`, now)) return;
     this.events!.push({
-      id: eventId(), kind: 'exposure', timestamp: new Date(now).toISOString(), targetingKey: subject, flagKey: result.key,
-      variant, reason: result.reason, experimentId: experiment.id, iterationId: experiment.iterationId, iterationRevision: experiment.iterationRevision,
+      id: eventId(),
+      kind: 'exposure',
+      timestamp: new Date(now).toISOString(),
+      targetingKey: subject,
+      flagKey: result.key,
+      variant,
+      reason: result.reason,
+      experimentId: experiment.id,
+      iterationId: experiment.iterationId,
+      iterationRevision: experiment.iterationRevision,
     });
   }
 
   private decide(result: EvaluationResult, context: EvaluationContext | undefined): void {
     const subject = context?.targetingKey;
     this.events!.push({
-      id: eventId(), kind: 'decision', timestamp: new Date(this.now()).toISOString(), flagKey: result.key, reason: result.reason,
+      id: eventId(),
+      kind: 'decision',
+      timestamp: new Date(this.now()).toISOString(),
+      flagKey: result.key,
+      reason: result.reason,
       ...(typeof subject === 'string' && subject !== '' ? { targetingKey: subject } : {}),
       ...(result.variant !== undefined ? { variant: result.variant } : {}),
     });
@@ -306,10 +380,13 @@ export class EnsignClient {
         const text = await this.store.load(this.storeKey);
         if (text !== null && !this.abort.signal.aborted) {
           const stored = parse(text);
-          if (this.current === null || stored.version > this.current.version) await this.adopt(stored, 'persisted', null);
+          if (this.current === null || stored.version > this.current.version)
+            await this.adopt(stored, 'persisted', null);
         }
       } catch (error) {
-        this.report(new EnsignError('invalid_document', `The persisted document was ignored: ${asEnsignError(error).message}`));
+        this.report(
+          new EnsignError('invalid_document', `The persisted document was ignored: ${asEnsignError(error).message}`),
+        );
       }
     }
     await this.refresh();
@@ -319,12 +396,19 @@ export class EnsignClient {
   private async adopt(document: CoreDocument, source: ConfigSource, text: string | null): Promise<void> {
     let flags: CompiledFlagSet;
     try {
-      if (installedRegexEngine() === null && document?.flags && needsRegexEngine(Object.values(document.flags) as never, document.experiments ?? [])) {
+      if (
+        installedRegexEngine() === null &&
+        document?.flags &&
+        needsRegexEngine(Object.values(document.flags) as never, document.experiments ?? [])
+      ) {
         installRegexEngine(await (this.options.regexEngine ?? loadRe2)());
       }
       flags = (this.options.compile ?? compileServedDocument)(document);
     } catch (error) {
-      throw new EnsignError('invalid_document', `The ${source} document was refused: ${error instanceof Error ? error.message : String(error)}`);
+      throw new EnsignError(
+        'invalid_document',
+        `The ${source} document was refused: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     if (this.state === 'closed') return;
     const previous = this.current;
@@ -335,7 +419,9 @@ export class EnsignClient {
       try {
         await this.store.save(this.storeKey, text);
       } catch (error) {
-        this.report(new EnsignError('unavailable', `The document could not be persisted: ${asEnsignError(error).message}`));
+        this.report(
+          new EnsignError('unavailable', `The document could not be persisted: ${asEnsignError(error).message}`),
+        );
       }
     }
     if (this.source === null) {
@@ -345,7 +431,8 @@ export class EnsignClient {
       this.emitter.emit('ready', { source, version: document.version });
     } else if (previous !== null) {
       const keys = changedFlagKeys(previous, document);
-      if (keys.length > 0 || previous.version !== document.version) this.emitter.emit('changed', { keys, version: document.version });
+      if (keys.length > 0 || previous.version !== document.version)
+        this.emitter.emit('changed', { keys, version: document.version });
     }
   }
 
@@ -410,7 +497,10 @@ export class EnsignClient {
   }
 
   private pollMs(): number {
-    return Math.max(MIN_POLL_MS, this.options.pollIntervalMs ?? (this.current?.delivery?.pollIntervalSeconds ?? DEFAULT_POLL_MS / 1000) * 1000);
+    return Math.max(
+      MIN_POLL_MS,
+      this.options.pollIntervalMs ?? (this.current?.delivery?.pollIntervalSeconds ?? DEFAULT_POLL_MS / 1000) * 1000,
+    );
   }
 
   private connectStream(): void {
@@ -428,22 +518,34 @@ export class EnsignClient {
         if (data.includes('refetchEvaluation')) void this.refresh();
       },
       onRetry: (ms) => (this.streamRetryMs = Math.max(500, ms)),
-    }).then(() => undefined, (error) => error).then((error) => {
-      const wasOpen = this.streamOpen;
-      this.streamOpen = false;
-      if (this.stopped()) return;
-      if (!wasOpen) this.streamFailures++;
-      if (error !== undefined && !wasOpen) this.report(new EnsignError('unavailable', `The change stream is unavailable, polling instead: ${asEnsignError(error).message}`));
-      // Poll while the stream is down; the next refresh also brings a fresh stream URL (tokens expire).
-      this.plan(undefined);
-      if (this.pollTimer === undefined) this.pollTimer = later(jittered(this.pollMs()), () => void this.refresh());
-      this.streamTimer = later(wasOpen ? this.streamRetryMs : backoff(this.streamFailures - 1), () => {
-        this.streamTimer = undefined;
-        void this.refresh().then(() => {
-          if (!this.streamOpen && this.streamTimer === undefined && !this.stopped() && this.streamUri !== null) this.connectStream();
+    })
+      .then(
+        () => undefined,
+        (error) => error,
+      )
+      .then((error) => {
+        const wasOpen = this.streamOpen;
+        this.streamOpen = false;
+        if (this.stopped()) return;
+        if (!wasOpen) this.streamFailures++;
+        if (error !== undefined && !wasOpen)
+          this.report(
+            new EnsignError(
+              'unavailable',
+              `The change stream is unavailable, polling instead: ${asEnsignError(error).message}`,
+            ),
+          );
+        // Poll while the stream is down; the next refresh also brings a fresh stream URL (tokens expire).
+        this.plan(undefined);
+        if (this.pollTimer === undefined) this.pollTimer = later(jittered(this.pollMs()), () => void this.refresh());
+        this.streamTimer = later(wasOpen ? this.streamRetryMs : backoff(this.streamFailures - 1), () => {
+          this.streamTimer = undefined;
+          void this.refresh().then(() => {
+            if (!this.streamOpen && this.streamTimer === undefined && !this.stopped() && this.streamUri !== null)
+              this.connectStream();
+          });
         });
       });
-    });
   }
 
   /** Closed or fatal: no more requests. (A method, so TypeScript does not narrow the state across awaits.) */
@@ -466,7 +568,10 @@ function parse(text: string): CoreDocument {
   try {
     return JSON.parse(text) as CoreDocument;
   } catch (error) {
-    throw new EnsignError('invalid_document', `The document is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+    throw new EnsignError(
+      'invalid_document',
+      `The document is not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -20,32 +20,67 @@ export type DocumentOutcome =
   | { kind: 'not_modified'; streamUri: string | null }
   | { kind: 'failed'; error: EnsignError; retryAfterMs?: number };
 
-export async function fetchDocument(connection: Connection, etag: string | null, signal: AbortSignal, now: number): Promise<DocumentOutcome> {
+export async function fetchDocument(
+  connection: Connection,
+  etag: string | null,
+  signal: AbortSignal,
+  now: number,
+): Promise<DocumentOutcome> {
   const headers: Record<string, string> = { authorization: `Bearer ${connection.key}`, accept: 'application/json' };
   if (etag !== null) headers['if-none-match'] = etag;
   let response: Response;
   try {
     response = await connection.fetch(connection.url + DOCUMENT_PATH, { headers, signal });
   } catch (error) {
-    return { kind: 'failed', error: new EnsignError('unavailable', `Could not reach ${connection.url}: ${error instanceof Error ? error.message : String(error)}`) };
+    return {
+      kind: 'failed',
+      error: new EnsignError(
+        'unavailable',
+        `Could not reach ${connection.url}: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    };
   }
   const streamUri = response.headers.get(STREAM_HEADER);
   if (response.status === 304) return { kind: 'not_modified', streamUri };
   if (response.status === 200) {
     try {
       const text = await response.text();
-      return { kind: 'document', text, document: JSON.parse(text) as CoreDocument, etag: response.headers.get('etag'), streamUri };
+      return {
+        kind: 'document',
+        text,
+        document: JSON.parse(text) as CoreDocument,
+        etag: response.headers.get('etag'),
+        streamUri,
+      };
     } catch (error) {
-      return { kind: 'failed', error: new EnsignError('unavailable', `The document could not be read: ${error instanceof Error ? error.message : String(error)}`, 200) };
+      return {
+        kind: 'failed',
+        error: new EnsignError(
+          'unavailable',
+          `The document could not be read: ${error instanceof Error ? error.message : String(error)}`,
+          200,
+        ),
+      };
     }
   }
   const detail = await errorMessage(response);
   if (response.status === 401 || response.status === 403) {
-    return { kind: 'failed', error: new EnsignError('unauthorized', `The server refused the key (${response.status}${detail}). Check that it is an unrevoked sdk_ or pub_ key of the environment.`, response.status) };
+    return {
+      kind: 'failed',
+      error: new EnsignError(
+        'unauthorized',
+        `The server refused the key (${response.status}${detail}). Check that it is an unrevoked sdk_ or pub_ key of the environment.`,
+        response.status,
+      ),
+    };
   }
   const retryAfter = retryAfterMs(response.headers.get('retry-after'), now);
   const code = response.status === 429 || response.status === 503 ? 'throttled' : 'unavailable';
-  return { kind: 'failed', error: new EnsignError(code, `The server answered ${response.status}${detail}.`, response.status), retryAfterMs: retryAfter };
+  return {
+    kind: 'failed',
+    error: new EnsignError(code, `The server answered ${response.status}${detail}.`, response.status),
+    retryAfterMs: retryAfter,
+  };
 }
 
 /** `: <code>: <message>` from the service's error body, or nothing. */

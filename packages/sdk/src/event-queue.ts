@@ -82,7 +82,10 @@ export class EventQueue {
     this.clearTimer();
     let timeout: Timer | undefined;
     // Not unref'd: the application awaits close(), which the deadline bounds.
-    await Promise.race([this.flush(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, Math.max(0, deadline - this.now()))))]);
+    await Promise.race([
+      this.flush(),
+      new Promise<void>((resolve) => (timeout = setTimeout(resolve, Math.max(0, deadline - this.now())))),
+    ]);
     clearTimeout(timeout);
     this.stopped = true;
     this.abort.abort();
@@ -147,7 +150,14 @@ export class EventQueue {
         this.stats.dropped += batch.length;
         return;
       }
-      this.retryLater(batch, undefined, new EnsignError('unavailable', `Events could not be sent: ${error instanceof Error ? error.message : String(error)}`));
+      this.retryLater(
+        batch,
+        undefined,
+        new EnsignError(
+          'unavailable',
+          `Events could not be sent: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
       return;
     }
     const retryAfter = retryAfterMs(response.headers.get('retry-after'), this.now());
@@ -157,7 +167,13 @@ export class EventQueue {
       this.queue = [];
       this.stats.queued = 0;
       this.clearTimer();
-      this.onError(new EnsignError('unauthorized', `The server refused the key for events (${response.status}); no more events are sent.`, response.status));
+      this.onError(
+        new EnsignError(
+          'unauthorized',
+          `The server refused the key for events (${response.status}); no more events are sent.`,
+          response.status,
+        ),
+      );
       return;
     }
     if (response.status === 200 || response.status === 429) {
@@ -165,7 +181,11 @@ export class EventQueue {
       try {
         results = ((await response.json()) as { results: BatchResult[] }).results;
       } catch {
-        this.retryLater(batch, retryAfter, new EnsignError('unavailable', 'The events answer could not be read.', response.status));
+        this.retryLater(
+          batch,
+          retryAfter,
+          new EnsignError('unavailable', 'The events answer could not be read.', response.status),
+        );
         return;
       }
       const again: TelemetryEvent[] = [];
@@ -182,16 +202,38 @@ export class EventQueue {
         this.failures = 0;
         return;
       }
-      this.retryLater(again, Math.max(wait, retryAfter ?? 0), new EnsignError('throttled', `${again.length} events were rate limited and will be sent again.`, response.status));
+      this.retryLater(
+        again,
+        Math.max(wait, retryAfter ?? 0),
+        new EnsignError(
+          'throttled',
+          `${again.length} events were rate limited and will be sent again.`,
+          response.status,
+        ),
+      );
       return;
     }
     if (response.status >= 500 || response.status === 408) {
-      this.retryLater(batch, retryAfter, new EnsignError(response.status === 503 ? 'throttled' : 'unavailable', `The events route answered ${response.status}.`, response.status));
+      this.retryLater(
+        batch,
+        retryAfter,
+        new EnsignError(
+          response.status === 503 ? 'throttled' : 'unavailable',
+          `The events route answered ${response.status}.`,
+          response.status,
+        ),
+      );
       return;
     }
     // 400 or 413: the batch as a whole is refused; sending it again cannot help.
     this.stats.rejected += batch.length;
-    this.onError(new EnsignError('unavailable', `The server refused a batch of ${batch.length} events (${response.status}).`, response.status));
+    this.onError(
+      new EnsignError(
+        'unavailable',
+        `The server refused a batch of ${batch.length} events (${response.status}).`,
+        response.status,
+      ),
+    );
   }
 
   /** Puts `events` back at the front (oldest first), to be sent after the wait. */

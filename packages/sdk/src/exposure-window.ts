@@ -5,7 +5,10 @@
 export class ExposureWindow {
   private readonly seen = new Map<string, number>();
 
-  constructor(private readonly windowMs: number, private readonly capacity = 50_000) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly capacity = 50_000,
+  ) {}
 
   /** True the first time `key` is seen within the window (and remembers it). */
   first(key: string, now: number): boolean {

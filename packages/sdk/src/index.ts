@@ -6,7 +6,13 @@ export { EnsignError, type EnsignErrorCode } from './errors.js';
 export type { EventStats } from './event-queue.js';
 export { localStorageStore, type DocumentStore, type TextStorage } from './stores.js';
 export type { TelemetryEvent } from './telemetry-event.js';
-export type { CoreDocument, EvaluationContext, EvaluationResult, ExperimentDetail, FlagType } from '@ensign/engine/core';
+export type {
+  CoreDocument,
+  EvaluationContext,
+  EvaluationResult,
+  ExperimentDetail,
+  FlagType,
+} from '@ensign/engine/core';
 export { engineContext, openFeatureDetails, type OpenFeatureDetails } from './openfeature-resolution.js';
 export { watchProviderStatus, type ProviderSignal } from './provider-status.js';
 export { providerCore, type ProviderCore, type ProviderErrors, type ProviderOptions } from './openfeature-provider.js';

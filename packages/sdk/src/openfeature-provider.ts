@@ -32,7 +32,11 @@ export interface ProviderCore {
   close(): Promise<void>;
 }
 
-export function providerCore(client: EnsignClient, options: ProviderOptions, signal: (s: ProviderSignal) => void): ProviderCore {
+export function providerCore(
+  client: EnsignClient,
+  options: ProviderOptions,
+  signal: (s: ProviderSignal) => void,
+): ProviderCore {
   const watcher = watchProviderStatus(client, signal, options.errorGracePeriodMs ?? DEFAULT_ERROR_GRACE_PERIOD_MS);
   let closed: Promise<void> | null = null;
   return {

@@ -13,7 +13,11 @@ export type ProviderSignal =
 
 /** Follows `client` until the returned function is called. Signals wait for `started()`: before
  * the provider's initialize() resolves, the SDK owns the status. */
-export function watchProviderStatus(client: EnsignClient, signal: (s: ProviderSignal) => void, graceMs: number): { started(): void; stop(): void } {
+export function watchProviderStatus(
+  client: EnsignClient,
+  signal: (s: ProviderSignal) => void,
+  graceMs: number,
+): { started(): void; stop(): void } {
   let started = false;
   let degraded = false;
   let grace: Timer | undefined;
@@ -21,7 +25,9 @@ export function watchProviderStatus(client: EnsignClient, signal: (s: ProviderSi
     if (!started || degraded) return;
     degraded = true;
     signal({ event: 'stale', message });
-    grace = later(graceMs, () => signal({ event: 'error', message: `No fresh configuration for ${graceMs} ms: ${message}`, fatal: false }));
+    grace = later(graceMs, () =>
+      signal({ event: 'error', message: `No fresh configuration for ${graceMs} ms: ${message}`, fatal: false }),
+    );
   };
   const off = [
     client.on('stale', ({ error }) => stale(error.message)),
@@ -40,7 +46,8 @@ export function watchProviderStatus(client: EnsignClient, signal: (s: ProviderSi
     started() {
       started = true;
       // A refresh that failed while initialize() was running.
-      if (client.status === 'stale') queueMicrotask(() => stale('the configuration could not be refreshed while the provider started'));
+      if (client.status === 'stale')
+        queueMicrotask(() => stale('the configuration could not be refreshed while the provider started'));
     },
     stop() {
       clearTimeout(grace);

@@ -13,7 +13,14 @@ import { fileStore } from '@ensign/sdk/file-store';
 import { document, FakeServer, flag, until, vectors, vectorsDocument } from './fixtures.js';
 
 function clientOf(server: FakeServer, options: Partial<ClientOptions> = {}) {
-  return createClient({ url: server.url, key: 'sdk_test', fetch: server.fetch, store: null, events: false, ...options });
+  return createClient({
+    url: server.url,
+    key: 'sdk_test',
+    fetch: server.fetch,
+    store: null,
+    events: false,
+    ...options,
+  });
 }
 
 function memoryStore(): DocumentStore & { saved: Map<string, string> } {
@@ -39,16 +46,34 @@ describe('@ensign/sdk client', () => {
   });
 
   test('typed methods and detail: value, variant, reason, rule; the default on errors; never throws', async (t) => {
-    const doc = document({ flags: {
-      banner: flag('string', 'old', { rules: [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: 'new' } }] }),
-      limit: flag('number', 10), on: flag('bool', true), layout: flag('json', { columns: 2 }),
-    } });
+    const doc = document({
+      flags: {
+        banner: flag('string', 'old', {
+          rules: [
+            {
+              id: 'beta',
+              conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }],
+              serve: { value: 'new' },
+            },
+          ],
+        }),
+        limit: flag('number', 10),
+        on: flag('bool', true),
+        layout: flag('json', { columns: 2 }),
+      },
+    });
     const client = clientOf(new FakeServer(doc), { bootstrap: doc });
     t.after(() => client.close());
     // Bootstrapped: served at once, before any request is answered.
     assert.equal(client.string('banner', { targetingKey: 'u', plan: 'beta' }, 'x'), 'new');
     assert.equal(await client.ready(), 'bootstrap');
-    assert.deepEqual(JSON.parse(JSON.stringify(client.detail('banner', { targetingKey: 'u', plan: 'beta' }, 'x'))), { key: 'banner', value: 'new', reason: 'TARGETING_MATCH', ruleId: 'beta', fallbackClass: 'none' });
+    assert.deepEqual(JSON.parse(JSON.stringify(client.detail('banner', { targetingKey: 'u', plan: 'beta' }, 'x'))), {
+      key: 'banner',
+      value: 'new',
+      reason: 'TARGETING_MATCH',
+      ruleId: 'beta',
+      fallbackClass: 'none',
+    });
     assert.equal(client.detail('banner', {}, 'x').variant, undefined);
     assert.equal(client.number('limit', undefined, 0), 10);
     assert.equal(client.boolean('on', {}, false), true);
@@ -63,7 +88,11 @@ describe('@ensign/sdk client', () => {
 
   test('before any document: the default with PROVIDER_NOT_READY', (t) => {
     const server = new FakeServer(document({}));
-    server.documentAnswers.push({ status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '30' } });
+    server.documentAnswers.push({
+      status: 503,
+      body: { error: { code: 'service_unavailable' } },
+      headers: { 'retry-after': '30' },
+    });
     const client = clientOf(server);
     t.after(() => client.close());
     const detail = client.detail('x', {}, 7);
@@ -72,18 +101,31 @@ describe('@ensign/sdk client', () => {
 
   test('ready() rejects: unauthorized (fatal, said once), timeout, closed', async (t) => {
     const refused = new FakeServer(document({}));
-    refused.documentAnswers.push({ status: 401, body: { error: { code: 'invalid_credential', message: 'The credential is not valid.' } } });
+    refused.documentAnswers.push({
+      status: 401,
+      body: { error: { code: 'invalid_credential', message: 'The credential is not valid.' } },
+    });
     const fatal: EnsignError[] = [];
     const client = clientOf(refused);
     client.on('fatal', ({ error }) => fatal.push(error));
-    await assert.rejects(client.ready(), (e: EnsignError) => e instanceof EnsignError && e.code === 'unauthorized' && e.fatal && /invalid_credential/.test(e.message));
+    await assert.rejects(
+      client.ready(),
+      (e: EnsignError) =>
+        e instanceof EnsignError && e.code === 'unauthorized' && e.fatal && /invalid_credential/.test(e.message),
+    );
     assert.equal(client.status, 'fatal');
     assert.equal(fatal.length, 1);
     assert.equal(refused.exchanges.length, 1, 'no retry after a refused key');
     await client.close();
 
     const down = new FakeServer(document({}));
-    const never = createClient({ url: down.url, key: 'pub_x', fetch: () => new Promise(() => undefined), store: null, events: false });
+    const never = createClient({
+      url: down.url,
+      key: 'pub_x',
+      fetch: () => new Promise(() => undefined),
+      store: null,
+      events: false,
+    });
     await assert.rejects(never.ready({ timeoutMs: 20 }), (e: EnsignError) => e.code === 'timeout');
     const closing = never.ready({ timeoutMs: 5000 });
     await never.close();
@@ -105,7 +147,10 @@ describe('@ensign/sdk client', () => {
     assert.deepEqual(changes[0], { keys: ['a', 'c'], version: 2 });
     assert.equal(client.boolean('a', {}, false), true);
     const fetches = server.exchanges.filter((e) => e.path === '/api/v1/advanced-config');
-    assert.deepEqual(fetches.map((e) => e.ifNoneMatch), [null, '"v1"']);
+    assert.deepEqual(
+      fetches.map((e) => e.ifNoneMatch),
+      [null, '"v1"'],
+    );
     // No polling while the stream is open: two document requests in all.
     assert.equal(client.version, 2);
   });
@@ -133,7 +178,11 @@ describe('@ensign/sdk client', () => {
     const seen: string[] = [];
     client.on('stale', () => seen.push('stale'));
     client.on('ready', () => seen.push('ready'));
-    server.documentAnswers.push({ status: 429, body: { error: { code: 'monthly_config_sync_quota_exceeded' } }, headers: { 'retry-after': '1' } });
+    server.documentAnswers.push({
+      status: 429,
+      body: { error: { code: 'monthly_config_sync_quota_exceeded' } },
+      headers: { 'retry-after': '1' },
+    });
     await until(() => seen.length === 1, 'stale');
     assert.equal(client.status, 'stale');
     assert.equal(client.boolean('a', {}, false), true, 'the last good document is still served');
@@ -150,7 +199,16 @@ describe('@ensign/sdk client', () => {
     await first.ready();
     await first.close();
     // The server is down: the persisted copy is served.
-    const down = createClient({ url: server.url, key: 'sdk_test', fetch: async () => { throw new TypeError('fetch failed'); }, store: fileStore(dir), events: false, stream: false });
+    const down = createClient({
+      url: server.url,
+      key: 'sdk_test',
+      fetch: async () => {
+        throw new TypeError('fetch failed');
+      },
+      store: fileStore(dir),
+      events: false,
+      stream: false,
+    });
     assert.equal(await down.ready(), 'persisted');
     assert.equal(down.string('a', {}, 'x'), 'stored');
     await until(() => down.status === 'stale', 'stale while the server is down');
@@ -160,7 +218,10 @@ describe('@ensign/sdk client', () => {
     const again = clientOf(server, { store: fileStore(dir), stream: false });
     await again.ready();
     await until(() => server.exchanges.length === 1, 'the revalidation');
-    assert.deepEqual(server.exchanges.map((e) => e.ifNoneMatch), ['"v4"']);
+    assert.deepEqual(
+      server.exchanges.map((e) => e.ifNoneMatch),
+      ['"v4"'],
+    );
     await again.close();
 
     const memory = memoryStore();
@@ -187,7 +248,16 @@ describe('@ensign/sdk client', () => {
 
   test('documents are compiled as served (shape checked, values trusted) unless full validation is asked for', async (t) => {
     // Weights summing to 90: the server never serves this (it validates every write).
-    const unvalidated = document({ flags: { split: flag('string', 'a', { variants: [{ key: 'x', value: 'x', weight: 40 }, { key: 'y', value: 'y', weight: 50 }] }) } });
+    const unvalidated = document({
+      flags: {
+        split: flag('string', 'a', {
+          variants: [
+            { key: 'x', value: 'x', weight: 40 },
+            { key: 'y', value: 'y', weight: 50 },
+          ],
+        }),
+      },
+    });
     const server = new FakeServer(document({ flags: { a: flag('bool', true) } }));
     server.documentAnswers.push({ status: 503 });
     const trusting = clientOf(server, { bootstrap: unvalidated, stream: false });
@@ -196,7 +266,11 @@ describe('@ensign/sdk client', () => {
     assert.equal(trusting.detail('split', { targetingKey: 'u' }, '').reason, 'SPLIT');
 
     const errors: EnsignError[] = [];
-    const validating = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), { bootstrap: unvalidated, compile: compileDocument, stream: false });
+    const validating = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), {
+      bootstrap: unvalidated,
+      compile: compileDocument,
+      stream: false,
+    });
     validating.on('error', ({ error }) => errors.push(error));
     t.after(() => validating.close());
     assert.equal(await validating.ready(), 'network', 'the refused bootstrap was not served');
@@ -204,7 +278,10 @@ describe('@ensign/sdk client', () => {
     assert.equal(errors[0]!.code, 'invalid_document');
     assert.match(errors[0]!.message, /bootstrap document was refused.*weight/);
 
-    const malformed = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), { bootstrap: document({ flags: { bad: { type: 'bool' } as never } }), stream: false });
+    const malformed = clientOf(new FakeServer(document({ flags: { a: flag('bool', true) } })), {
+      bootstrap: document({ flags: { bad: { type: 'bool' } as never } }),
+      stream: false,
+    });
     const shapeErrors: string[] = [];
     malformed.on('error', ({ error }) => shapeErrors.push(error.message));
     t.after(() => malformed.close());

@@ -8,13 +8,24 @@ import { readFileSync } from 'node:fs';
 import { createClient, SDK_VERSION, type ClientOptions } from '@ensign/sdk';
 import { accepted, FakeServer, until, vectorsDocument } from './fixtures.js';
 
-const SDK_PACKAGE_VERSION: string = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version;
+const SDK_PACKAGE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.url), 'utf8'),
+).version;
 
 // From the conformance vectors: user-2 in NO is assigned to control of exp_cv_main.
 const ASSIGNED = { targetingKey: 'user-2', country: 'NO' };
 
 function clientOf(server: FakeServer, events: ClientOptions['events'] = {}, now?: () => number) {
-  return createClient({ url: server.url, key: 'sdk_test', fetch: server.fetch, store: null, stream: false, bootstrap: server.current, events, now });
+  return createClient({
+    url: server.url,
+    key: 'sdk_test',
+    fetch: server.fetch,
+    store: null,
+    stream: false,
+    bootstrap: server.current,
+    events,
+    now,
+  });
 }
 
 describe('@ensign/sdk events', () => {
@@ -28,13 +39,25 @@ describe('@ensign/sdk events', () => {
     const client = clientOf(server, { exposureWindowMs: 60_000 }, () => clock);
     t.after(() => client.close());
     for (let i = 0; i < 5; i++) assert.equal(client.string('cv-exp-flag', ASSIGNED, 'x'), 'classic');
-    client.string('cv-exp-flag', { targetingKey: 'user-2', country: 'DE' }, 'x');   // not targeted: no exposure
-    client.string('cv-exp-flag', { country: 'NO' }, 'x');                            // no subject: no exposure
+    client.string('cv-exp-flag', { targetingKey: 'user-2', country: 'DE' }, 'x'); // not targeted: no exposure
+    client.string('cv-exp-flag', { country: 'NO' }, 'x'); // no subject: no exposure
     await client.flush();
-    assert.deepEqual(server.events.map(({ id: _id, ...e }) => e), [{
-      kind: 'exposure', timestamp: '2026-03-01T10:00:00.000Z', targetingKey: 'user-2', flagKey: 'cv-exp-flag', variant: 'control', reason: 'SPLIT',
-      experimentId: 'exp_cv_main', iterationId: 'it_exp_cv_main', iterationRevision: 2,
-    }]);
+    assert.deepEqual(
+      server.events.map(({ id: _id, ...e }) => e),
+      [
+        {
+          kind: 'exposure',
+          timestamp: '2026-03-01T10:00:00.000Z',
+          targetingKey: 'user-2',
+          flagKey: 'cv-exp-flag',
+          variant: 'control',
+          reason: 'SPLIT',
+          experimentId: 'exp_cv_main',
+          iterationId: 'it_exp_cv_main',
+          iterationRevision: 2,
+        },
+      ],
+    );
     assert.match(server.events[0].id, /^[0-9a-f]{32}$/);
     const envelope = server.exchanges.find((e) => e.path === '/api/v1/events/batch')!.body;
     // The version is the package's (src/version.ts is written from package.json by the build).
@@ -55,7 +78,11 @@ describe('@ensign/sdk events', () => {
     client.boolean('cv-static-bool', { targetingKey: 'user-9' }, false);
     await client.flush();
     const kinds = server.events.map((e) => [e.kind, e.metricKey ?? e.flagKey, e.metricValue]);
-    assert.deepEqual(kinds, [['outcome', 'revenue', 12.5], ['outcome', 'signup', undefined], ['decision', 'cv-static-bool', undefined]]);
+    assert.deepEqual(kinds, [
+      ['outcome', 'revenue', 12.5],
+      ['outcome', 'signup', undefined],
+      ['decision', 'cv-static-bool', undefined],
+    ]);
 
     const quiet = new FakeServer(vectorsDocument());
     const off = clientOf(quiet, false);
@@ -80,22 +107,40 @@ describe('@ensign/sdk events', () => {
   test('rate-limited items are sent again with the same ids; permanent errors are dropped', async (t) => {
     const server = new FakeServer(vectorsDocument());
     server.eventsAnswers.push((events) => ({
-      status: 429, headers: { 'retry-after': '0' },
-      body: { results: events.map((e, index) => index === 0 ? { index, id: e.id, status: 'accepted' } : index === 1 ? { index, id: e.id, status: 'permanent-error', code: 'validation_error' } : { index, id: e.id, status: 'retryable-error', code: 'rate_limited', retryAfterSeconds: 0 }) },
+      status: 429,
+      headers: { 'retry-after': '0' },
+      body: {
+        results: events.map((e, index) =>
+          index === 0
+            ? { index, id: e.id, status: 'accepted' }
+            : index === 1
+              ? { index, id: e.id, status: 'permanent-error', code: 'validation_error' }
+              : { index, id: e.id, status: 'retryable-error', code: 'rate_limited', retryAfterSeconds: 0 },
+        ),
+      },
     }));
     const client = clientOf(server, { flushIntervalMs: 10 });
     t.after(() => client.close());
     for (let i = 0; i < 4; i++) client.track('m', { targetingKey: `u${i}` });
     await until(() => client.eventStats().delivered === 3, 'the retried items');
-    const batches = server.exchanges.filter((e) => e.path === '/api/v1/events/batch').map((e) => e.body.events.map((x: { id: string }) => x.id));
+    const batches = server.exchanges
+      .filter((e) => e.path === '/api/v1/events/batch')
+      .map((e) => e.body.events.map((x: { id: string }) => x.id));
     assert.equal(batches.length, 2);
     assert.deepEqual(batches[1], batches[0].slice(2), 'only the retryable items, same ids');
-    assert.deepEqual({ ...client.eventStats(), queued: 0 }, { queued: 0, delivered: 3, dropped: 0, rejected: 1, retried: 2 });
+    assert.deepEqual(
+      { ...client.eventStats(), queued: 0 },
+      { queued: 0, delivered: 3, dropped: 0, rejected: 1, retried: 2 },
+    );
   });
 
   test('a 503 or a network failure retries the whole batch with backoff; 401 stops the queue', async (t) => {
     const server = new FakeServer(vectorsDocument());
-    server.eventsAnswers.push(() => ({ status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } }));
+    server.eventsAnswers.push(() => ({
+      status: 503,
+      body: { error: { code: 'service_unavailable' } },
+      headers: { 'retry-after': '0' },
+    }));
     const client = clientOf(server, { flushIntervalMs: 10 });
     t.after(() => client.close());
     client.track('m', { targetingKey: 'u1' });
@@ -111,7 +156,11 @@ describe('@ensign/sdk events', () => {
     await until(() => errors.includes('unauthorized'), 'the refusal');
     client.track('m', { targetingKey: 'u3' });
     await client.flush();
-    assert.equal(server.exchanges.filter((e) => e.path === '/api/v1/events/batch').length, 3, 'nothing sent after a 401');
+    assert.equal(
+      server.exchanges.filter((e) => e.path === '/api/v1/events/batch').length,
+      3,
+      'nothing sent after a 401',
+    );
   });
 
   test('the queue is bounded: the oldest are dropped and counted; close() flushes within its deadline', async () => {
@@ -120,12 +169,23 @@ describe('@ensign/sdk events', () => {
     for (let i = 0; i < 25; i++) client.track('m', { targetingKey: `u${i}` });
     assert.deepEqual([client.eventStats().queued, client.eventStats().dropped], [10, 15]);
     await client.close();
-    assert.deepEqual(server.events.map((e) => e.targetingKey), Array.from({ length: 10 }, (_, i) => `u${i + 15}`));
+    assert.deepEqual(
+      server.events.map((e) => e.targetingKey),
+      Array.from({ length: 10 }, (_, i) => `u${i + 15}`),
+    );
 
     const hanging = new FakeServer(vectorsDocument());
     const stuck = createClient({
-      url: hanging.url, key: 'sdk_test', store: null, stream: false, bootstrap: hanging.current, events: {},
-      fetch: (input, init) => String(input).endsWith('/events/batch') ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))) : hanging.fetch(input, init),
+      url: hanging.url,
+      key: 'sdk_test',
+      store: null,
+      stream: false,
+      bootstrap: hanging.current,
+      events: {},
+      fetch: (input, init) =>
+        String(input).endsWith('/events/batch')
+          ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted'))))
+          : hanging.fetch(input, init),
     });
     stuck.track('m', { targetingKey: 'u' });
     await stuck.close({ timeoutMs: 50 });
@@ -136,7 +196,14 @@ describe('@ensign/sdk events', () => {
     const server = new FakeServer(vectorsDocument());
     const cycle = async () => {
       for (let i = 0; i < 500; i++) {
-        const client = createClient({ url: server.url, key: 'sdk_test', fetch: server.fetch, store: null, bootstrap: server.current, events: {} });
+        const client = createClient({
+          url: server.url,
+          key: 'sdk_test',
+          fetch: server.fetch,
+          store: null,
+          bootstrap: server.current,
+          events: {},
+        });
         client.string('cv-exp-flag', ASSIGNED, 'x');
         await client.close();
       }

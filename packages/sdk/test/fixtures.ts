@@ -6,7 +6,9 @@ import { createRequire } from 'node:module';
 import { withFlagDefaults, type CoreDocument, type CoreFlag } from '@ensign/engine';
 import type { ConformanceVectors } from '@ensign/engine/conformance';
 
-export const vectors: ConformanceVectors = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@ensign/engine/conformance.json'), 'utf8'));
+export const vectors: ConformanceVectors = JSON.parse(
+  readFileSync(createRequire(import.meta.url).resolve('@ensign/engine/conformance.json'), 'utf8'),
+);
 
 /** Every suite's flags and experiments in one server-audience document (flag keys are unique across suites). */
 export function vectorsDocument(version = 1): CoreDocument {
@@ -22,14 +24,39 @@ export function vectorsDocument(version = 1): CoreDocument {
 
 export function document(fields: Partial<CoreDocument>, version = 1): CoreDocument {
   return {
-    schemaVersion: 'core/v1', appId: 'app_test', env: 'prod', version, audience: 'server',
-    delivery: { ttlSeconds: 60, etag: `"v${version}"`, generatedAt: '2026-01-01T00:00:00.000Z', pollIntervalSeconds: 60 },
-    privacy: { privateAttributes: [], clientMetadataKeys: [] }, flags: {}, experiments: [], ...fields,
+    schemaVersion: 'core/v1',
+    appId: 'app_test',
+    env: 'prod',
+    version,
+    audience: 'server',
+    delivery: {
+      ttlSeconds: 60,
+      etag: `"v${version}"`,
+      generatedAt: '2026-01-01T00:00:00.000Z',
+      pollIntervalSeconds: 60,
+    },
+    privacy: { privateAttributes: [], clientMetadataKeys: [] },
+    flags: {},
+    experiments: [],
+    ...fields,
   };
 }
 
 export function flag(type: CoreFlag['type'], value: unknown, fields: Partial<CoreFlag> = {}): CoreFlag {
-  return { type, value, enabled: true, offValue: value, clientVisible: true, rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, ...fields } as CoreFlag;
+  return {
+    type,
+    value,
+    enabled: true,
+    offValue: value,
+    clientVisible: true,
+    rollout: null,
+    variants: null,
+    rules: [],
+    overrides: {},
+    dependencies: [],
+    metadata: {},
+    ...fields,
+  } as CoreFlag;
 }
 
 export interface Exchange {
@@ -63,7 +90,12 @@ export class FakeServer {
   /** A new version of the document, announced on every open stream. */
   publish(next: CoreDocument): void {
     this.current = next;
-    for (const stream of this.streams) stream.enqueue(new TextEncoder().encode(`id: ${next.version}\ndata: {"type":"refetchEvaluation","etag":"${next.version}"}\n\n`));
+    for (const stream of this.streams)
+      stream.enqueue(
+        new TextEncoder().encode(
+          `id: ${next.version}\ndata: {"type":"refetchEvaluation","etag":"${next.version}"}\n\n`,
+        ),
+      );
   }
 
   /** Ends every open stream, as the server does when a token expires. */
@@ -79,7 +111,11 @@ export class FakeServer {
   fetch = async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     const url = new URL(String(input));
     const headers = new Headers(init.headers);
-    const exchange: Exchange = { method: init.method ?? 'GET', path: url.pathname, ifNoneMatch: headers.get('if-none-match') };
+    const exchange: Exchange = {
+      method: init.method ?? 'GET',
+      path: url.pathname,
+      ifNoneMatch: headers.get('if-none-match'),
+    };
     if (typeof init.body === 'string') exchange.body = JSON.parse(init.body);
     this.exchanges.push(exchange);
     init.signal?.throwIfAborted();
@@ -87,16 +123,28 @@ export class FakeServer {
       const scripted = this.documentAnswers.shift();
       if (scripted) return json(scripted.status, scripted.body, scripted.headers);
       const stream = { 'x-ensign-event-stream': '/api/ofrep/v1/events?token=t0k' };
-      if (exchange.ifNoneMatch === this.current.delivery.etag) return new Response(null, { status: 304, headers: stream });
+      if (exchange.ifNoneMatch === this.current.delivery.etag)
+        return new Response(null, { status: 304, headers: stream });
       return json(200, this.current, { etag: this.current.delivery.etag, ...stream });
     }
     if (url.pathname === '/api/ofrep/v1/events') {
       if (!this.streamAvailable) return json(404, { error: { code: 'not_found' } });
       let controller!: ReadableStreamDefaultController<Uint8Array>;
-      const body = new ReadableStream<Uint8Array>({ start: (c) => { controller = c; }, cancel: () => { this.streams.delete(controller); } });
+      const body = new ReadableStream<Uint8Array>({
+        start: (c) => {
+          controller = c;
+        },
+        cancel: () => {
+          this.streams.delete(controller);
+        },
+      });
       init.signal?.addEventListener('abort', () => {
         this.streams.delete(controller);
-        try { controller.error(new DOMException('aborted', 'AbortError')); } catch { /* already closed */ }
+        try {
+          controller.error(new DOMException('aborted', 'AbortError'));
+        } catch {
+          /* already closed */
+        }
       });
       this.streams.add(controller);
       controller.enqueue(new TextEncoder().encode(`retry: 2000\nid: ${this.current.version}\n\n`));
@@ -115,11 +163,19 @@ export class FakeServer {
 }
 
 export function accepted(events: { id: string }[]) {
-  return { results: events.map((e, index) => ({ index, id: e.id, status: 'accepted' })), accepted: events.length, duplicates: 0, rejected: 0 };
+  return {
+    results: events.map((e, index) => ({ index, id: e.id, status: 'accepted' })),
+    accepted: events.length,
+    duplicates: 0,
+    rejected: 0,
+  };
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(body === undefined ? null : JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new Response(body === undefined ? null : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
 }
 
 /** Polls until `check` holds (fails after 10 s: a cap for a loaded machine, not a timing assertion). */

@@ -35,8 +35,10 @@ interface ChangesOptions {
   cursor?: string;
 }
 
-const authorityText = (a: JournalEntry['authority']) => [a.type, a.userId ?? a.keyFingerprint].filter(Boolean).join(':');
-const versions = (e: JournalEntry) => (e.beforeVersion === null && e.afterVersion === null ? '' : `${e.beforeVersion ?? '-'}→${e.afterVersion ?? '-'}`);
+const authorityText = (a: JournalEntry['authority']) =>
+  [a.type, a.userId ?? a.keyFingerprint].filter(Boolean).join(':');
+const versions = (e: JournalEntry) =>
+  e.beforeVersion === null && e.afterVersion === null ? '' : `${e.beforeVersion ?? '-'}→${e.afterVersion ?? '-'}`;
 
 export function registerChangesCommand(program: Command): void {
   scopeOptions(program.command('changes'), 'app')
@@ -54,20 +56,45 @@ export function registerChangesCommand(program: Command): void {
     .option('--to <time>', 'not after this RFC 3339 time')
     .option('--limit <n>', '1 to 200 entries per page')
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
-    .action(action(async (ctx, o: ChangesOptions) => {
-      const query = {
-        appId: o.app, id: o.id, env: o.env, operation: o.operation, source: o.source, resourceType: o.resourceType, resourceId: o.resourceId,
-        authorityType: o.authorityType, userId: o.userId, keyFingerprint: o.keyFingerprint, from: o.from, to: o.to,
-        limit: o.limit === undefined ? undefined : parseInteger('--limit', o.limit, 1), cursor: o.cursor,
-      };
-      const res = await ctx.client.get<{ changes: JournalEntry[]; nextCursor: string | null }>('/api/v1/changes', { query });
-      emit(ctx.json, res.body, () => {
-        printTable(
-          ['ID', 'CREATED', 'OPERATION', 'SOURCE', 'ENV', 'RESOURCE', 'AUTHORITY', 'VERSION', 'DIFF'],
-          res.body.changes.map((c) => [c.id, c.createdAt, c.operation, c.source, c.env, [c.resourceType, c.resourceId].filter(Boolean).join(' '), authorityText(c.authority), versions(c), c.diff.length]),
-          'No changes match.',
-        );
-        if (res.body.nextCursor) note(`more: add --cursor ${res.body.nextCursor}`);
-      });
-    }));
+    .action(
+      action(async (ctx, o: ChangesOptions) => {
+        const query = {
+          appId: o.app,
+          id: o.id,
+          env: o.env,
+          operation: o.operation,
+          source: o.source,
+          resourceType: o.resourceType,
+          resourceId: o.resourceId,
+          authorityType: o.authorityType,
+          userId: o.userId,
+          keyFingerprint: o.keyFingerprint,
+          from: o.from,
+          to: o.to,
+          limit: o.limit === undefined ? undefined : parseInteger('--limit', o.limit, 1),
+          cursor: o.cursor,
+        };
+        const res = await ctx.client.get<{ changes: JournalEntry[]; nextCursor: string | null }>('/api/v1/changes', {
+          query,
+        });
+        emit(ctx.json, res.body, () => {
+          printTable(
+            ['ID', 'CREATED', 'OPERATION', 'SOURCE', 'ENV', 'RESOURCE', 'AUTHORITY', 'VERSION', 'DIFF'],
+            res.body.changes.map((c) => [
+              c.id,
+              c.createdAt,
+              c.operation,
+              c.source,
+              c.env,
+              [c.resourceType, c.resourceId].filter(Boolean).join(' '),
+              authorityText(c.authority),
+              versions(c),
+              c.diff.length,
+            ]),
+            'No changes match.',
+          );
+          if (res.body.nextCursor) note(`more: add --cursor ${res.body.nextCursor}`);
+        });
+      }),
+    );
 }

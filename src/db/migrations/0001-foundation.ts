@@ -115,4 +115,3 @@ async function protectJournal(db: Kysely<any>): Promise<void> {
   await sql`CREATE TRIGGER changes_no_delete BEFORE DELETE ON changes
     BEGIN SELECT RAISE(ABORT, 'the change journal is append-only'); END`.execute(db);
 }
-

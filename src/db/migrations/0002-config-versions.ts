@@ -10,7 +10,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('state', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('environment_configs_updated_idx').on('environment_configs').column('updated_at').execute();
+  await db.schema
+    .createIndex('environment_configs_updated_idx')
+    .on('environment_configs')
+    .column('updated_at')
+    .execute();
 
   await db.schema
     .createTable('config_versions')

@@ -16,7 +16,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`INSERT INTO app_members (app_id, user_id, role, created_at, updated_at)
     SELECT id, owner_user_id, 'owner', created_at, created_at FROM apps`.execute(db);
 
-  await db.schema.alterTable('environments').addColumn('required_approvals', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('environments')
+    .addColumn('required_approvals', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   // Context of a journal entry beyond its diff (a rollback's target version and plan digest, the
   // proposal and approvers of an authority execution); JSON, null when there is none.
   await db.schema.alterTable('changes').addColumn('context', 'text').execute();

@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
   if (postgres) events = events.modifyEnd(sql`PARTITION BY RANGE (ts)`);
   await events.execute();
   if (postgres) await sql`CREATE TABLE telemetry_events_default PARTITION OF telemetry_events DEFAULT`.execute(db);
-  await db.schema.createIndex('telemetry_events_env_ts').on('telemetry_events').columns(['env_id', 'ts', 'id']).execute();
+  await db.schema
+    .createIndex('telemetry_events_env_ts')
+    .on('telemetry_events')
+    .columns(['env_id', 'ts', 'id'])
+    .execute();
 
   await db.schema
     .createTable('telemetry_event_keys')
@@ -58,10 +62,28 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('metric_sum_sq', 'double precision', (c) => c.notNull())
     .addColumn('subjects', postgres ? 'bytea' : 'blob', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
-    .addPrimaryKeyConstraint('telemetry_rollups_pk', ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'])
+    .addPrimaryKeyConstraint('telemetry_rollups_pk', [
+      'env_id',
+      'bucket_start',
+      'kind',
+      'flag_key',
+      'variant',
+      'reason',
+      'experiment_id',
+      'iteration_id',
+      'metric_key',
+    ])
     .execute();
-  await db.schema.createIndex('telemetry_rollups_flag').on('telemetry_rollups').columns(['env_id', 'flag_key', 'bucket_start']).execute();
-  await db.schema.createIndex('telemetry_rollups_experiment').on('telemetry_rollups').columns(['env_id', 'experiment_id', 'bucket_start']).execute();
+  await db.schema
+    .createIndex('telemetry_rollups_flag')
+    .on('telemetry_rollups')
+    .columns(['env_id', 'flag_key', 'bucket_start'])
+    .execute();
+  await db.schema
+    .createIndex('telemetry_rollups_experiment')
+    .on('telemetry_rollups')
+    .columns(['env_id', 'experiment_id', 'bucket_start'])
+    .execute();
 
   await db.schema
     .createTable('telemetry_watermarks')

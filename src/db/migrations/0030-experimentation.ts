@@ -56,7 +56,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('created_by', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('experiments_env_key_idx').on('experiments').columns(['env_id', 'key']).unique().execute();
+  await db.schema
+    .createIndex('experiments_env_key_idx')
+    .on('experiments')
+    .columns(['env_id', 'key'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('experiment_revisions')
@@ -82,5 +87,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('experiment_iterations_pk', ['id', 'revision'])
     .execute();
-  await db.schema.createIndex('experiment_iterations_experiment_idx').on('experiment_iterations').columns(['experiment_id', 'number', 'revision']).execute();
+  await db.schema
+    .createIndex('experiment_iterations_experiment_idx')
+    .on('experiment_iterations')
+    .columns(['experiment_id', 'number', 'revision'])
+    .execute();
 }

@@ -30,7 +30,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('export_destinations_env_name_idx').on('export_destinations').columns(['env_id', 'name']).unique().execute();
+  await db.schema
+    .createIndex('export_destinations_env_name_idx')
+    .on('export_destinations')
+    .columns(['env_id', 'name'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('export_deliveries')
@@ -50,6 +55,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('export_deliveries_destination_idx').on('export_deliveries').columns(['destination_id', 'id']).execute();
-  await db.schema.createIndex('export_deliveries_status_idx').on('export_deliveries').columns(['destination_id', 'status']).execute();
+  await db.schema
+    .createIndex('export_deliveries_destination_idx')
+    .on('export_deliveries')
+    .columns(['destination_id', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('export_deliveries_status_idx')
+    .on('export_deliveries')
+    .columns(['destination_id', 'status'])
+    .execute();
 }

@@ -20,5 +20,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('captured_at', 'text', (c) => c.notNull())
     .execute();
   // Versions count per experiment; two concurrent captures cannot take the same one.
-  await db.schema.createIndex('experiment_baselines_version_unique').on('experiment_baselines').columns(['experiment_id', 'version']).unique().execute();
+  await db.schema
+    .createIndex('experiment_baselines_version_unique')
+    .on('experiment_baselines')
+    .columns(['experiment_id', 'version'])
+    .unique()
+    .execute();
 }

@@ -24,7 +24,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('idempotency_key', 'text')
     .addColumn('request_hash', 'text')
     .execute();
-  await db.schema.createIndex('experiment_aggregation_runs_iteration').on('experiment_aggregation_runs').columns(['experiment_id', 'iteration_id', 'state']).execute();
+  await db.schema
+    .createIndex('experiment_aggregation_runs_iteration')
+    .on('experiment_aggregation_runs')
+    .columns(['experiment_id', 'iteration_id', 'state'])
+    .execute();
   // A recompute key names one run per experiment; a concurrent duplicate loses the insert.
-  await db.schema.createIndex('experiment_aggregation_runs_key').on('experiment_aggregation_runs').columns(['experiment_id', 'idempotency_key']).unique().execute();
+  await db.schema
+    .createIndex('experiment_aggregation_runs_key')
+    .on('experiment_aggregation_runs')
+    .columns(['experiment_id', 'idempotency_key'])
+    .unique()
+    .execute();
 }

@@ -27,6 +27,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .addColumn('created_by', 'text', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('rollout_plans_experiment').on('rollout_plans').columns(['env_id', 'experiment_id']).execute();
-  await db.schema.createIndex('rollout_plans_flag').on('rollout_plans').columns(['env_id', 'flag_key', 'state']).execute();
+  await db.schema
+    .createIndex('rollout_plans_experiment')
+    .on('rollout_plans')
+    .columns(['env_id', 'experiment_id'])
+    .execute();
+  await db.schema
+    .createIndex('rollout_plans_flag')
+    .on('rollout_plans')
+    .columns(['env_id', 'flag_key', 'state'])
+    .execute();
 }

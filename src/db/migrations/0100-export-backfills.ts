@@ -20,6 +20,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('completed_at', 'text')
     .addColumn('last_error', 'text')
     .execute();
-  await db.schema.createIndex('export_backfills_destination').on('export_backfills').columns(['destination_id', 'created_at']).execute();
-  await db.schema.createIndex('telemetry_events_env_received').on('telemetry_events').columns(['env_id', 'received_at', 'id']).execute();
+  await db.schema
+    .createIndex('export_backfills_destination')
+    .on('export_backfills')
+    .columns(['destination_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('telemetry_events_env_received')
+    .on('telemetry_events')
+    .columns(['env_id', 'received_at', 'id'])
+    .execute();
 }

@@ -6,5 +6,8 @@ import { sql, type Kysely } from 'kysely';
 const RAW_RETENTION_MS = 30 * 86_400_000;
 
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.updateTable('telemetry_tombstones').set({ expires_at: sql`cutoff + ${RAW_RETENTION_MS + 1}` }).execute();
+  await db
+    .updateTable('telemetry_tombstones')
+    .set({ expires_at: sql`cutoff + ${RAW_RETENTION_MS + 1}` })
+    .execute();
 }

@@ -18,6 +18,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('resolved_at', 'text')
     .execute();
-  await db.schema.createIndex('app_invitations_pending').on('app_invitations').columns(['app_id', 'email']).unique().where(sql.ref('status'), '=', 'pending').execute();
+  await db.schema
+    .createIndex('app_invitations_pending')
+    .on('app_invitations')
+    .columns(['app_id', 'email'])
+    .unique()
+    .where(sql.ref('status'), '=', 'pending')
+    .execute();
   await db.schema.createIndex('app_invitations_email').on('app_invitations').columns(['email', 'status']).execute();
 }

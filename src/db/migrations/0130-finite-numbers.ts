@@ -32,20 +32,37 @@ interface RollupKey {
   metric_key: string;
 }
 
-const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
+const KEY_COLUMNS = [
+  'env_id',
+  'bucket_start',
+  'kind',
+  'flag_key',
+  'variant',
+  'reason',
+  'experiment_id',
+  'iteration_id',
+  'metric_key',
+] as const;
 /** Rollups store an absent dimension as '', raw events as NULL. */
 const DIMENSIONS = ['kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key'] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('telemetry_events').where(notFinite('metric_value')).execute();
 
-  const poisoned = (await db.selectFrom('telemetry_rollups').select([...KEY_COLUMNS])
+  const poisoned = (await db
+    .selectFrom('telemetry_rollups')
+    .select([...KEY_COLUMNS])
     .where((eb) => eb.or([notFinite('metric_sum'), notFinite('metric_sum_sq')]))
     .execute()) as RollupKey[];
   for (const key of poisoned) {
     const start = Number(key.bucket_start);
-    let q = db.selectFrom('telemetry_events').select('metric_value')
-      .where('env_id', '=', key.env_id).where('ts', '>=', start).where('ts', '<', start + HOUR_MS).where('metric_value', 'is not', null);
+    let q = db
+      .selectFrom('telemetry_events')
+      .select('metric_value')
+      .where('env_id', '=', key.env_id)
+      .where('ts', '>=', start)
+      .where('ts', '<', start + HOUR_MS)
+      .where('metric_value', 'is not', null);
     for (const column of DIMENSIONS) {
       const value = key[column];
       q = value === '' ? q.where(column, 'is', null) : q.where(column, '=', value);
@@ -60,11 +77,17 @@ export async function up(db: Kysely<any>): Promise<void> {
       sum += value;
       sumSquares += value * value;
     }
-    let update = db.updateTable('telemetry_rollups').set({ metric_count: count, metric_sum: sum, metric_sum_sq: sumSquares });
+    let update = db
+      .updateTable('telemetry_rollups')
+      .set({ metric_count: count, metric_sum: sum, metric_sum_sq: sumSquares });
     for (const column of KEY_COLUMNS) update = update.where(column, '=', key[column]);
     await update.execute();
   }
 
-  await db.deleteFrom('experiment_baselines').where((eb) => eb.or([notFinite('mean'), notFinite('variance')])).execute();
-  if (dialectOf(db) === 'postgres') await sql`ALTER TABLE experiment_baselines ALTER COLUMN units TYPE bigint`.execute(db);
+  await db
+    .deleteFrom('experiment_baselines')
+    .where((eb) => eb.or([notFinite('mean'), notFinite('variance')]))
+    .execute();
+  if (dialectOf(db) === 'postgres')
+    await sql`ALTER TABLE experiment_baselines ALTER COLUMN units TYPE bigint`.execute(db);
 }

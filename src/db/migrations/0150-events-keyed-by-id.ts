@@ -46,6 +46,14 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('telemetry_events').execute();
   await db.schema.dropTable('telemetry_event_keys').execute();
   await db.schema.alterTable('telemetry_events_keyed').renameTo('telemetry_events').execute();
-  await db.schema.createIndex('telemetry_events_env_ts').on('telemetry_events').columns(['env_id', 'ts', 'id']).execute();
-  await db.schema.createIndex('telemetry_events_env_received').on('telemetry_events').columns(['env_id', 'received_at', 'id']).execute();
+  await db.schema
+    .createIndex('telemetry_events_env_ts')
+    .on('telemetry_events')
+    .columns(['env_id', 'ts', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('telemetry_events_env_received')
+    .on('telemetry_events')
+    .columns(['env_id', 'received_at', 'id'])
+    .execute();
 }

@@ -7,16 +7,39 @@
 import { sql, type Kysely } from 'kysely';
 import { dialectOf } from '../dialect.js';
 
-const ROLLUP_KEY = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'slot'] as const;
+const ROLLUP_KEY = [
+  'env_id',
+  'bucket_start',
+  'kind',
+  'flag_key',
+  'variant',
+  'reason',
+  'experiment_id',
+  'iteration_id',
+  'metric_key',
+  'slot',
+] as const;
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (dialectOf(db) === 'postgres') {
-    await db.schema.alterTable('telemetry_watermarks').addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('telemetry_watermarks')
+      .addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('telemetry_watermarks').dropConstraint('telemetry_watermarks_pkey').execute();
-    await db.schema.alterTable('telemetry_watermarks').addPrimaryKeyConstraint('telemetry_watermarks_pk', ['env_id', 'slot']).execute();
-    await db.schema.alterTable('telemetry_rollups').addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('telemetry_watermarks')
+      .addPrimaryKeyConstraint('telemetry_watermarks_pk', ['env_id', 'slot'])
+      .execute();
+    await db.schema
+      .alterTable('telemetry_rollups')
+      .addColumn('slot', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
     await db.schema.alterTable('telemetry_rollups').dropConstraint('telemetry_rollups_pk').execute();
-    await db.schema.alterTable('telemetry_rollups').addPrimaryKeyConstraint('telemetry_rollups_pk', [...ROLLUP_KEY]).execute();
+    await db.schema
+      .alterTable('telemetry_rollups')
+      .addPrimaryKeyConstraint('telemetry_rollups_pk', [...ROLLUP_KEY])
+      .execute();
     return;
   }
   // SQLite cannot change a primary key in place: the two tables are rebuilt.
@@ -28,7 +51,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('event_id', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('telemetry_watermarks_pk', ['env_id', 'slot'])
     .execute();
-  await sql`INSERT INTO telemetry_watermarks_slotted (env_id, slot, received_at, event_id) SELECT env_id, 0, received_at, event_id FROM telemetry_watermarks`.execute(db);
+  await sql`INSERT INTO telemetry_watermarks_slotted (env_id, slot, received_at, event_id) SELECT env_id, 0, received_at, event_id FROM telemetry_watermarks`.execute(
+    db,
+  );
   await db.schema.dropTable('telemetry_watermarks').execute();
   await db.schema.alterTable('telemetry_watermarks_slotted').renameTo('telemetry_watermarks').execute();
 
@@ -57,6 +82,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     FROM telemetry_rollups`.execute(db);
   await db.schema.dropTable('telemetry_rollups').execute();
   await db.schema.alterTable('telemetry_rollups_slotted').renameTo('telemetry_rollups').execute();
-  await db.schema.createIndex('telemetry_rollups_flag').on('telemetry_rollups').columns(['env_id', 'flag_key', 'bucket_start']).execute();
-  await db.schema.createIndex('telemetry_rollups_experiment').on('telemetry_rollups').columns(['env_id', 'experiment_id', 'bucket_start']).execute();
+  await db.schema
+    .createIndex('telemetry_rollups_flag')
+    .on('telemetry_rollups')
+    .columns(['env_id', 'flag_key', 'bucket_start'])
+    .execute();
+  await db.schema
+    .createIndex('telemetry_rollups_experiment')
+    .on('telemetry_rollups')
+    .columns(['env_id', 'experiment_id', 'bucket_start'])
+    .execute();
 }

@@ -14,10 +14,23 @@ import type { CredentialResolver } from '../../platform/principal.js';
 import { metricsRoutes as prometheusRoutes } from '../../platform/prometheus-route.js';
 import type { Metrics } from '../../platform/prometheus-metrics.js';
 import { createSecretBox } from '../../platform/secret-box.js';
-import { appsRoutes, createAppsService, createInvitationsService, createMembersService, invitationsRoutes, membersRoutes } from './apps/index.js';
+import {
+  appsRoutes,
+  createAppsService,
+  createInvitationsService,
+  createMembersService,
+  invitationsRoutes,
+  membersRoutes,
+} from './apps/index.js';
 import { authRoutes, createAuthService, createCredentialResolver } from './auth/index.js';
 import { authorityRoutes, createAuthorityService, type ChangeKindHandler } from './authority/index.js';
-import { createConfigMutator, createConfigStateStore, createVersionsService, versionsRoutes, type EnvironmentTarget } from './config/index.js';
+import {
+  createConfigMutator,
+  createConfigStateStore,
+  createVersionsService,
+  versionsRoutes,
+  type EnvironmentTarget,
+} from './config/index.js';
 import { discoveryRoutes } from './discovery/index.js';
 import { createFlagsService, flagsRoutes } from './flags/index.js';
 import { createJournalService, journalRoutes } from './journal/index.js';
@@ -55,9 +68,22 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
   deps.tasks.every('idempotency.purge-expired', settings.processTasksIntervalMs, () => idempotency.purgeExpired());
 
   const notifier = createChangeNotifier(deps.dbHandle, deps.notifyChannel);
-  const configStore = createConfigStateStore(db, notifier, (err, change) => app.log.error({ err, change }, 'a configuration-change listener failed'));
-  const mutator = createConfigMutator({ store: configStore, journal, secret: settings.secret, requiredApprovals: apps.requiredApprovals });
-  const flags = createFlagsService({ access: apps, store: configStore, mutator, planOf: auth.planOf, quotas: settings.quotas });
+  const configStore = createConfigStateStore(db, notifier, (err, change) =>
+    app.log.error({ err, change }, 'a configuration-change listener failed'),
+  );
+  const mutator = createConfigMutator({
+    store: configStore,
+    journal,
+    secret: settings.secret,
+    requiredApprovals: apps.requiredApprovals,
+  });
+  const flags = createFlagsService({
+    access: apps,
+    store: configStore,
+    mutator,
+    planOf: auth.planOf,
+    quotas: settings.quotas,
+  });
   const versions = createVersionsService({ db, store: configStore, access: apps });
   const rollbacks = createRollbacksService({ access: apps, store: configStore, mutator });
   const invitations = createInvitationsService({ db, access: apps, journal, now: deps.now ?? Date.now });
@@ -66,7 +92,12 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
   await app.register(prometheusRoutes, { metrics: deps.metrics, token: settings.metricsToken });
   await app.register(authRoutes, { auth });
   await app.register(appsRoutes, { db, apps, idempotency });
-  await app.register(membersRoutes, { db, members: createMembersService({ db, access: apps, journal }), invitations, idempotency });
+  await app.register(membersRoutes, {
+    db,
+    members: createMembersService({ db, access: apps, journal }),
+    invitations,
+    idempotency,
+  });
   await app.register(invitationsRoutes, { db, invitations });
   await app.register(keysRoutes, { keys, idempotency });
   await app.register(journalRoutes, { journal, access: apps });
@@ -75,7 +106,15 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
   await app.register(rollbacksRoutes, { rollbacks, idempotency });
 
   return {
-    db, auth, apps, keys, journal, idempotency, configStore, mutator, rollbacks,
+    db,
+    auth,
+    apps,
+    keys,
+    journal,
+    idempotency,
+    configStore,
+    mutator,
+    rollbacks,
     /** Writes the key usage counted in memory (the last flush, at close). */
     flushUsage: () => keys.flushUsage(),
     async close() {
@@ -88,16 +127,28 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
 export type Core = Awaited<ReturnType<typeof composeCore>>;
 
 /** Four eyes over protected environments (decision 0029): its routes name every change kind registered. */
-export async function composeAuthority(app: FastifyInstance, core: Core, deps: {
-  settings: Pick<AppSettings, 'quotas'>;
-  now?: () => number;
-  /** The version delivery serves to server SDKs, so a proposal shows what it would replace. */
-  servedVersion: (target: EnvironmentTarget) => Promise<number>;
-  changeKinds: ChangeKindHandler[];
-}): Promise<void> {
+export async function composeAuthority(
+  app: FastifyInstance,
+  core: Core,
+  deps: {
+    settings: Pick<AppSettings, 'quotas'>;
+    now?: () => number;
+    /** The version delivery serves to server SDKs, so a proposal shows what it would replace. */
+    servedVersion: (target: EnvironmentTarget) => Promise<number>;
+    changeKinds: ChangeKindHandler[];
+  },
+): Promise<void> {
   const authority = createAuthorityService({
-    db: core.db, access: core.apps, auth: core.auth, store: core.configStore, mutator: core.mutator, rollbacks: core.rollbacks, planOf: core.auth.planOf,
-    quotas: deps.settings.quotas, now: deps.now ?? Date.now, servedVersion: deps.servedVersion,
+    db: core.db,
+    access: core.apps,
+    auth: core.auth,
+    store: core.configStore,
+    mutator: core.mutator,
+    rollbacks: core.rollbacks,
+    planOf: core.auth.planOf,
+    quotas: deps.settings.quotas,
+    now: deps.now ?? Date.now,
+    servedVersion: deps.servedVersion,
   });
   authority.register(...deps.changeKinds);
   await app.register(authorityRoutes, { authority });

@@ -21,14 +21,32 @@ export interface DeliveryPlaneDeps {
 
 export async function composeDelivery(app: FastifyInstance, { core, settings, metrics }: DeliveryPlaneDeps) {
   const delivery = createDeliveryService({
-    db: core.db, configStore: core.configStore, access: core.apps, planOf: core.auth.planOf, quotas: settings.quotas, secret: settings.secret,
-    log: app.log, metrics: metrics.delivery, pollIntervalMs: settings.configPollIntervalMs,
+    db: core.db,
+    configStore: core.configStore,
+    access: core.apps,
+    planOf: core.auth.planOf,
+    quotas: settings.quotas,
+    secret: settings.secret,
+    log: app.log,
+    metrics: metrics.delivery,
+    pollIntervalMs: settings.configPollIntervalMs,
   });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });
   await app.register(evaluationRoutes, { source: evaluation });
-  await app.register(ofrepRoutes, { source: evaluation, admit: delivery.admit, secret: settings.secret, keyRevoked: async (grant) => !(await core.keys.isActive(grant.keyId)) });
-  const advanced = createAdvancedService({ access: core.apps, store: core.configStore, delivery, tagKey: entityTagKeyOf(settings.secret), log: app.log });
+  await app.register(ofrepRoutes, {
+    source: evaluation,
+    admit: delivery.admit,
+    secret: settings.secret,
+    keyRevoked: async (grant) => !(await core.keys.isActive(grant.keyId)),
+  });
+  const advanced = createAdvancedService({
+    access: core.apps,
+    store: core.configStore,
+    delivery,
+    tagKey: entityTagKeyOf(settings.secret),
+    log: app.log,
+  });
   await app.register(advancedRoutes, { advanced, streamLink: createStreamLinks(createStreamTokens(settings.secret)) });
   return {
     /** Which flags a client (pub_) credential may see: telemetry drops events of the others. */

@@ -8,8 +8,15 @@ import type { JobRunner } from '../../jobs/index.js';
 import type { Core } from '../core/compose.js';
 import { createMetricsService, metricsRoutes } from './experiment-metrics/index.js';
 import {
-  aggregationRoutes, analysisInputsRoutes, createAggregationService, createAnalysisInputsService, createExperimentsService, experimentChangeKinds, experimentsReadModel,
-  experimentsRoutes, registerAggregationJobs,
+  aggregationRoutes,
+  analysisInputsRoutes,
+  createAggregationService,
+  createAnalysisInputsService,
+  createExperimentsService,
+  experimentChangeKinds,
+  experimentsReadModel,
+  experimentsRoutes,
+  registerAggregationJobs,
 } from './experiments/index.js';
 import { createHoldoutsService, holdoutChangeKinds, holdoutsRoutes } from './holdouts/index.js';
 import { createLayersService, layerChangeKinds, layersRoutes } from './layers/index.js';
@@ -30,21 +37,54 @@ export async function composeExperimentation(app: FastifyInstance, { core, setti
   await app.register(layersRoutes, { layers, idempotency });
   // Holdouts ask which running experiments name a holdout through the experiments read model (no
   // service of experiments needed), and experiments then read holdouts: no cycle.
-  const holdouts = createHoldoutsService({ db, access, journal, usedBy: (executor, target, id) => experimentsReadModel.usingHoldout(executor, target.envId, id) });
+  const holdouts = createHoldoutsService({
+    db,
+    access,
+    journal,
+    usedBy: (executor, target, id) => experimentsReadModel.usingHoldout(executor, target.envId, id),
+  });
   await app.register(holdoutsRoutes, { holdouts, idempotency });
-  const experiments = createExperimentsService({ db, access, journal, store: core.configStore, mutator: core.mutator, metrics, layers, holdouts, now });
+  const experiments = createExperimentsService({
+    db,
+    access,
+    journal,
+    store: core.configStore,
+    mutator: core.mutator,
+    metrics,
+    layers,
+    holdouts,
+    now,
+  });
   await app.register(experimentsRoutes, { experiments, idempotency });
-  await app.register(analysisInputsRoutes, { inputs: createAnalysisInputsService({ db, access, metrics, now }), idempotency });
+  await app.register(analysisInputsRoutes, {
+    inputs: createAnalysisInputsService({ db, access, metrics, now }),
+    idempotency,
+  });
   const aggregation = createAggregationService({ db, access, metrics, secret: settings.secret, now });
   registerAggregationJobs(jobs, aggregation);
   await app.register(aggregationRoutes, { aggregation });
-  const rollouts = createRolloutsService({ db, access, mutator: core.mutator, rollbacks: core.rollbacks, metrics, results: aggregation, experiments: experimentsReadModel, journal, now });
+  const rollouts = createRolloutsService({
+    db,
+    access,
+    mutator: core.mutator,
+    rollbacks: core.rollbacks,
+    metrics,
+    results: aggregation,
+    experiments: experimentsReadModel,
+    journal,
+    now,
+  });
   await app.register(rolloutsRoutes, { rollouts, idempotency });
   return {
     aggregation,
     rollouts,
     // Experiments, layers, holdouts and rollout plans in protected environments go through the
     // authority workflow as change kinds of their own (decision 0029).
-    changeKinds: [...experimentChangeKinds(experiments), ...layerChangeKinds(layers), ...holdoutChangeKinds(holdouts), ...rolloutChangeKinds(rollouts)],
+    changeKinds: [
+      ...experimentChangeKinds(experiments),
+      ...layerChangeKinds(layers),
+      ...holdoutChangeKinds(holdouts),
+      ...rolloutChangeKinds(rollouts),
+    ],
   };
 }

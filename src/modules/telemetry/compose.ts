@@ -9,9 +9,22 @@ import { createSecretBox } from '../../platform/secret-box.js';
 import type { Core } from '../core/compose.js';
 import { cleanupRoutes, createCleanupService } from './cleanup/index.js';
 import { createErasureService, erasureRoutes, registerErasureJobs } from './erasure/index.js';
-import { createDeliveryWorker, createExportsService, createWebhookSender, exportsRoutes, registerBackfillJobs, registerDeliveryJobs } from './exports/index.js';
 import {
-  createTelemetryService, flagEvaluationsOf, inlineGroupStore, registerTelemetryRetention, telemetryRoutes, threadGroupStore, type TelemetryServiceDeps,
+  createDeliveryWorker,
+  createExportsService,
+  createWebhookSender,
+  exportsRoutes,
+  registerBackfillJobs,
+  registerDeliveryJobs,
+} from './exports/index.js';
+import {
+  createTelemetryService,
+  flagEvaluationsOf,
+  inlineGroupStore,
+  registerTelemetryRetention,
+  telemetryRoutes,
+  threadGroupStore,
+  type TelemetryServiceDeps,
 } from './ingestion/index.js';
 import { createInsightsService, insightsRoutes } from './insights/index.js';
 
@@ -22,7 +35,10 @@ export interface TelemetryPlaneDeps {
   core: Pick<Core, 'db' | 'apps' | 'journal' | 'idempotency' | 'configStore'>;
   /** On a SQLite file, ingestion's transactions run on a writer thread of their own (unless told inline). */
   dbHandle: Pick<DbHandle, 'sqliteFile'>;
-  settings: Pick<AppSettings, 'secret' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy'>;
+  settings: Pick<
+    AppSettings,
+    'secret' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy'
+  >;
   jobs: JobRunner;
   now: () => number;
   clientVisibility: TelemetryServiceDeps['clientVisibility'];
@@ -34,20 +50,36 @@ export async function composeTelemetry(app: FastifyInstance, deps: TelemetryPlan
   const { core, settings, jobs, now } = deps;
   const { db, apps: access, journal, idempotency } = core;
   const sqliteFile = deps.dbHandle.sqliteFile;
-  const groups = sqliteFile && settings.telemetryWriter !== 'inline' ? threadGroupStore(`sqlite://${sqliteFile}`) : inlineGroupStore(db);
+  const groups =
+    sqliteFile && settings.telemetryWriter !== 'inline'
+      ? threadGroupStore(`sqlite://${sqliteFile}`)
+      : inlineGroupStore(db);
   const telemetry = createTelemetryService({
-    db, groups, now, eventsPerSecond: settings.telemetryEventsPerSecond, tombstoneKey: settings.secret, clientVisibility: deps.clientVisibility,
+    db,
+    groups,
+    now,
+    eventsPerSecond: settings.telemetryEventsPerSecond,
+    tombstoneKey: settings.secret,
+    clientVisibility: deps.clientVisibility,
   });
   await app.register(telemetryRoutes, { telemetry });
   registerTelemetryRetention(jobs, db, now);
-  const insights = createInsightsService({ db, access, secret: settings.secret, now, queriesPerMinute: settings.insightsQueriesPerMinute });
+  const insights = createInsightsService({
+    db,
+    access,
+    secret: settings.secret,
+    now,
+    queriesPerMinute: settings.insightsQueriesPerMinute,
+  });
   await app.register(insightsRoutes, { insights });
   const cleanup = createCleanupService({
     access,
     environmentsOf: (principal, appId) => access.environments(principal, appId),
     store: core.configStore,
     journal,
-    evaluations: { evaluations: (target, since, until) => flagEvaluationsOf(db, target.envId, Date.parse(since), Date.parse(until)) },
+    evaluations: {
+      evaluations: (target, since, until) => flagEvaluationsOf(db, target.envId, Date.parse(since), Date.parse(until)),
+    },
     rolloutPlans: deps.rolloutPlans,
     now,
   });
@@ -57,8 +89,19 @@ export async function composeTelemetry(app: FastifyInstance, deps: TelemetryPlan
   const worker = createDeliveryWorker({ db, policy, box, send: createWebhookSender(policy), now, journal });
   registerDeliveryJobs(jobs, worker);
   registerBackfillJobs(jobs, { db, worker, now });
-  await app.register(exportsRoutes, { exports: createExportsService({ db, access, policy, box, now, journal }), idempotency });
-  const erasure = createErasureService({ db, access, secret: settings.secret, box: createSecretBox(settings.secret, 'subject-erasure'), now, aggregates: deps.aggregates, journal });
+  await app.register(exportsRoutes, {
+    exports: createExportsService({ db, access, policy, box, now, journal }),
+    idempotency,
+  });
+  const erasure = createErasureService({
+    db,
+    access,
+    secret: settings.secret,
+    box: createSecretBox(settings.secret, 'subject-erasure'),
+    now,
+    aggregates: deps.aggregates,
+    journal,
+  });
   registerErasureJobs(jobs, erasure);
   await app.register(erasureRoutes, { erasure });
   return { close: () => groups.close() };

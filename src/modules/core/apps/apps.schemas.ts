@@ -12,21 +12,46 @@ export const AppSchema = Type.Object(
 );
 
 export const PolicySchema = Type.Object(
-  { requiredApprovals: Type.Integer({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: 'Distinct approvals every configuration change needs through the authority workflow; 0 allows direct writes.' }) },
+  {
+    requiredApprovals: Type.Integer({
+      minimum: 0,
+      maximum: MAX_REQUIRED_APPROVALS,
+      description:
+        'Distinct approvals every configuration change needs through the authority workflow; 0 allows direct writes.',
+    }),
+  },
   { title: 'EnvironmentPolicy' },
 );
 
 export const EnvironmentSchema = Type.Object(
-  { id: Type.String(), appId: Type.String(), slug: Type.String(), name: Type.String(), createdAt: Type.String({ format: 'date-time' }), policy: PolicySchema },
+  {
+    id: Type.String(),
+    appId: Type.String(),
+    slug: Type.String(),
+    name: Type.String(),
+    createdAt: Type.String({ format: 'date-time' }),
+    policy: PolicySchema,
+  },
   { title: 'Environment' },
 );
 
-export const RoleSchema = Type.Union(ROLES.map((r) => Type.Literal(r)), { description: 'owner: everything, including members, environment policy and keys; editor: read, change, propose, approve, execute; viewer: read.' });
+export const RoleSchema = Type.Union(
+  ROLES.map((r) => Type.Literal(r)),
+  {
+    description:
+      'owner: everything, including members, environment policy and keys; editor: read, change, propose, approve, execute; viewer: read.',
+  },
+);
 
 export const CreateAppBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
-    slug: Type.String({ minLength: 2, maxLength: 40, pattern: SLUG_PATTERN, description: 'Lower-case letters, digits and single hyphens.' }),
+    slug: Type.String({
+      minLength: 2,
+      maxLength: 40,
+      pattern: SLUG_PATTERN,
+      description: 'Lower-case letters, digits and single hyphens.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -43,7 +68,9 @@ export const ListAppsResponse = Type.Object({
     Type.Object({
       ...AppSchema.properties,
       role: RoleSchema,
-      environments: Type.Array(Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String(), policy: PolicySchema })),
+      environments: Type.Array(
+        Type.Object({ id: Type.String(), slug: Type.String(), name: Type.String(), policy: PolicySchema }),
+      ),
     }),
   ),
 });
@@ -55,7 +82,12 @@ export const SetPolicyBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    requiredApprovals: Type.Integer({ minimum: 0, maximum: MAX_REQUIRED_APPROVALS, description: '0 to 5 distinct approvals; above 0, direct configuration writes answer 403 approval_required, except the stops of experiments and rollout plans, which are direct with a reason.' }),
+    requiredApprovals: Type.Integer({
+      minimum: 0,
+      maximum: MAX_REQUIRED_APPROVALS,
+      description:
+        '0 to 5 distinct approvals; above 0, direct configuration writes answer 403 approval_required, except the stops of experiments and rollout plans, which are direct with a reason.',
+    }),
   },
   { additionalProperties: false, title: 'SetEnvironmentPolicy' },
 );
@@ -75,7 +107,14 @@ export const AppParams = Type.Object({ appId: IdString() });
 export const MemberParams = Type.Object({ appId: IdString(), userId: IdString() });
 export const ListMembersResponse = Type.Object({ members: Type.Array(MemberSchema, { description: 'Oldest first.' }) });
 export const AddMemberBody = Type.Object(
-  { email: Type.String({ format: 'email', maxLength: 254, description: 'The address to invite; the answer is the same whether or not anyone has signed up with it.' }), role: RoleSchema },
+  {
+    email: Type.String({
+      format: 'email',
+      maxLength: 254,
+      description: 'The address to invite; the answer is the same whether or not anyone has signed up with it.',
+    }),
+    role: RoleSchema,
+  },
   { additionalProperties: false, title: 'AddMember' },
 );
 export const SetRoleBody = Type.Object({ role: RoleSchema }, { additionalProperties: false, title: 'SetMemberRole' });

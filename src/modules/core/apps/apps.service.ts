@@ -25,7 +25,7 @@ export interface CreatedApp {
 export interface AppWithEnvironments extends App {
   /** The caller's role in the app. */
   role: Role;
-  environments: (Pick<Environment, 'id' | 'slug' | 'name' | 'policy'>)[];
+  environments: Pick<Environment, 'id' | 'slug' | 'name' | 'policy'>[];
 }
 
 export interface SetPolicyInput {
@@ -35,7 +35,12 @@ export interface SetPolicyInput {
 }
 
 export interface AppsService extends AppAccess {
-  create(trx: Executor, principal: UserPrincipal, input: { name: string; slug: string }, source: JournalSource): Promise<CreatedApp>;
+  create(
+    trx: Executor,
+    principal: UserPrincipal,
+    input: { name: string; slug: string },
+    source: JournalSource,
+  ): Promise<CreatedApp>;
   /** Apps the user owns or is a member of (a scoped token: only those it lists). */
   list(principal: UserPrincipal): Promise<AppWithEnvironments[]>;
   environments(principal: Principal, appId: string): Promise<Environment[]>;
@@ -53,12 +58,18 @@ export interface AppsDeps {
 }
 
 export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): AppsService {
-  async function requireApp(principal: Principal, appId: string, need: Permission, executor: Executor = db): Promise<AppRef> {
+  async function requireApp(
+    principal: Principal,
+    appId: string,
+    need: Permission,
+    executor: Executor = db,
+  ): Promise<AppRef> {
     const app = await repo.findApp(executor, appId);
     if (!app) throw notFound(`App ${appId}`);
     let role: Role | null = null;
     if (principal.type === 'cli') {
-      if (principal.appIds && !principal.appIds.includes(app.id)) throw forbidden(`This scoped token does not reach app ${appId}.`);
+      if (principal.appIds && !principal.appIds.includes(app.id))
+        throw forbidden(`This scoped token does not reach app ${appId}.`);
       const member = await members.findMember(executor, app.id, principal.userId);
       if (!member || !isRole(member.role)) throw forbidden(`This credential cannot access app ${appId}.`);
       role = member.role;
@@ -69,12 +80,28 @@ export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): Ap
     return { id: app.id, ownerUserId: app.owner_user_id, slug: app.slug, role };
   }
 
-  async function requireEnv(principal: Principal, appId: string, env: string, need: Permission, executor: Executor = db) {
+  async function requireEnv(
+    principal: Principal,
+    appId: string,
+    env: string,
+    need: Permission,
+    executor: Executor = db,
+  ) {
     const app = await requireApp(principal, appId, need, executor);
     const row = await repo.findEnvironment(executor, app.id, canonicalEnvSlug(env));
     if (!row) throw notFound(`Environment ${env} of app ${appId}`);
-    if (principal.type === 'cli' && principal.envs && !principal.envs.includes(row.slug)) throw forbidden(`This scoped token does not reach environment ${row.slug}.`);
-    return { app, env: { id: row.id, appId: row.app_id, slug: row.slug, name: row.name, requiredApprovals: Number(row.required_approvals ?? 0) } };
+    if (principal.type === 'cli' && principal.envs && !principal.envs.includes(row.slug))
+      throw forbidden(`This scoped token does not reach environment ${row.slug}.`);
+    return {
+      app,
+      env: {
+        id: row.id,
+        appId: row.app_id,
+        slug: row.slug,
+        name: row.name,
+        requiredApprovals: Number(row.required_approvals ?? 0),
+      },
+    };
   }
 
   return {
@@ -91,19 +118,41 @@ export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): Ap
         });
       }
       const createdAt = nowIso();
-      const app = { id: newId('app'), owner_user_id: principal.userId, name: input.name, slug: input.slug, created_at: createdAt };
+      const app = {
+        id: newId('app'),
+        owner_user_id: principal.userId,
+        name: input.name,
+        slug: input.slug,
+        created_at: createdAt,
+      };
       try {
         await repo.insertApp(trx, app);
       } catch (err) {
-        if (isUniqueViolation(err)) throw new AppError(409, 'slug_conflict', `You already have an app with slug "${input.slug}".`, { resolution: 'Choose another slug.' });
+        if (isUniqueViolation(err))
+          throw new AppError(409, 'slug_conflict', `You already have an app with slug "${input.slug}".`, {
+            resolution: 'Choose another slug.',
+          });
         throw err;
       }
       // The creator is the app's first owner.
-      await members.insertMember(trx, { app_id: app.id, user_id: principal.userId, role: 'owner', created_at: createdAt, updated_at: createdAt });
+      await members.insertMember(trx, {
+        app_id: app.id,
+        user_id: principal.userId,
+        role: 'owner',
+        created_at: createdAt,
+        updated_at: createdAt,
+      });
       const environments: Environment[] = [];
       const envKeys: IssuedKey[] = [];
       for (const d of DEFAULT_ENVIRONMENTS) {
-        const env = { id: newId('env'), app_id: app.id, slug: d.slug, name: d.name, created_at: createdAt, required_approvals: 0 };
+        const env = {
+          id: newId('env'),
+          app_id: app.id,
+          slug: d.slug,
+          name: d.name,
+          created_at: createdAt,
+          required_approvals: 0,
+        };
         await repo.insertEnvironment(trx, env);
         environments.push(repo.toEnvironment(env));
         envKeys.push(await issueKey(trx, { appId: app.id, envId: env.id, envSlug: env.slug, type: 'sdk' }));
@@ -121,24 +170,44 @@ export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): Ap
         afterVersion: null,
         diff: [
           { op: 'add', resourceType: 'app', key: app.id, path: '', after: { name: app.name, slug: app.slug } },
-          ...environments.map((e) => ({ op: 'add' as const, resourceType: 'environment', key: e.slug, path: '', after: { id: e.id, name: e.name } })),
-          ...[...envKeys, adminKey].map((k) => ({ op: 'add' as const, resourceType: 'key', key: k.id, path: '', after: { type: k.type, env: k.env, prefix: k.prefix } })),
+          ...environments.map((e) => ({
+            op: 'add' as const,
+            resourceType: 'environment',
+            key: e.slug,
+            path: '',
+            after: { id: e.id, name: e.name },
+          })),
+          ...[...envKeys, adminKey].map((k) => ({
+            op: 'add' as const,
+            resourceType: 'key',
+            key: k.id,
+            path: '',
+            after: { type: k.type, env: k.env, prefix: k.prefix },
+          })),
         ],
       });
       return { app: repo.toApp(app), environments, keys: envKeys, adminKey };
     },
     async list(principal) {
       // A scoped token sees only the apps and environments it lists, and only while its user may read them.
-      const apps = (await members.listAppsOfMember(db, principal.userId))
-        .filter((a) => isRole(a.role) && (!principal.appIds || principal.appIds.includes(a.id)));
-      const envs = (await repo.listEnvironments(db, apps.map((a) => a.id))).filter((e) => !principal.envs || principal.envs.includes(e.slug));
+      const apps = (await members.listAppsOfMember(db, principal.userId)).filter(
+        (a) => isRole(a.role) && (!principal.appIds || principal.appIds.includes(a.id)),
+      );
+      const envs = (
+        await repo.listEnvironments(
+          db,
+          apps.map((a) => a.id),
+        )
+      ).filter((e) => !principal.envs || principal.envs.includes(e.slug));
       return apps.map((a) => ({
         ...repo.toApp(a),
         role: a.role as Role,
-        environments: envs.filter((e) => e.app_id === a.id).map((e) => {
-          const { id, slug, name, policy } = repo.toEnvironment(e);
-          return { id, slug, name, policy };
-        }),
+        environments: envs
+          .filter((e) => e.app_id === a.id)
+          .map((e) => {
+            const { id, slug, name, policy } = repo.toEnvironment(e);
+            return { id, slug, name, policy };
+          }),
       }));
     },
     async environments(principal, appId) {
@@ -160,7 +229,16 @@ export function createAppsService({ db, journal, planOf, quotas }: AppsDeps): Ap
           authority: authorityOf(principal),
           beforeVersion: null,
           afterVersion: null,
-          diff: [{ op: 'change', resourceType: 'environment', key: env.slug, path: '/policy/requiredApprovals', before: env.requiredApprovals, after: input.requiredApprovals }],
+          diff: [
+            {
+              op: 'change',
+              resourceType: 'environment',
+              key: env.slug,
+              path: '/policy/requiredApprovals',
+              before: env.requiredApprovals,
+              after: input.requiredApprovals,
+            },
+          ],
         });
       }
       return repo.toEnvironment((await repo.findEnvironment(trx, app.id, env.slug))!);

@@ -5,7 +5,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { call, expectError, expectValidation, insertCliToken, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
+import {
+  call,
+  expectError,
+  expectValidation,
+  insertCliToken,
+  signUp,
+  uniqueKey,
+  userWithApp,
+} from '../../../../test/helpers/fixtures.js';
 import { journalOf } from '../flags/flags.test-client.js';
 import { testClock } from '../../../../test/helpers/clock.js';
 
@@ -14,7 +22,12 @@ const T0 = Date.UTC(2026, 10, 20, 12, 0, 0);
 
 function client(app: FastifyInstance, appId: string) {
   return {
-    invite: (token: string, email: string, role = 'viewer', idem?: string) => call(app, 'POST', `/api/v1/apps/${appId}/members`, { token, payload: { email, role }, ...(idem ? { idem } : {}) }),
+    invite: (token: string, email: string, role = 'viewer', idem?: string) =>
+      call(app, 'POST', `/api/v1/apps/${appId}/members`, {
+        token,
+        payload: { email, role },
+        ...(idem ? { idem } : {}),
+      }),
     listForApp: (token: string) => call(app, 'GET', `/api/v1/apps/${appId}/invitations`, { token }),
     revoke: (token: string, id: string) => call(app, 'DELETE', `/api/v1/apps/${appId}/invitations/${id}`, { token }),
     mine: (token: string) => call(app, 'GET', '/api/v1/invitations', { token }),
@@ -44,30 +57,53 @@ for (const dialect of dialects) {
         const invitation = res.json().invitation;
         assert.deepEqual(Object.keys(invitation).sort(), ['appId', 'createdAt', 'expiresAt', 'id', 'role']);
         assert.match(invitation.id, /^inv_/);
-        assert.deepEqual([invitation.appId, invitation.role, invitation.createdAt, invitation.expiresAt], [owner.appId, 'viewer', new Date(T0).toISOString(), new Date(T0 + 7 * DAY).toISOString()]);
+        assert.deepEqual(
+          [invitation.appId, invitation.role, invitation.createdAt, invitation.expiresAt],
+          [owner.appId, 'viewer', new Date(T0).toISOString(), new Date(T0 + 7 * DAY).toISOString()],
+        );
         assert.ok(!res.body.toLowerCase().includes('example.com'), 'the answer does not echo the address');
-        assert.deepEqual(Object.keys(res.headers).filter((h) => h !== 'x-request-id' && h !== 'date').sort(), ['connection', 'content-length', 'content-type']);
+        assert.deepEqual(
+          Object.keys(res.headers)
+            .filter((h) => h !== 'x-request-id' && h !== 'date')
+            .sort(),
+          ['connection', 'content-length', 'content-type'],
+        );
       }
       assert.equal(answers[0]!.body.length, answers[1]!.body.length, 'the bodies differ only by id');
 
       // Not a member until accepted.
       expectError(await c.members(known.token), 403, 'forbidden');
       const mine = (await c.mine(known.token)).json().invitations;
-      assert.deepEqual(mine.map((i: any) => [i.id, i.appId, i.appName, i.role]), [[answers[0]!.json().invitation.id, owner.appId, owner.body.app.name, 'viewer']]);
+      assert.deepEqual(
+        mine.map((i: any) => [i.id, i.appId, i.appName, i.role]),
+        [[answers[0]!.json().invitation.id, owner.appId, owner.body.app.name, 'viewer']],
+      );
       const accepted = await c.accept(known.token, mine[0].id);
       assert.equal(accepted.statusCode, 200, accepted.body);
-      assert.deepEqual([accepted.json().appId, accepted.json().member.userId, accepted.json().member.role], [owner.appId, known.userId, 'viewer']);
+      assert.deepEqual(
+        [accepted.json().appId, accepted.json().member.userId, accepted.json().member.role],
+        [owner.appId, known.userId, 'viewer'],
+      );
       assert.equal((await c.members(known.token)).statusCode, 200);
-      assert.deepEqual((await call(app, 'GET', '/api/v1/apps', { token: known.token })).json().apps.map((a: any) => [a.id, a.role]), [[owner.appId, 'viewer']]);
+      assert.deepEqual(
+        (await call(app, 'GET', '/api/v1/apps', { token: known.token })).json().apps.map((a: any) => [a.id, a.role]),
+        [[owner.appId, 'viewer']],
+      );
       assert.deepEqual((await c.mine(known.token)).json().invitations, []);
 
       // The unknown address signs up later and finds its invitation (addresses are compared lower-cased).
       const later = await signUp(app, 'nobody@example.com');
       const waiting = (await c.mine(later.token)).json().invitations;
-      assert.deepEqual(waiting.map((i: any) => i.id), [answers[1]!.json().invitation.id]);
+      assert.deepEqual(
+        waiting.map((i: any) => i.id),
+        [answers[1]!.json().invitation.id],
+      );
 
       const journal = await journalOf(app, owner.user.token, owner.appId, {});
-      const entries = journal.filter((e) => e.operation.startsWith('member.')).map((e) => [e.operation, e.resourceType, e.resourceId, e.authority.userId]).reverse();
+      const entries = journal
+        .filter((e) => e.operation.startsWith('member.'))
+        .map((e) => [e.operation, e.resourceType, e.resourceId, e.authority.userId])
+        .reverse();
       assert.deepEqual(entries, [
         ['member.invite', 'invitation', answers[0]!.json().invitation.id, owner.user.userId],
         ['member.invite', 'invitation', answers[1]!.json().invitation.id, owner.user.userId],
@@ -104,7 +140,11 @@ for (const dialect of dialects) {
       expectError(await c.accept(eve.token, second), 404, 'not_found');
       assert.deepEqual((await c.listForApp(owner.user.token)).json().invitations, []);
       expectError(await c.members(eve.token), 403, 'forbidden');
-      const ops = (await journalOf(app, owner.user.token, owner.appId, { resourceType: 'invitation' })).map((e) => [e.operation, e.resourceId, e.authority.userId]);
+      const ops = (await journalOf(app, owner.user.token, owner.appId, { resourceType: 'invitation' })).map((e) => [
+        e.operation,
+        e.resourceId,
+        e.authority.userId,
+      ]);
       assert.deepEqual(ops[0], ['member.decline', second, eve.userId]);
     });
 
@@ -133,12 +173,30 @@ for (const dialect of dialects) {
       clock.set(T0 + 8 * DAY);
       const renewed = await c.invite(owner.user.token, bob.email, 'editor');
       assert.equal(renewed.statusCode, 202, renewed.body);
-      assert.deepEqual(renewed.json().invitation, { id: first.id, appId: owner.appId, role: 'editor', createdAt: new Date(T0 + 8 * DAY).toISOString(), expiresAt: new Date(T0 + 15 * DAY).toISOString() });
+      assert.deepEqual(renewed.json().invitation, {
+        id: first.id,
+        appId: owner.appId,
+        role: 'editor',
+        createdAt: new Date(T0 + 8 * DAY).toISOString(),
+        expiresAt: new Date(T0 + 15 * DAY).toISOString(),
+      });
       const listed = (await c.listForApp(owner.user.token)).json().invitations;
-      assert.deepEqual(listed.map((i: any) => [i.id, i.email, i.role, i.invitedBy]), [[first.id, bob.email, 'editor', owner.user.userId]]);
+      assert.deepEqual(
+        listed.map((i: any) => [i.id, i.email, i.role, i.invitedBy]),
+        [[first.id, bob.email, 'editor', owner.user.userId]],
+      );
       assert.equal((await c.accept(bob.token, first.id)).json().member.role, 'editor');
       const journal = await journalOf(app, owner.user.token, owner.appId, { resourceType: 'invitation' });
-      assert.deepEqual(journal[0]!.diff, [{ op: 'change', resourceType: 'invitation', key: first.id, path: '', before: { role: 'viewer', expiresAt: first.expiresAt }, after: { role: 'editor', expiresAt: new Date(T0 + 15 * DAY).toISOString() } }]);
+      assert.deepEqual(journal[0]!.diff, [
+        {
+          op: 'change',
+          resourceType: 'invitation',
+          key: first.id,
+          path: '',
+          before: { role: 'viewer', expiresAt: first.expiresAt },
+          after: { role: 'editor', expiresAt: new Date(T0 + 15 * DAY).toISOString() },
+        },
+      ]);
 
       // A member is not invited again.
       expectError(await c.invite(owner.user.token, bob.email, 'viewer'), 409, 'member_exists');
@@ -158,7 +216,10 @@ for (const dialect of dialects) {
       const key = uniqueKey();
       const first = await c.invite(owner.user.token, bob.email, 'viewer', key);
       const replay = await c.invite(owner.user.token, bob.email, 'viewer', key);
-      assert.deepEqual([replay.statusCode, replay.body, replay.headers['idempotent-replayed']], [202, first.body, 'true']);
+      assert.deepEqual(
+        [replay.statusCode, replay.body, replay.headers['idempotent-replayed']],
+        [202, first.body, 'true'],
+      );
       const id = first.json().invitation.id;
 
       for (const token of [editor.token, owner.admin, other.user.token, bob.token]) {
@@ -174,9 +235,15 @@ for (const dialect of dialects) {
       assert.equal((await c.revoke(owner.user.token, id)).statusCode, 204);
       expectError(await c.revoke(owner.user.token, id), 404, 'not_found');
       expectError(await c.accept(bob.token, id), 404, 'not_found');
-      assert.deepEqual((await c.mine(bob.token)).json().invitations.map((i: any) => i.id), [elsewhere]);
-      const revoked = (await journalOf(app, owner.user.token, owner.appId, { operation: 'invitation.revoke' }));
-      assert.deepEqual(revoked.map((e) => [e.resourceId, e.authority.userId]), [[id, owner.user.userId]]);
+      assert.deepEqual(
+        (await c.mine(bob.token)).json().invitations.map((i: any) => i.id),
+        [elsewhere],
+      );
+      const revoked = await journalOf(app, owner.user.token, owner.appId, { operation: 'invitation.revoke' });
+      assert.deepEqual(
+        revoked.map((e) => [e.resourceId, e.authority.userId]),
+        [[id, owner.user.userId]],
+      );
 
       // The invitee routes are for a person with a full login token.
       expectError(await c.mine(owner.admin), 401, 'unauthorized');
@@ -192,8 +259,12 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const doc = (await call(app, 'GET', '/openapi.json')).json();
       const routes: [string, string, string][] = [
-        ['post', '/api/v1/apps/{appId}/members', '202'], ['get', '/api/v1/apps/{appId}/invitations', '200'], ['delete', '/api/v1/apps/{appId}/invitations/{invitationId}', '204'],
-        ['get', '/api/v1/invitations', '200'], ['post', '/api/v1/invitations/{invitationId}/accept', '200'], ['post', '/api/v1/invitations/{invitationId}/decline', '204'],
+        ['post', '/api/v1/apps/{appId}/members', '202'],
+        ['get', '/api/v1/apps/{appId}/invitations', '200'],
+        ['delete', '/api/v1/apps/{appId}/invitations/{invitationId}', '204'],
+        ['get', '/api/v1/invitations', '200'],
+        ['post', '/api/v1/invitations/{invitationId}/accept', '200'],
+        ['post', '/api/v1/invitations/{invitationId}/decline', '204'],
       ];
       for (const [method, path, status] of routes) {
         const op = doc.paths[path]?.[method];
@@ -201,7 +272,13 @@ for (const dialect of dialects) {
         assert.ok(op.responses[status], `${method} ${path} answers ${status}`);
         assert.ok(op.responses['401'] && op.responses['403'], `${method} ${path} documents its errors`);
       }
-      assert.deepEqual(Object.keys(doc.paths['/api/v1/apps/{appId}/members'].post.responses['202'].content['application/json'].schema.properties.invitation.properties).sort(), ['appId', 'createdAt', 'expiresAt', 'id', 'role']);
+      assert.deepEqual(
+        Object.keys(
+          doc.paths['/api/v1/apps/{appId}/members'].post.responses['202'].content['application/json'].schema.properties
+            .invitation.properties,
+        ).sort(),
+        ['appId', 'createdAt', 'expiresAt', 'id', 'role'],
+      );
     });
   });
 }

@@ -7,7 +7,12 @@ import { ownTables } from '../../../db/owned-tables.js';
 const own = ownTables<AppsTables>();
 
 export async function findMember(db: Executor, appId: string, userId: string): Promise<AppMembersTable | undefined> {
-  return own(db).selectFrom('app_members').selectAll().where('app_id', '=', appId).where('user_id', '=', userId).executeTakeFirst();
+  return own(db)
+    .selectFrom('app_members')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 /** The members of an app, oldest first; their addresses are the users' (auth's read model). */
@@ -39,7 +44,12 @@ export async function insertMember(db: Executor, row: AppMembersTable): Promise<
 }
 
 export async function updateRole(db: Executor, appId: string, userId: string, role: string, at: string): Promise<void> {
-  await own(db).updateTable('app_members').set({ role, updated_at: at }).where('app_id', '=', appId).where('user_id', '=', userId).execute();
+  await own(db)
+    .updateTable('app_members')
+    .set({ role, updated_at: at })
+    .where('app_id', '=', appId)
+    .where('user_id', '=', userId)
+    .execute();
 }
 
 export async function deleteMember(db: Executor, appId: string, userId: string): Promise<void> {
@@ -47,7 +57,12 @@ export async function deleteMember(db: Executor, appId: string, userId: string):
 }
 
 export async function countOwners(db: Executor, appId: string): Promise<number> {
-  const row = await own(db).selectFrom('app_members').select((eb) => eb.fn.countAll<number>().as('n')).where('app_id', '=', appId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+  const row = await own(db)
+    .selectFrom('app_members')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('app_id', '=', appId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

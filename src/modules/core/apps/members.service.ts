@@ -16,12 +16,29 @@ import * as repo from './members.repository.js';
 
 export interface MembersService {
   list(principal: Principal, appId: string): Promise<Member[]>;
-  setRole(trx: Executor, principal: Principal, appId: string, userId: string, role: Role, source: JournalSource): Promise<Member>;
+  setRole(
+    trx: Executor,
+    principal: Principal,
+    appId: string,
+    userId: string,
+    role: Role,
+    source: JournalSource,
+  ): Promise<Member>;
   remove(trx: Executor, principal: Principal, appId: string, userId: string, source: JournalSource): Promise<void>;
 }
 
-const toMember = (r: { user_id: string; email: string; role: string; created_at: string; updated_at: string }): Member => ({
-  userId: r.user_id, email: r.email, role: r.role as Role, createdAt: r.created_at, updatedAt: r.updated_at,
+const toMember = (r: {
+  user_id: string;
+  email: string;
+  role: string;
+  created_at: string;
+  updated_at: string;
+}): Member => ({
+  userId: r.user_id,
+  email: r.email,
+  role: r.role as Role,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
 });
 
 const lastOwner = () =>
@@ -32,11 +49,15 @@ const lastOwner = () =>
 /** An app's members with their addresses, oldest first; a member whose user is gone is left out. */
 async function membersWithEmails(executor: Executor, appId: string): Promise<Member[]> {
   const rows = await repo.listMembers(executor, appId);
-  const emails = await emailsOfUsers(executor, rows.map((r) => r.user_id));
+  const emails = await emailsOfUsers(
+    executor,
+    rows.map((r) => r.user_id),
+  );
   return rows.flatMap((r) => withEmail(r, emails.get(r.user_id)));
 }
 
-const withEmail = (row: AppMembersTable, email: string | undefined): Member[] => (email === undefined ? [] : [toMember({ ...row, email })]);
+const withEmail = (row: AppMembersTable, email: string | undefined): Member[] =>
+  email === undefined ? [] : [toMember({ ...row, email })];
 
 /** One member of an app with the address; undefined when not a member (or the user is gone). */
 export async function memberWithEmail(executor: Executor, appId: string, userId: string): Promise<Member | undefined> {
@@ -44,7 +65,11 @@ export async function memberWithEmail(executor: Executor, appId: string, userId:
   return row && withEmail(row, await emailOfUser(executor, userId))[0];
 }
 
-export function createMembersService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): MembersService {
+export function createMembersService(deps: {
+  db: Kysely<Database>;
+  access: AppAccess;
+  journal: JournalService;
+}): MembersService {
   const { db, access, journal } = deps;
 
   async function memberOf(trx: Executor, appId: string, userId: string): Promise<Member> {
@@ -53,10 +78,26 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
     return found;
   }
 
-  async function record(trx: Executor, principal: Principal, appId: string, operation: string, userId: string, entry: DiffEntry, source: JournalSource) {
+  async function record(
+    trx: Executor,
+    principal: Principal,
+    appId: string,
+    operation: string,
+    userId: string,
+    entry: DiffEntry,
+    source: JournalSource,
+  ) {
     await journal.record(trx, {
-      appId, env: null, operation, source, resourceType: 'member', resourceId: userId, authority: authorityOf(principal),
-      beforeVersion: null, afterVersion: null, diff: [entry],
+      appId,
+      env: null,
+      operation,
+      source,
+      resourceType: 'member',
+      resourceId: userId,
+      authority: authorityOf(principal),
+      beforeVersion: null,
+      afterVersion: null,
+      diff: [entry],
     });
   }
 
@@ -81,7 +122,15 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
       if (existing.role === role) return existing;
       if (existing.role === 'owner' && (await repo.countOwners(trx, appId)) <= 1) throw lastOwner();
       await repo.updateRole(trx, appId, userId, role, nowIso());
-      await record(trx, principal, appId, 'member.update', userId, { op: 'change', resourceType: 'member', key: userId, path: '/role', before: existing.role, after: role }, source);
+      await record(
+        trx,
+        principal,
+        appId,
+        'member.update',
+        userId,
+        { op: 'change', resourceType: 'member', key: userId, path: '/role', before: existing.role, after: role },
+        source,
+      );
       return memberOf(trx, appId, userId);
     },
 
@@ -90,7 +139,15 @@ export function createMembersService(deps: { db: Kysely<Database>; access: AppAc
       const existing = await memberOf(trx, appId, userId);
       if (existing.role === 'owner' && (await repo.countOwners(trx, appId)) <= 1) throw lastOwner();
       await repo.deleteMember(trx, appId, userId);
-      await record(trx, principal, appId, 'member.remove', userId, { op: 'remove', resourceType: 'member', key: userId, path: '', before: { role: existing.role } }, source);
+      await record(
+        trx,
+        principal,
+        appId,
+        'member.remove',
+        userId,
+        { op: 'remove', resourceType: 'member', key: userId, path: '', before: { role: existing.role } },
+        source,
+      );
     },
   };
 }

@@ -2,7 +2,14 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
-import { addMember, call, expectError, expectValidation, signUp, userWithApp } from '../../../../test/helpers/fixtures.js';
+import {
+  addMember,
+  call,
+  expectError,
+  expectValidation,
+  signUp,
+  userWithApp,
+} from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 
 /** An owner with an app, plus an editor and a viewer who accepted its invitations. */
@@ -12,15 +19,22 @@ async function team(app: FastifyInstance) {
   const viewer = await signUp(app);
   const outsider = await signUp(app);
   // Invited by an upper-cased address: invitations match the address as sign-up stores it.
-  for (const [user, role] of [[editor, 'editor'], [viewer, 'viewer']] as const) await addMember(app, owner.user.token, owner.appId, { ...user, email: user.email.toUpperCase() }, role);
+  for (const [user, role] of [
+    [editor, 'editor'],
+    [viewer, 'viewer'],
+  ] as const)
+    await addMember(app, owner.user.token, owner.appId, { ...user, email: user.email.toUpperCase() }, role);
   return { ...owner, owner: owner.user, editor, viewer, outsider };
 }
 
-const members = (app: FastifyInstance, appId: string, token: string) => call(app, 'GET', `/api/v1/apps/${appId}/members`, { token });
+const members = (app: FastifyInstance, appId: string, token: string) =>
+  call(app, 'GET', `/api/v1/apps/${appId}/members`, { token });
 const setRole = (app: FastifyInstance, appId: string, token: string, userId: string, role: unknown) =>
   call(app, 'PATCH', `/api/v1/apps/${appId}/members/${userId}`, { token, payload: { role } });
-const removeMember = (app: FastifyInstance, appId: string, token: string, userId: string) => call(app, 'DELETE', `/api/v1/apps/${appId}/members/${userId}`, { token });
-const setPolicy = (app: FastifyInstance, token: string, payload: Record<string, unknown>) => call(app, 'PATCH', '/api/v1/envs', { token, payload });
+const removeMember = (app: FastifyInstance, appId: string, token: string, userId: string) =>
+  call(app, 'DELETE', `/api/v1/apps/${appId}/members/${userId}`, { token });
+const setPolicy = (app: FastifyInstance, token: string, payload: Record<string, unknown>) =>
+  call(app, 'PATCH', '/api/v1/envs', { token, payload });
 
 for (const dialect of dialects) {
   describe(`members and roles on ${dialect}`, () => {
@@ -31,19 +45,32 @@ for (const dialect of dialects) {
       const s = await team(app);
       const list = await members(app, s.appId, s.viewer.token);
       assert.equal(list.statusCode, 200, list.body);
-      assert.deepEqual(list.json().members.map((m: any) => [m.userId, m.email, m.role]), [
-        [s.owner.userId, s.owner.email, 'owner'], [s.editor.userId, s.editor.email, 'editor'], [s.viewer.userId, s.viewer.email, 'viewer'],
-      ]);
-      for (const [user, role] of [[s.owner, 'owner'], [s.editor, 'editor'], [s.viewer, 'viewer']] as const) {
+      assert.deepEqual(
+        list.json().members.map((m: any) => [m.userId, m.email, m.role]),
+        [
+          [s.owner.userId, s.owner.email, 'owner'],
+          [s.editor.userId, s.editor.email, 'editor'],
+          [s.viewer.userId, s.viewer.email, 'viewer'],
+        ],
+      );
+      for (const [user, role] of [
+        [s.owner, 'owner'],
+        [s.editor, 'editor'],
+        [s.viewer, 'viewer'],
+      ] as const) {
         const apps = (await call(app, 'GET', '/api/v1/apps', { token: user.token })).json().apps;
-        assert.deepEqual(apps.map((a: any) => [a.id, a.role]), [[s.appId, role]]);
+        assert.deepEqual(
+          apps.map((a: any) => [a.id, a.role]),
+          [[s.appId, role]],
+        );
       }
       assert.deepEqual((await call(app, 'GET', '/api/v1/apps', { token: s.outsider.token })).json().apps, []);
       expectError(await members(app, s.appId, s.outsider.token), 403, 'forbidden');
       expectError(await members(app, 'app_missing', s.owner.token), 404, 'not_found');
       const journal = await journalOf(app, s.owner.token, s.appId, { resourceType: 'member' });
       assert.deepEqual(journal.map((e) => [e.operation, e.resourceId, e.diff[0].after]).reverse(), [
-        ['member.join', s.editor.userId, { role: 'editor' }], ['member.join', s.viewer.userId, { role: 'viewer' }],
+        ['member.join', s.editor.userId, { role: 'editor' }],
+        ['member.join', s.viewer.userId, { role: 'viewer' }],
       ]);
       assert.ok(!JSON.stringify(journal).includes(s.editor.email), 'the journal names people by id');
     });
@@ -51,9 +78,14 @@ for (const dialect of dialects) {
     test('inviting: an existing member 409, bad bodies 400; only owners (editors, viewers, admin keys 403)', async () => {
       const { app } = shared();
       const s = await team(app);
-      const add = (token: string, payload: unknown) => call(app, 'POST', `/api/v1/apps/${s.appId}/members`, { token, payload });
+      const add = (token: string, payload: unknown) =>
+        call(app, 'POST', `/api/v1/apps/${s.appId}/members`, { token, payload });
       expectError(await add(s.owner.token, { email: s.editor.email, role: 'viewer' }), 409, 'member_exists');
-      expectError(await add(s.owner.token, { email: s.editor.email.toUpperCase(), role: 'viewer' }), 409, 'member_exists');
+      expectError(
+        await add(s.owner.token, { email: s.editor.email.toUpperCase(), role: 'viewer' }),
+        409,
+        'member_exists',
+      );
       expectValidation(await add(s.owner.token, { email: s.outsider.email, role: 'admin' }), '/role');
       expectValidation(await add(s.owner.token, { email: 'not-an-email', role: 'viewer' }), '/email');
       expectValidation(await add(s.owner.token, { email: s.outsider.email, role: 'viewer', extra: 1 }), '/extra');
@@ -71,8 +103,13 @@ for (const dialect of dialects) {
       const asViewer = flagsClient(app, s.viewer.token, s.appId);
       const asEditor = flagsClient(app, s.editor.token, s.appId);
       assert.equal((await asEditor.patch({ key: 'a', type: 'bool', value: false })).statusCode, 200);
-      for (const res of [await asViewer.list(), await asViewer.versions(), await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.viewer.token }),
-        await call(app, 'GET', `/api/v1/changes?appId=${s.appId}`, { token: s.viewer.token }), await call(app, 'GET', `/api/v1/envs?appId=${s.appId}`, { token: s.viewer.token })]) {
+      for (const res of [
+        await asViewer.list(),
+        await asViewer.versions(),
+        await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.viewer.token }),
+        await call(app, 'GET', `/api/v1/changes?appId=${s.appId}`, { token: s.viewer.token }),
+        await call(app, 'GET', `/api/v1/envs?appId=${s.appId}`, { token: s.viewer.token }),
+      ]) {
         assert.equal(res.statusCode, 200, res.body);
       }
       for (const res of [
@@ -81,17 +118,46 @@ for (const dialect of dialects) {
         await asViewer.remove('a'),
         await asViewer.bulk({ flags: { a: true } }),
         await asViewer.bulk({ flags: { a: true } }, { method: 'POST' }),
-        await call(app, 'POST', '/api/v1/keys', { token: s.viewer.token, idem: true, payload: { appId: s.appId, env: 'dev', type: 'sdk' } }),
+        await call(app, 'POST', '/api/v1/keys', {
+          token: s.viewer.token,
+          idem: true,
+          payload: { appId: s.appId, env: 'dev', type: 'sdk' },
+        }),
       ]) {
         const error = expectError(res, 403, 'forbidden');
         assert.equal(error.metadata?.role, 'viewer');
       }
       assert.equal((await asViewer.list()).json().version, 1, 'nothing was written');
-      assert.equal((await call(app, 'POST', '/api/v1/keys', { token: s.editor.token, idem: true, payload: { appId: s.appId, env: 'dev', type: 'pub' } })).statusCode, 201);
-      expectError(await call(app, 'POST', '/api/v1/keys', { token: s.editor.token, idem: true, payload: { appId: s.appId, type: 'admin' } }), 403, 'forbidden');
+      assert.equal(
+        (
+          await call(app, 'POST', '/api/v1/keys', {
+            token: s.editor.token,
+            idem: true,
+            payload: { appId: s.appId, env: 'dev', type: 'pub' },
+          })
+        ).statusCode,
+        201,
+      );
+      expectError(
+        await call(app, 'POST', '/api/v1/keys', {
+          token: s.editor.token,
+          idem: true,
+          payload: { appId: s.appId, type: 'admin' },
+        }),
+        403,
+        'forbidden',
+      );
       const keyId = s.body.keys[0].id;
-      expectError(await call(app, 'PATCH', '/api/v1/keys', { token: s.editor.token, payload: { keyId, action: 'revoke' } }), 403, 'forbidden');
-      expectError(await setPolicy(app, s.editor.token, { appId: s.appId, env: 'prod', requiredApprovals: 1 }), 403, 'forbidden');
+      expectError(
+        await call(app, 'PATCH', '/api/v1/keys', { token: s.editor.token, payload: { keyId, action: 'revoke' } }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await setPolicy(app, s.editor.token, { appId: s.appId, env: 'prod', requiredApprovals: 1 }),
+        403,
+        'forbidden',
+      );
       expectError(await setRole(app, s.appId, s.editor.token, s.viewer.userId, 'editor'), 403, 'forbidden');
     });
 
@@ -108,7 +174,11 @@ for (const dialect of dialects) {
       // Two owners now: the first may step down, and the second is then the last.
       assert.equal((await setRole(app, s.appId, s.owner.token, s.owner.userId, 'viewer')).json().member.role, 'viewer');
       expectError(await removeMember(app, s.appId, s.editor.token, s.editor.userId), 409, 'last_owner');
-      expectError(await flagsClient(app, s.owner.token, s.appId).patch({ key: 'x', type: 'bool', value: true }), 403, 'forbidden');
+      expectError(
+        await flagsClient(app, s.owner.token, s.appId).patch({ key: 'x', type: 'bool', value: true }),
+        403,
+        'forbidden',
+      );
       const removed = await removeMember(app, s.appId, s.editor.token, s.viewer.userId);
       assert.equal(removed.statusCode, 204, removed.body);
       expectError(await flagsClient(app, s.viewer.token, s.appId).list(), 403, 'forbidden');
@@ -127,7 +197,9 @@ for (const dialect of dialects) {
       ]);
       const statuses = results.map((r) => r.statusCode).sort();
       assert.ok(statuses.includes(409) || statuses.includes(403), `one refused: ${statuses}`);
-      const owners = (await members(app, s.appId, s.viewer.token)).json().members.filter((m: any) => m.role === 'owner');
+      const owners = (await members(app, s.appId, s.viewer.token))
+        .json()
+        .members.filter((m: any) => m.role === 'owner');
       assert.equal(owners.length, 1);
     });
   });
@@ -142,20 +214,67 @@ for (const dialect of dialects) {
       assert.equal(res.statusCode, 200, res.body);
       const prod = s.body.environments.find((e: any) => e.slug === 'prod');
       assert.deepEqual(res.json(), { environment: { ...prod, policy: { requiredApprovals: 2 } } });
-      const envs = (await call(app, 'GET', `/api/v1/envs?appId=${s.appId}`, { token: s.viewer.token })).json().environments;
-      assert.deepEqual(envs.map((e: any) => [e.slug, e.policy.requiredApprovals]), [['dev', 0], ['staging', 0], ['prod', 2]]);
+      const envs = (await call(app, 'GET', `/api/v1/envs?appId=${s.appId}`, { token: s.viewer.token })).json()
+        .environments;
+      assert.deepEqual(
+        envs.map((e: any) => [e.slug, e.policy.requiredApprovals]),
+        [
+          ['dev', 0],
+          ['staging', 0],
+          ['prod', 2],
+        ],
+      );
       const listed = (await call(app, 'GET', '/api/v1/apps', { token: s.editor.token })).json().apps[0].environments;
-      assert.deepEqual(listed.map((e: any) => e.policy.requiredApprovals), [0, 0, 2]);
-      assert.equal((await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod', requiredApprovals: 2 })).statusCode, 200, 'the same value again');
+      assert.deepEqual(
+        listed.map((e: any) => e.policy.requiredApprovals),
+        [0, 0, 2],
+      );
+      assert.equal(
+        (await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod', requiredApprovals: 2 })).statusCode,
+        200,
+        'the same value again',
+      );
       const journal = await journalOf(app, s.owner.token, s.appId, { operation: 'environment.policy' });
       assert.equal(journal.length, 1, 'a no-op is not journaled');
-      assert.deepEqual(journal[0].diff, [{ op: 'change', resourceType: 'environment', key: 'prod', path: '/policy/requiredApprovals', before: 0, after: 2 }]);
-      for (const requiredApprovals of [-1, 6, 1.5, '1']) expectValidation(await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod', requiredApprovals }), '/requiredApprovals');
+      assert.deepEqual(journal[0].diff, [
+        {
+          op: 'change',
+          resourceType: 'environment',
+          key: 'prod',
+          path: '/policy/requiredApprovals',
+          before: 0,
+          after: 2,
+        },
+      ]);
+      for (const requiredApprovals of [-1, 6, 1.5, '1'])
+        expectValidation(
+          await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod', requiredApprovals }),
+          '/requiredApprovals',
+        );
       expectValidation(await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod' }), '/requiredApprovals');
-      expectError(await setPolicy(app, s.owner.token, { appId: s.appId, env: 'qa', requiredApprovals: 1 }), 404, 'not_found');
-      expectError(await setPolicy(app, s.admin, { appId: s.appId, env: 'prod', requiredApprovals: 0 }), 403, 'forbidden');
-      expectError(await setPolicy(app, s.outsider.token, { appId: s.appId, env: 'prod', requiredApprovals: 0 }), 403, 'forbidden');
-      expectError(await call(app, 'PATCH', '/api/v1/envs', { token: s.sdk.dev!, payload: { appId: s.appId, env: 'prod', requiredApprovals: 0 } }), 401, 'unauthorized');
+      expectError(
+        await setPolicy(app, s.owner.token, { appId: s.appId, env: 'qa', requiredApprovals: 1 }),
+        404,
+        'not_found',
+      );
+      expectError(
+        await setPolicy(app, s.admin, { appId: s.appId, env: 'prod', requiredApprovals: 0 }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await setPolicy(app, s.outsider.token, { appId: s.appId, env: 'prod', requiredApprovals: 0 }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await call(app, 'PATCH', '/api/v1/envs', {
+          token: s.sdk.dev!,
+          payload: { appId: s.appId, env: 'prod', requiredApprovals: 0 },
+        }),
+        401,
+        'unauthorized',
+      );
     });
 
     test('a protected environment refuses every direct write with 403 approval_required; reads and other environments work', async () => {
@@ -181,11 +300,19 @@ for (const dialect of dialects) {
         assert.equal((await client.list()).statusCode, 200);
       }
       // A viewer is refused for their role first.
-      expectError(await flagsClient(app, s.viewer.token, s.appId, 'prod').patch({ key: 'a', op: 'toggle' }), 403, 'forbidden');
+      expectError(
+        await flagsClient(app, s.viewer.token, s.appId, 'prod').patch({ key: 'a', op: 'toggle' }),
+        403,
+        'forbidden',
+      );
       const state = (await prod.list()).json();
       assert.equal(state.version, 1);
       assert.equal(state.flags[0].value, false);
-      assert.equal((await flagsClient(app, s.editor.token, s.appId, 'dev').patch({ key: 'a', type: 'bool', value: true })).statusCode, 200);
+      assert.equal(
+        (await flagsClient(app, s.editor.token, s.appId, 'dev').patch({ key: 'a', type: 'bool', value: true }))
+          .statusCode,
+        200,
+      );
       await setPolicy(app, s.owner.token, { appId: s.appId, env: 'prod', requiredApprovals: 0 });
       assert.equal((await prod.patch({ key: 'a', op: 'toggle' })).json().version, 2);
     });

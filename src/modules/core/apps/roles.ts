@@ -15,7 +15,13 @@ export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
 };
 
 /** A key is not a person: it never approves, and members and policy are for people. */
-const ADMIN_KEY_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>(['read', 'change', 'propose', 'execute', 'keys']);
+const ADMIN_KEY_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>([
+  'read',
+  'change',
+  'propose',
+  'execute',
+  'keys',
+]);
 /** Environment keys reach their app only to read (delivery quotas). */
 const ENVIRONMENT_KEY_PERMISSIONS: ReadonlySet<Permission> = new Set<Permission>(['read']);
 
@@ -50,9 +56,10 @@ export function permissionDenied(principal: Principal, role: Role | null, need: 
   if (WORKFLOW.includes(need)) {
     return new AppError(403, 'capability_missing', `${holder} does not have the ${need} capability in this app.`, {
       metadata,
-      resolution: need === 'approve' && principal.type === 'admin'
-        ? 'Approvals come from people: approve with the cli_ token of an owner or editor who did not propose the change.'
-        : `Use a credential whose role grants ${need} (owner or editor), or a scoped token that lists it.`,
+      resolution:
+        need === 'approve' && principal.type === 'admin'
+          ? 'Approvals come from people: approve with the cli_ token of an owner or editor who did not propose the change.'
+          : `Use a credential whose role grants ${need} (owner or editor), or a scoped token that lists it.`,
     });
   }
   const resolution = OWNER_ACTIONS.includes(need as never)
@@ -60,5 +67,10 @@ export function permissionDenied(principal: Principal, role: Role | null, need: 
     : need === 'read'
       ? 'Use a credential that lists the read capability.'
       : 'Ask an owner of the app for the editor role, or use a credential that lists this capability.';
-  return new AppError(403, 'forbidden', `${holder} does not allow ${need === 'read' ? 'reading' : `the ${need} permission`} in this app.`, { metadata, resolution });
+  return new AppError(
+    403,
+    'forbidden',
+    `${holder} does not allow ${need === 'read' ? 'reading' : `the ${need} permission`} in this app.`,
+    { metadata, resolution },
+  );
 }

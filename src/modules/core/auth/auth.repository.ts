@@ -13,7 +13,13 @@ export interface UserRecord {
   createdAt: string;
 }
 
-const toUser = (r: UsersTable): UserRecord => ({ id: r.id, email: r.email, passwordHash: r.password_hash, plan: r.plan, createdAt: r.created_at });
+const toUser = (r: UsersTable): UserRecord => ({
+  id: r.id,
+  email: r.email,
+  passwordHash: r.password_hash,
+  plan: r.plan,
+  createdAt: r.created_at,
+});
 
 export async function findUserByEmail(db: Executor, email: string): Promise<UserRecord | undefined> {
   const row = await own(db).selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
@@ -43,7 +49,12 @@ export async function findCliTokenByHash(db: Executor, hash: string) {
 }
 
 export async function revokeCliToken(db: Executor, id: string, at: string): Promise<void> {
-  await own(db).updateTable('cli_tokens').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  await own(db)
+    .updateTable('cli_tokens')
+    .set({ revoked_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
 }
 
 /**
@@ -64,8 +75,17 @@ export async function addLoginFailures(db: Executor, keys: string[], now: number
 }
 
 /** The open windows of these keys. */
-export async function readLoginFailures(db: Executor, keys: string[], now: number): Promise<{ key: string; failures: number; resetAt: number }[]> {
-  const rows = await own(db).selectFrom('login_failures').select(['key', 'failures', 'reset_at']).where('key', 'in', keys).where('reset_at', '>', now).execute();
+export async function readLoginFailures(
+  db: Executor,
+  keys: string[],
+  now: number,
+): Promise<{ key: string; failures: number; resetAt: number }[]> {
+  const rows = await own(db)
+    .selectFrom('login_failures')
+    .select(['key', 'failures', 'reset_at'])
+    .where('key', 'in', keys)
+    .where('reset_at', '>', now)
+    .execute();
   return rows.map((r) => ({ key: r.key, failures: Number(r.failures), resetAt: Number(r.reset_at) }));
 }
 

@@ -32,7 +32,12 @@ export interface AuthService {
   setPlan(email: string, plan: string): Promise<void>;
   planOf(userId: string, executor?: Executor): Promise<Plan>;
   /** A scoped cli_ token of a user (authority workflow): shown once, stored as its hash. */
-  issueScopedToken(userId: string, scope: ScopedTokenScope, createdAt: string, expiresAt: string): Promise<{ id: string; token: string }>;
+  issueScopedToken(
+    userId: string,
+    scope: ScopedTokenScope,
+    createdAt: string,
+    expiresAt: string,
+  ): Promise<{ id: string; token: string }>;
 }
 
 export interface ScopedTokenScope {
@@ -82,14 +87,22 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: 
       const email = input.email.trim().toLowerCase();
       const wait = await throttle.retryAfter(email, address);
       if (wait > 0) {
-        throw new AppError(429, 'rate_limited', 'Too many failed logins; wait before trying again.', { headers: { 'retry-after': String(wait) } });
+        throw new AppError(429, 'rate_limited', 'Too many failed logins; wait before trying again.', {
+          headers: { 'retry-after': String(wait) },
+        });
       }
       if (input.flow === 'signIn') return signIn(email, input.password, address);
       // signUp of an existing e-mail answers exactly as signIn would, so e-mails cannot be enumerated.
       if (await repo.findUserByEmail(db, email)) return signIn(email, input.password, address);
       const user = { id: newId('usr'), email };
       try {
-        await repo.insertUser(db, { id: user.id, email, password_hash: await hashPassword(input.password), plan: defaultPlan, created_at: nowIso() });
+        await repo.insertUser(db, {
+          id: user.id,
+          email,
+          password_hash: await hashPassword(input.password),
+          plan: defaultPlan,
+          created_at: nowIso(),
+        });
       } catch (err) {
         if (isUniqueViolation(err)) return signIn(email, input.password, address);
         throw err;
@@ -100,13 +113,24 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: 
       await repo.revokeCliToken(db, principal.tokenId, nowIso());
     },
     async setPlan(email, plan) {
-      if (!(PLANS as readonly string[]).includes(plan)) throw new AppError(400, 'validation_error', `Plan must be one of: ${PLANS.join(', ')}.`);
-      if (!(await repo.updateUserPlan(db, email.trim().toLowerCase(), plan))) throw new AppError(404, 'not_found', `No user with e-mail ${email}.`);
+      if (!(PLANS as readonly string[]).includes(plan))
+        throw new AppError(400, 'validation_error', `Plan must be one of: ${PLANS.join(', ')}.`);
+      if (!(await repo.updateUserPlan(db, email.trim().toLowerCase(), plan)))
+        throw new AppError(404, 'not_found', `No user with e-mail ${email}.`);
     },
     async issueScopedToken(userId, scope, createdAt, expiresAt) {
       const issued = issueToken('cli');
       const id = newId('tok');
-      await repo.insertCliToken(db, { id, user_id: userId, token_hash: issued.hash, prefix: issued.prefix, scope: JSON.stringify(scope), created_at: createdAt, expires_at: expiresAt, revoked_at: null });
+      await repo.insertCliToken(db, {
+        id,
+        user_id: userId,
+        token_hash: issued.hash,
+        prefix: issued.prefix,
+        scope: JSON.stringify(scope),
+        created_at: createdAt,
+        expires_at: expiresAt,
+        revoked_at: null,
+      });
       return { id, token: issued.token };
     },
     async planOf(userId, executor = db) {

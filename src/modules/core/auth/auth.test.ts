@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../app.js';
 import { buildTestApp, dialects, testConfig } from '../../../../test/helpers/test-app.js';
-import { assertContainsNone, call, createApp, expectError, expectValidation, insertCliToken, MINUTE, signUp } from '../../../../test/helpers/fixtures.js';
+import {
+  assertContainsNone,
+  call,
+  createApp,
+  expectError,
+  expectValidation,
+  insertCliToken,
+  MINUTE,
+  signUp,
+} from '../../../../test/helpers/fixtures.js';
 import { testClock } from '../../../../test/helpers/clock.js';
 
 const PASSWORD = 'correct horse battery';
@@ -50,7 +59,9 @@ for (const dialect of dialects) {
 
     test('concurrent signUps of one e-mail make one user', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
-      const responses = await Promise.all(Array.from({ length: 5 }, () => login(app, { flow: 'signUp', email: 'twin@example.com', password: PASSWORD })));
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, () => login(app, { flow: 'signUp', email: 'twin@example.com', password: PASSWORD })),
+      );
       for (const r of responses) assert.equal(r.statusCode, 200, r.body);
       assert.equal(new Set(responses.map((r) => r.json().user.id)).size, 1);
       assert.equal(new Set(responses.map((r) => r.json().token)).size, 5);
@@ -60,7 +71,11 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       await signUp(app, 'cy@example.com');
       const wrongPassword = await login(app, { flow: 'signIn', email: 'cy@example.com', password: 'not the password' });
-      const unknownEmail = await login(app, { flow: 'signIn', email: 'nobody@example.com', password: 'not the password' });
+      const unknownEmail = await login(app, {
+        flow: 'signIn',
+        email: 'nobody@example.com',
+        password: 'not the password',
+      });
       const unknownSignUpAsIn = await login(app, { flow: 'signIn', email: 'nobody2@example.com', password: PASSWORD });
       for (const res of [wrongPassword, unknownEmail, unknownSignUpAsIn]) {
         expectError(res, 401, 'invalid_credentials');
@@ -73,7 +88,12 @@ for (const dialect of dialects) {
     test('a cross-origin login is refused with 403 before anything else', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       const payload = { flow: 'signUp', email: 'dee@example.com', password: PASSWORD };
-      const crossOrigin: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'http://localhost:8081' }];
+      const crossOrigin: Record<string, string>[] = [
+        { origin: 'https://evil.example' },
+        { origin: 'null' },
+        { 'sec-fetch-site': 'cross-site' },
+        { origin: 'http://localhost:8081' },
+      ];
       for (const headers of crossOrigin) {
         const res = await login(app, payload, headers);
         expectError(res, 403, 'cross_origin_rejected');
@@ -81,7 +101,11 @@ for (const dialect of dialects) {
       }
       expectError(await login(app, { flow: 'nope' }, { origin: 'https://evil.example' }), 403, 'cross_origin_rejected');
       // Nothing was created: the e-mail is still free to sign up (and the first signUp creates the user).
-      expectError(await login(app, { flow: 'signIn', email: 'dee@example.com', password: PASSWORD }), 401, 'invalid_credentials');
+      expectError(
+        await login(app, { flow: 'signIn', email: 'dee@example.com', password: PASSWORD }),
+        401,
+        'invalid_credentials',
+      );
       // The request's own origin (default port written out or not) and same-site fetches are fine.
       assert.equal((await login(app, payload, { origin: 'http://localhost:80' })).statusCode, 200);
       assert.equal((await login(app, payload, { origin: 'http://localhost', host: 'localhost' })).statusCode, 200);
@@ -92,23 +116,40 @@ for (const dialect of dialects) {
     test('repeated failures for one e-mail answer 429 rate_limited with Retry-After', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
       await signUp(app, 'eve@example.com');
-      for (let i = 0; i < 5; i++) expectError(await login(app, { flow: 'signIn', email: 'eve@example.com', password: `wrong-${i}-password` }), 401, 'invalid_credentials');
+      for (let i = 0; i < 5; i++)
+        expectError(
+          await login(app, { flow: 'signIn', email: 'eve@example.com', password: `wrong-${i}-password` }),
+          401,
+          'invalid_credentials',
+        );
       for (const password of ['wrong again!', PASSWORD]) {
         const res = await login(app, { flow: 'signIn', email: 'eve@example.com', password });
         expectError(res, 429, 'rate_limited');
         const retryAfter = Number(res.headers['retry-after']);
-        assert.ok(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 900, `Retry-After ${res.headers['retry-after']}`);
+        assert.ok(
+          Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 900,
+          `Retry-After ${res.headers['retry-after']}`,
+        );
         assert.equal(res.headers['cache-control'], 'no-store');
       }
       // Another e-mail from the same address is not locked yet.
-      assert.equal((await login(app, { flow: 'signUp', email: 'fay@example.com', password: PASSWORD })).statusCode, 200);
+      assert.equal(
+        (await login(app, { flow: 'signUp', email: 'fay@example.com', password: PASSWORD })).statusCode,
+        200,
+      );
     });
 
     test('two app instances on one database share the limit (the counts live in the database), and it ends with its window', async (t) => {
       const clock = testClock(Date.now());
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const otherHandle = database.open();
-      const other = await buildApp({ db: otherHandle.db, dbHandle: otherHandle, notifyChannel: database.pgSchema, config: testConfig(), now: clock.now });
+      const other = await buildApp({
+        db: otherHandle.db,
+        dbHandle: otherHandle,
+        notifyChannel: database.pgSchema,
+        config: testConfig(),
+        now: clock.now,
+      });
       t.after(async () => {
         await other.close();
         await otherHandle.close();
@@ -116,21 +157,46 @@ for (const dialect of dialects) {
       await signUp(app, 'ivy@example.com');
       for (let i = 0; i < 5; i++) {
         const instance = i % 2 === 0 ? app : other;
-        expectError(await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: `wrong-${i}-password` }), 401, 'invalid_credentials');
+        expectError(
+          await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: `wrong-${i}-password` }),
+          401,
+          'invalid_credentials',
+        );
       }
-      for (const instance of [app, other]) expectError(await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD }), 429, 'rate_limited');
+      for (const instance of [app, other])
+        expectError(
+          await login(instance, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD }),
+          429,
+          'rate_limited',
+        );
       const rows = await database.handle.db.selectFrom('login_failures').selectAll().execute();
       assert.ok(rows.length > 0 && rows.every((r) => !r.key.includes('ivy')), 'the table keeps hashes, not e-mails');
       clock.advance(15 * MINUTE);
-      assert.equal((await login(other, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode, 200, 'the window has ended');
+      assert.equal(
+        (await login(other, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode,
+        200,
+        'the window has ended',
+      );
       // Success clears the e-mail's count: a new failure does not lock again at once.
-      expectError(await login(app, { flow: 'signIn', email: 'ivy@example.com', password: 'wrong password!' }), 401, 'invalid_credentials');
-      assert.equal((await login(app, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode, 200);
+      expectError(
+        await login(app, { flow: 'signIn', email: 'ivy@example.com', password: 'wrong password!' }),
+        401,
+        'invalid_credentials',
+      );
+      assert.equal(
+        (await login(app, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode,
+        200,
+      );
     });
 
     test('repeated failures from one client address answer 429 for every e-mail', async (t) => {
       const { app } = await buildTestApp(t, { dialect });
-      for (let i = 0; i < 20; i++) expectError(await login(app, { flow: 'signIn', email: `nobody-${i}@example.com`, password: 'wrong password' }), 401, 'invalid_credentials');
+      for (let i = 0; i < 20; i++)
+        expectError(
+          await login(app, { flow: 'signIn', email: `nobody-${i}@example.com`, password: 'wrong password' }),
+          401,
+          'invalid_credentials',
+        );
       const res = await login(app, { flow: 'signUp', email: 'new@example.com', password: PASSWORD });
       expectError(res, 429, 'rate_limited');
       assert.ok(Number(res.headers['retry-after']) > 0);
@@ -157,11 +223,22 @@ for (const dialect of dialects) {
         expectValidation(res, path);
         assert.equal(res.headers['cache-control'], 'no-store');
       }
-      expectValidation(await call(app, 'POST', '/api/v1/cli-token', { payload: '{"flow":', headers: { 'content-type': 'application/json' } }));
+      expectValidation(
+        await call(app, 'POST', '/api/v1/cli-token', {
+          payload: '{"flow":',
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
       expectError(await login(app, { flow: 'signIn', email, password: PASSWORD }), 401, 'invalid_credentials');
       // The edges are accepted: 8 and 256 characters.
-      assert.equal((await login(app, { flow: 'signUp', email: 'h8@example.com', password: 'x'.repeat(8) })).statusCode, 200);
-      assert.equal((await login(app, { flow: 'signUp', email: 'h256@example.com', password: 'x'.repeat(256) })).statusCode, 200);
+      assert.equal(
+        (await login(app, { flow: 'signUp', email: 'h8@example.com', password: 'x'.repeat(8) })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await login(app, { flow: 'signUp', email: 'h256@example.com', password: 'x'.repeat(256) })).statusCode,
+        200,
+      );
     });
   });
 
@@ -170,7 +247,10 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const user = await signUp(app);
       const other = await login(app, { flow: 'signIn', email: user.email, password: user.password });
-      const res = await call(app, 'DELETE', '/api/v1/cli-token', { token: user.token, headers: { 'content-type': 'application/json' } });
+      const res = await call(app, 'DELETE', '/api/v1/cli-token', {
+        token: user.token,
+        headers: { 'content-type': 'application/json' },
+      });
       assert.equal(res.statusCode, 204, res.body);
       assert.equal(res.body, '');
       expectError(await call(app, 'GET', '/api/v1/apps', { token: user.token }), 401, 'unauthorized');
@@ -192,7 +272,9 @@ for (const dialect of dialects) {
     test('an expired login token is 401', async (t) => {
       const { app, database } = await buildTestApp(t, { dialect });
       const user = await signUp(app);
-      const expired = await insertCliToken(database.handle.db, user.userId, { expiresAt: new Date(Date.now() - 1000).toISOString() });
+      const expired = await insertCliToken(database.handle.db, user.userId, {
+        expiresAt: new Date(Date.now() - 1000).toISOString(),
+      });
       const live = await insertCliToken(database.handle.db, user.userId);
       expectError(await call(app, 'GET', '/api/v1/apps', { token: expired }), 401, 'unauthorized');
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token: live })).statusCode, 200);
@@ -207,7 +289,10 @@ for (const dialect of dialects) {
       await login(app, { flow: 'signIn', email: 'ivy@example.com', password: 'wrong-password-99' });
       const created = await createApp(app, token);
       assert.equal((await call(app, 'GET', '/api/v1/apps', { token })).statusCode, 200);
-      assert.equal((await call(app, 'GET', `/api/v1/keys?appId=${created.appId}`, { token: created.admin })).statusCode, 200);
+      assert.equal(
+        (await call(app, 'GET', `/api/v1/keys?appId=${created.appId}`, { token: created.admin })).statusCode,
+        200,
+      );
       await call(app, 'GET', '/api/v1/apps', { token: `${token}x` });
       // Credentials in a URL (the OFREP event stream's token travels there: platform/logging.test.ts).
       await call(app, 'GET', `/api/v1/apps?token=${token}`);

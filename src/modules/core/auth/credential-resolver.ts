@@ -6,7 +6,11 @@ import { fingerprintOfHash, hashToken } from '../../../platform/tokens.js';
 import type { KeysService } from '../keys/index.js';
 import { findCliTokenByHash } from './auth.repository.js';
 
-export function createCredentialResolver(db: Kysely<Database>, keys: KeysService, now: () => number = Date.now): CredentialResolver {
+export function createCredentialResolver(
+  db: Kysely<Database>,
+  keys: KeysService,
+  now: () => number = Date.now,
+): CredentialResolver {
   return {
     resolve(token, type) {
       // Environment and admin keys may be answered from memory, without a promise.
@@ -23,7 +27,16 @@ export function createCredentialResolver(db: Kysely<Database>, keys: KeysService
     const scope = scopeOf(row.scope);
     return {
       ok: true,
-      principal: { type: 'cli', userId: row.user_id, tokenId: row.id, scoped: scope !== null, capabilities: scope?.capabilities ?? null, appIds: scope?.appIds ?? null, envs: scope?.envs ?? null, fingerprint: fingerprintOfHash(hash) },
+      principal: {
+        type: 'cli',
+        userId: row.user_id,
+        tokenId: row.id,
+        scoped: scope !== null,
+        capabilities: scope?.capabilities ?? null,
+        appIds: scope?.appIds ?? null,
+        envs: scope?.envs ?? null,
+        fingerprint: fingerprintOfHash(hash),
+      },
     };
   }
 }
@@ -32,9 +45,12 @@ export function createCredentialResolver(db: Kysely<Database>, keys: KeysService
  * The stored scope of a cli_ token: null for a login token; a capability list (the first form) or
  * `{ capabilities, appIds, envs }` for a scoped token minted by POST /api/v1/authority/tokens.
  */
-function scopeOf(text: string | null): { capabilities: string[]; appIds: string[] | null; envs: string[] | null } | null {
+function scopeOf(
+  text: string | null,
+): { capabilities: string[]; appIds: string[] | null; envs: string[] | null } | null {
   if (!text) return null;
-  const parsed = JSON.parse(text) as string[] | { capabilities: string[]; appIds?: string[] | null; envs?: string[] | null };
+  const parsed = JSON.parse(text) as
+    string[] | { capabilities: string[]; appIds?: string[] | null; envs?: string[] | null };
   if (Array.isArray(parsed)) return { capabilities: parsed, appIds: null, envs: null };
   return { capabilities: parsed.capabilities, appIds: parsed.appIds ?? null, envs: parsed.envs ?? null };
 }

@@ -13,12 +13,18 @@ const MAX_PER_ADDRESS = 20;
 const keyOf = (kind: 'e' | 'a', value: string) => createHash('sha256').update(`${kind}:${value}`).digest('hex');
 
 export class LoginThrottle {
-  constructor(private readonly db: Executor, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly db: Executor,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Seconds to wait if this e-mail or address is locked out, else 0. */
   async retryAfter(email: string, address: string): Promise<number> {
     const t = this.now();
-    const limits = new Map([[keyOf('e', email), MAX_PER_EMAIL], [keyOf('a', address), MAX_PER_ADDRESS]]);
+    const limits = new Map([
+      [keyOf('e', email), MAX_PER_EMAIL],
+      [keyOf('a', address), MAX_PER_ADDRESS],
+    ]);
     let wait = 0;
     for (const window of await repo.readLoginFailures(this.db, [...limits.keys()], t)) {
       if (window.failures >= limits.get(window.key)!) wait = Math.max(wait, Math.ceil((window.resetAt - t) / 1000));

@@ -15,7 +15,11 @@ export async function emailOfUser(executor: Executor, userId: string): Promise<s
 /** The addresses of the users among `userIds` that exist, by id. */
 export async function emailsOfUsers(executor: Executor, userIds: readonly string[]): Promise<Map<string, string>> {
   if (userIds.length === 0) return new Map();
-  const rows = await own(executor).selectFrom('users').select(['id', 'email']).where('id', 'in', [...new Set(userIds)]).execute();
+  const rows = await own(executor)
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('id', 'in', [...new Set(userIds)])
+    .execute();
   return new Map(rows.map((r) => [r.id, r.email]));
 }
 

@@ -71,7 +71,14 @@ export type ProposalStatus = (typeof PROPOSAL_STATUSES)[number];
  */
 export function statusOf(
   p: Proposal,
-  facts: { receipt: boolean; approvals: number; currentVersion: number; requiredApprovals: number; now: number; resourceMoved?: boolean },
+  facts: {
+    receipt: boolean;
+    approvals: number;
+    currentVersion: number;
+    requiredApprovals: number;
+    now: number;
+    resourceMoved?: boolean;
+  },
 ): ProposalStatus {
   if (facts.receipt) return 'executed';
   if (Date.parse(p.expiresAt) <= facts.now) return 'expired';

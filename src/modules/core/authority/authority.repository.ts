@@ -22,7 +22,12 @@ export const toProposal = (r: ProposalsTable): Proposal => ({
 });
 
 export const toApproval = (r: ApprovalsTable): Approval => ({
-  id: r.id, proposalId: r.proposal_id, digest: r.digest, approvedBy: r.approver_user_id, comment: r.comment, createdAt: r.created_at,
+  id: r.id,
+  proposalId: r.proposal_id,
+  digest: r.digest,
+  approvedBy: r.approver_user_id,
+  comment: r.comment,
+  createdAt: r.created_at,
 });
 
 export const toReceipt = (r: ReceiptsTable): Receipt => ({
@@ -42,13 +47,24 @@ export async function insertProposal(db: Executor, row: ProposalsTable): Promise
 }
 
 /** The proposal of one environment; on PostgreSQL `lock` holds its row until the transaction ends. */
-export async function findProposal(db: Executor, envId: string, id: string, lock = false): Promise<ProposalsTable | undefined> {
+export async function findProposal(
+  db: Executor,
+  envId: string,
+  id: string,
+  lock = false,
+): Promise<ProposalsTable | undefined> {
   const query = own(db).selectFrom('proposals').selectAll().where('id', '=', id).where('env_id', '=', envId);
   return (lock ? forUpdate(db, query) : query).executeTakeFirst();
 }
 
 export async function listProposals(db: Executor, envId: string, limit: number): Promise<ProposalsTable[]> {
-  return own(db).selectFrom('proposals').selectAll().where('env_id', '=', envId).orderBy('id', 'desc').limit(limit).execute();
+  return own(db)
+    .selectFrom('proposals')
+    .selectAll()
+    .where('env_id', '=', envId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }
 
 export async function approvalsOf(db: Executor, proposalIds: string[]): Promise<ApprovalsTable[]> {

@@ -18,12 +18,34 @@ import type { Principal, UserPrincipal } from '../../../platform/principal.js';
 import { canonicalEnvSlug } from '../apps/index.js';
 import type { AuthService } from '../auth/index.js';
 import { authorityOf } from '../journal/index.js';
-import { diffStates, resolveTarget, type ConfigMutator, type ConfigState, type ConfigStateStore, type EnvironmentTarget } from '../config/index.js';
 import {
-  CHANGE_KINDS, statusOf, type Approval, type BuiltinChangeKind, type Proposal, type ProposalPreview, type ProposalStatus, type ProposedChange, type Receipt,
+  diffStates,
+  resolveTarget,
+  type ConfigMutator,
+  type ConfigState,
+  type ConfigStateStore,
+  type EnvironmentTarget,
+} from '../config/index.js';
+import {
+  CHANGE_KINDS,
+  statusOf,
+  type Approval,
+  type BuiltinChangeKind,
+  type Proposal,
+  type ProposalPreview,
+  type ProposalStatus,
+  type ProposedChange,
+  type Receipt,
 } from './authority.model.js';
 import * as repo from './authority.repository.js';
-import { bodyValidator, builtinValidator, CHANGE_BODY_SCHEMAS, editFor, validateChangeBody, type ChangeEditDeps } from './change-edits.js';
+import {
+  bodyValidator,
+  builtinValidator,
+  CHANGE_BODY_SCHEMAS,
+  editFor,
+  validateChangeBody,
+  type ChangeEditDeps,
+} from './change-edits.js';
 import type { ChangeKindHandler, ProposalClearance } from './change-kinds.js';
 
 export interface AuthorityDeps extends ChangeEditDeps {
@@ -72,13 +94,35 @@ export interface Observation {
 }
 
 export interface AuthorityService {
-  mintToken(principal: Principal, input: TokenInput): Promise<{ token: string; id: string; capabilities: Capability[]; appIds: string[]; envs: string[] | null; expiresAt: string }>;
+  mintToken(
+    principal: Principal,
+    input: TokenInput,
+  ): Promise<{
+    token: string;
+    id: string;
+    capabilities: Capability[];
+    appIds: string[];
+    envs: string[] | null;
+    expiresAt: string;
+  }>;
   propose(principal: Principal, input: ProposeInput): Promise<Proposal>;
-  list(principal: Principal, query: { appId: string; env: string; status?: ProposalStatus; limit?: number }): Promise<ProposalView[]>;
+  list(
+    principal: Principal,
+    query: { appId: string; env: string; status?: ProposalStatus; limit?: number },
+  ): Promise<ProposalView[]>;
   show(principal: Principal, appId: string, id: string): Promise<ProposalView>;
-  approve(principal: Principal, input: { appId: string; env: string; proposalId: string; digest: string; comment?: string }): Promise<Approval>;
-  execute(principal: Principal, input: { appId: string; env: string; proposalId: string; digest: string }): Promise<Receipt>;
-  readback(principal: Principal, input: { appId: string; env: string; receiptId: string }): Promise<{ receipt: Receipt; observation: Observation }>;
+  approve(
+    principal: Principal,
+    input: { appId: string; env: string; proposalId: string; digest: string; comment?: string },
+  ): Promise<Approval>;
+  execute(
+    principal: Principal,
+    input: { appId: string; env: string; proposalId: string; digest: string },
+  ): Promise<Receipt>;
+  readback(
+    principal: Principal,
+    input: { appId: string; env: string; receiptId: string },
+  ): Promise<{ receipt: Receipt; observation: Observation }>;
   /** Adds change kinds owned by modules above core; only before the routes read `changeBodies`. */
   register(...handlers: ChangeKindHandler[]): void;
   /** Every kind's body schema, core's first (the routes' schemas and the OpenAPI document); closes registration. */
@@ -92,10 +136,14 @@ const LIST_LIMIT = 100;
 const proposalNotFound = (id: string) => notFound(`Proposal ${id}`);
 const isBuiltin = (kind: string): kind is BuiltinChangeKind => (CHANGE_KINDS as readonly string[]).includes(kind);
 const staleProposal = (baseVersion: number, currentVersion: number) =>
-  conflict('stale_proposal', `The environment moved from version ${baseVersion} to ${currentVersion} since the proposal.`, {
-    metadata: { baseVersion, currentVersion },
-    resolution: 'Propose the change again against the current version.',
-  });
+  conflict(
+    'stale_proposal',
+    `The environment moved from version ${baseVersion} to ${currentVersion} since the proposal.`,
+    {
+      metadata: { baseVersion, currentVersion },
+      resolution: 'Propose the change again against the current version.',
+    },
+  );
 const readbackMismatch = (expectedVersion: number, observedVersion: number | null) =>
   conflict('readback_mismatch', 'The applied state differs from the previewed result; nothing was applied.', {
     metadata: { expectedVersion, observedVersion },
@@ -138,7 +186,11 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
     return canonicalJson(now.state) !== canonicalJson(proposal.preview.resource.before);
   }
 
-  async function views(executor: Executor, target: EnvironmentTarget & { requiredApprovals: number }, rows: repo.ProposalRow[]): Promise<ProposalView[]> {
+  async function views(
+    executor: Executor,
+    target: EnvironmentTarget & { requiredApprovals: number },
+    rows: repo.ProposalRow[],
+  ): Promise<ProposalView[]> {
     const ids = rows.map((r) => r.id);
     // Sequential reads on the caller's executor: inside a SQLite transaction there is one connection.
     const approvals = await repo.approvalsOf(executor, ids);
@@ -150,9 +202,16 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
       const proposal = repo.toProposal(row);
       const mine = approvals.filter((a) => a.proposal_id === row.id).map(repo.toApproval);
       const receipt = receipts.find((r) => r.proposal_id === row.id);
-      const facts = { receipt: !!receipt, approvals: mine.length, currentVersion: current.version, requiredApprovals: target.requiredApprovals, now };
+      const facts = {
+        receipt: !!receipt,
+        approvals: mine.length,
+        currentVersion: current.version,
+        requiredApprovals: target.requiredApprovals,
+        now,
+      };
       let status = statusOf(proposal, facts);
-      if ((status === 'open' || status === 'approved') && (await resourceMoved(executor, target, proposal))) status = statusOf(proposal, { ...facts, resourceMoved: true });
+      if ((status === 'open' || status === 'approved') && (await resourceMoved(executor, target, proposal)))
+        status = statusOf(proposal, { ...facts, resourceMoved: true });
       out.push({ proposal, approvals: mine, receipt: receipt ? repo.toReceipt(receipt) : null, status });
     }
     return out;
@@ -162,14 +221,31 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
    * A registered kind's preview: the change made through its module, cleared by the proposal, in a
    * transaction holding the environment's lock, then rolled back (a preview announces nothing).
    */
-  async function dryRun(principal: Principal, target: EnvironmentTarget, input: ProposeInput, handler: ChangeKindHandler, proposalId: string): Promise<ProposalPreview> {
+  async function dryRun(
+    principal: Principal,
+    target: EnvironmentTarget,
+    input: ProposeInput,
+    handler: ChangeKindHandler,
+    proposalId: string,
+  ): Promise<ProposalPreview> {
     try {
       await inTransaction(db, async (trx) => {
         const base = await store.lock(trx, target);
         if (input.baseVersion !== base.version) throw versionConflict(base.version);
         const before = await handler.view(trx, target, input.change.body, proposalId);
-        const clearance: ProposalClearance = { type: 'proposal', proposalId, phase: 'preview', context: { proposalId } };
-        await handler.apply(trx, { principal, target, body: input.change.body, clearance, reason: input.reason ?? null });
+        const clearance: ProposalClearance = {
+          type: 'proposal',
+          proposalId,
+          phase: 'preview',
+          context: { proposalId },
+        };
+        await handler.apply(trx, {
+          principal,
+          target,
+          body: input.change.body,
+          clearance,
+          reason: input.reason ?? null,
+        });
         const after = (await store.readIn(trx, target.envId))!;
         const view = await handler.view(trx, target, input.change.body, proposalId);
         throw new PreviewTaken({
@@ -186,7 +262,10 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
   }
 
   /** Core's own kinds: the pure edit on the current state. */
-  async function editPreview(target: EnvironmentTarget & { ownerUserId: string }, input: ProposeInput & { change: { kind: BuiltinChangeKind } }): Promise<ProposalPreview> {
+  async function editPreview(
+    target: EnvironmentTarget & { ownerUserId: string },
+    input: ProposeInput & { change: { kind: BuiltinChangeKind } },
+  ): Promise<ProposalPreview> {
     const current = await store.current(target);
     if (input.baseVersion !== current.version) throw versionConflict(current.version);
     // Validated exactly as the route would (its 400s), and previewed against the base state.
@@ -219,7 +298,14 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
         name: input.name ?? null,
       };
       const issued = await deps.auth.issueScopedToken(principal.userId, scope, iso(createdAt), expiresAt);
-      return { token: issued.token, id: issued.id, capabilities: scope.capabilities, appIds: scope.appIds, envs: scope.envs, expiresAt };
+      return {
+        token: issued.token,
+        id: issued.id,
+        capabilities: scope.capabilities,
+        appIds: scope.appIds,
+        envs: scope.envs,
+        expiresAt,
+      };
     },
 
     async propose(principal, input) {
@@ -246,10 +332,20 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
       };
       const proposal: Proposal = { ...body, digest: digestOf(body) };
       await repo.insertProposal(db, {
-        id: proposal.id, app_id: proposal.appId, env_id: target.envId, env: proposal.env, base_version: proposal.baseVersion,
-        change: JSON.stringify(proposal.change), preview: JSON.stringify(proposal.preview), digest: proposal.digest,
-        proposed_by: JSON.stringify(proposal.proposedBy), proposer_user_id: principal.type === 'cli' ? principal.userId : null,
-        required_approvals: proposal.requiredApprovals, reason: proposal.reason, created_at: proposal.createdAt, expires_at: proposal.expiresAt,
+        id: proposal.id,
+        app_id: proposal.appId,
+        env_id: target.envId,
+        env: proposal.env,
+        base_version: proposal.baseVersion,
+        change: JSON.stringify(proposal.change),
+        preview: JSON.stringify(proposal.preview),
+        digest: proposal.digest,
+        proposed_by: JSON.stringify(proposal.proposedBy),
+        proposer_user_id: principal.type === 'cli' ? principal.userId : null,
+        required_approvals: proposal.requiredApprovals,
+        reason: proposal.reason,
+        created_at: proposal.createdAt,
+        expires_at: proposal.expiresAt,
       });
       return proposal;
     },
@@ -275,9 +371,14 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
       return inTransaction(db, async (trx) => {
         const row = await proposalOf(trx, target, input.proposalId, true);
         if (row.proposer_user_id === user.userId) {
-          throw new AppError(403, 'self_approval_forbidden', 'You proposed this change; someone else must approve it.', {
-            resolution: 'Ask another owner or editor of the app to approve the proposal.',
-          });
+          throw new AppError(
+            403,
+            'self_approval_forbidden',
+            'You proposed this change; someone else must approve it.',
+            {
+              resolution: 'Ask another owner or editor of the app to approve the proposal.',
+            },
+          );
         }
         const existing = (await repo.approvalsOf(trx, [row.id])).find((a) => a.approver_user_id === user.userId);
         if (existing) return repo.toApproval(existing);
@@ -286,10 +387,20 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
         if (view!.status === 'executed' || view!.status === 'expired' || view!.status === 'stale') {
           throw conflict('proposal_closed', `The proposal is ${view!.status} and takes no more approvals.`, {
             metadata: { status: view!.status },
-            resolution: view!.status === 'stale' ? 'Propose the change again against the current version.' : 'Propose a new change if one is still needed.',
+            resolution:
+              view!.status === 'stale'
+                ? 'Propose the change again against the current version.'
+                : 'Propose a new change if one is still needed.',
           });
         }
-        const approval = { id: newId('apv'), proposal_id: row.id, approver_user_id: user.userId, digest: row.digest, comment: input.comment ?? null, created_at: iso(deps.now()) };
+        const approval = {
+          id: newId('apv'),
+          proposal_id: row.id,
+          approver_user_id: user.userId,
+          digest: row.digest,
+          comment: input.comment ?? null,
+          created_at: iso(deps.now()),
+        };
         await repo.insertApproval(trx, approval);
         return repo.toApproval(approval);
       }).catch(async (err) => {
@@ -302,73 +413,120 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
     },
 
     async execute(principal, input) {
-      const run = () => inTransaction(db, async (trx) => {
-        const target = await resolveTarget(access, principal, input.appId, input.env, 'execute', trx);
-        // Locked: a concurrent execute (any process) waits here, then finds the receipt below.
-        const row = await proposalOf(trx, target, input.proposalId, true);
-        if (input.digest !== row.digest) throw digestMismatch(row.digest);
-        const [done] = await repo.receiptsOf(trx, [row.id]);
-        if (done) return repo.toReceipt(done);
-        const proposal = repo.toProposal(row);
-        if (Date.parse(proposal.expiresAt) <= deps.now()) {
-          throw conflict('proposal_expired', `The proposal expired at ${proposal.expiresAt}.`, { resolution: 'Propose the change again.' });
-        }
-        const approvals = (await repo.approvalsOf(trx, [row.id])).map(repo.toApproval);
-        if (approvals.length < target.requiredApprovals) {
-          throw conflict('approvals_missing', `The proposal has ${approvals.length} of the ${target.requiredApprovals} approvals environment ${target.env} requires.`, {
-            metadata: { approvals: approvals.length, requiredApprovals: target.requiredApprovals },
-            resolution: 'Ask other owners or editors to approve it (POST /api/v1/authority/approve), then execute again.',
-          });
-        }
-        const receiptId = newId('rcp');
-        const clearance: ProposalClearance = {
-          type: 'proposal', proposalId: proposal.id, phase: 'execute',
-          context: { proposalId: proposal.id, receiptId, proposedBy: proposal.proposedBy, approvers: approvals.map((a) => a.approvedBy) },
-        };
-        const handler = handlerOf(proposal.change.kind);
-        let base: ConfigState | null = null;
-        let applied: { version: number; changeId: string | null };
-        if (handler) {
-          // The environment stays locked from here to the read-back: nothing slips in between.
-          const current = await store.lock(trx, target);
-          if (current.version !== proposal.baseVersion) throw staleProposal(proposal.baseVersion, current.version);
-          base = current.state;
-          await handler.apply(trx, { principal, target, body: proposal.change.body, clearance, reason: proposal.reason });
-          const after = (await store.readIn(trx, target.envId))!;
-          const changeId = after.version > current.version ? ((await store.retained(trx, target.envId, after.version))?.changeId ?? null) : null;
-          applied = { version: after.version, changeId };
-        } else {
-          applied = await mutator.apply(
-            trx,
-            { target, source: 'authority', authority: authorityOf(principal), clearance },
-            async (current) => {
-              if (current.version !== proposal.baseVersion) throw staleProposal(proposal.baseVersion, current.version);
-              base = JSON.parse(canonicalJson(current.state)) as ConfigState;
-              return editFor(deps, trx, target, current, proposal.change as { kind: BuiltinChangeKind; body: Record<string, unknown> });
-            },
-          );
-        }
-        // Read back inside the transaction: what is now stored must be what the approvers saw.
-        const stored = await store.readIn(trx, target.envId);
-        const observed = stored && base !== null ? diffStates(base, stored.state) : null;
-        if (!stored || stored.version !== proposal.preview.resultVersion || canonicalJson(observed) !== canonicalJson(proposal.preview.changes)) {
-          throw readbackMismatch(proposal.preview.resultVersion, stored?.version ?? null);
-        }
-        if (handler && proposal.preview.resource) {
-          const view = await handler.view(trx, target, proposal.change.body, proposal.id);
-          const previewed = proposal.preview.resource;
-          if (view.type !== previewed.type || view.id !== previewed.id || canonicalJson(view.state) !== canonicalJson(previewed.after)) {
-            throw readbackMismatch(proposal.preview.resultVersion, stored.version);
+      const run = () =>
+        inTransaction(db, async (trx) => {
+          const target = await resolveTarget(access, principal, input.appId, input.env, 'execute', trx);
+          // Locked: a concurrent execute (any process) waits here, then finds the receipt below.
+          const row = await proposalOf(trx, target, input.proposalId, true);
+          if (input.digest !== row.digest) throw digestMismatch(row.digest);
+          const [done] = await repo.receiptsOf(trx, [row.id]);
+          if (done) return repo.toReceipt(done);
+          const proposal = repo.toProposal(row);
+          if (Date.parse(proposal.expiresAt) <= deps.now()) {
+            throw conflict('proposal_expired', `The proposal expired at ${proposal.expiresAt}.`, {
+              resolution: 'Propose the change again.',
+            });
           }
-        }
-        const receipt = {
-          id: receiptId, proposal_id: proposal.id, app_id: target.appId, env_id: target.envId, digest: proposal.digest,
-          applied_version: applied.version, change_id: applied.changeId, state_digest: digestOf(stored.state),
-          approvals: JSON.stringify(approvals), executed_by: JSON.stringify(authorityOf(principal)), executed_at: iso(deps.now()),
-        };
-        await repo.insertReceipt(trx, receipt);
-        return repo.toReceipt(receipt);
-      });
+          const approvals = (await repo.approvalsOf(trx, [row.id])).map(repo.toApproval);
+          if (approvals.length < target.requiredApprovals) {
+            throw conflict(
+              'approvals_missing',
+              `The proposal has ${approvals.length} of the ${target.requiredApprovals} approvals environment ${target.env} requires.`,
+              {
+                metadata: { approvals: approvals.length, requiredApprovals: target.requiredApprovals },
+                resolution:
+                  'Ask other owners or editors to approve it (POST /api/v1/authority/approve), then execute again.',
+              },
+            );
+          }
+          const receiptId = newId('rcp');
+          const clearance: ProposalClearance = {
+            type: 'proposal',
+            proposalId: proposal.id,
+            phase: 'execute',
+            context: {
+              proposalId: proposal.id,
+              receiptId,
+              proposedBy: proposal.proposedBy,
+              approvers: approvals.map((a) => a.approvedBy),
+            },
+          };
+          const handler = handlerOf(proposal.change.kind);
+          let base: ConfigState | null = null;
+          let applied: { version: number; changeId: string | null };
+          if (handler) {
+            // The environment stays locked from here to the read-back: nothing slips in between.
+            const current = await store.lock(trx, target);
+            if (current.version !== proposal.baseVersion) throw staleProposal(proposal.baseVersion, current.version);
+            base = current.state;
+            await handler.apply(trx, {
+              principal,
+              target,
+              body: proposal.change.body,
+              clearance,
+              reason: proposal.reason,
+            });
+            const after = (await store.readIn(trx, target.envId))!;
+            const changeId =
+              after.version > current.version
+                ? ((await store.retained(trx, target.envId, after.version))?.changeId ?? null)
+                : null;
+            applied = { version: after.version, changeId };
+          } else {
+            applied = await mutator.apply(
+              trx,
+              { target, source: 'authority', authority: authorityOf(principal), clearance },
+              async (current) => {
+                if (current.version !== proposal.baseVersion)
+                  throw staleProposal(proposal.baseVersion, current.version);
+                base = JSON.parse(canonicalJson(current.state)) as ConfigState;
+                return editFor(
+                  deps,
+                  trx,
+                  target,
+                  current,
+                  proposal.change as { kind: BuiltinChangeKind; body: Record<string, unknown> },
+                );
+              },
+            );
+          }
+          // Read back inside the transaction: what is now stored must be what the approvers saw.
+          const stored = await store.readIn(trx, target.envId);
+          const observed = stored && base !== null ? diffStates(base, stored.state) : null;
+          if (
+            !stored ||
+            stored.version !== proposal.preview.resultVersion ||
+            canonicalJson(observed) !== canonicalJson(proposal.preview.changes)
+          ) {
+            throw readbackMismatch(proposal.preview.resultVersion, stored?.version ?? null);
+          }
+          if (handler && proposal.preview.resource) {
+            const view = await handler.view(trx, target, proposal.change.body, proposal.id);
+            const previewed = proposal.preview.resource;
+            if (
+              view.type !== previewed.type ||
+              view.id !== previewed.id ||
+              canonicalJson(view.state) !== canonicalJson(previewed.after)
+            ) {
+              throw readbackMismatch(proposal.preview.resultVersion, stored.version);
+            }
+          }
+          const receipt = {
+            id: receiptId,
+            proposal_id: proposal.id,
+            app_id: target.appId,
+            env_id: target.envId,
+            digest: proposal.digest,
+            applied_version: applied.version,
+            change_id: applied.changeId,
+            state_digest: digestOf(stored.state),
+            approvals: JSON.stringify(approvals),
+            executed_by: JSON.stringify(authorityOf(principal)),
+            executed_at: iso(deps.now()),
+          };
+          await repo.insertReceipt(trx, receipt);
+          return repo.toReceipt(receipt);
+        });
       try {
         return await run();
       } catch (err) {
@@ -402,14 +560,18 @@ export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
     register(...added) {
       if (sealed) throw new Error('change kinds are registered before the authority routes are built');
       for (const handler of added) {
-        if (isBuiltin(handler.kind) || handlers.has(handler.kind)) throw new Error(`change kind ${handler.kind} is registered twice`);
+        if (isBuiltin(handler.kind) || handlers.has(handler.kind))
+          throw new Error(`change kind ${handler.kind} is registered twice`);
         handlers.set(handler.kind, { handler, validate: bodyValidator(handler.body) });
       }
     },
 
     changeBodies() {
       sealed = true;
-      return { ...CHANGE_BODY_SCHEMAS, ...Object.fromEntries([...handlers].map(([kind, h]) => [kind, h.handler.body])) };
+      return {
+        ...CHANGE_BODY_SCHEMAS,
+        ...Object.fromEntries([...handlers].map(([kind, h]) => [kind, h.handler.body])),
+      };
     },
   };
 }

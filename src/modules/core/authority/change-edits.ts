@@ -7,7 +7,16 @@ import type { Executor } from '../../../db/transaction.js';
 import { toAppError } from '../../../platform/error-handler.js';
 import { nowIso } from '../../../platform/ids.js';
 import { createValidatorCompiler } from '../../../platform/validation.js';
-import { BulkApplyBody, bulkApply, deleteFlag, PatchFlagBody, patchFlag, type BulkChanges, type FlagFields, type FlagPatchOp } from '../flags/index.js';
+import {
+  BulkApplyBody,
+  bulkApply,
+  deleteFlag,
+  PatchFlagBody,
+  patchFlag,
+  type BulkChanges,
+  type FlagFields,
+  type FlagPatchOp,
+} from '../flags/index.js';
 import { rollbackRequestFields, type RollbacksService, type RollbackScopeInput } from '../rollbacks/index.js';
 import type { ConfigEdit, CurrentConfig, EnvironmentTarget } from '../config/index.js';
 import type { BuiltinChangeKind } from './authority.model.js';
@@ -20,12 +29,18 @@ function without<T extends TProperties>(schema: TObject<T>, fields: string[], ti
 
 export const CHANGE_BODY_SCHEMAS: Record<BuiltinChangeKind, TObject> = {
   'flag.patch': without(PatchFlagBody, ['appId', 'env', 'expectedVersion'], 'ProposedFlagPatch'),
-  'flag.delete': Type.Object({ key: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false, title: 'ProposedFlagDelete' }),
+  'flag.delete': Type.Object(
+    { key: Type.String({ minLength: 1, maxLength: 128 }) },
+    { additionalProperties: false, title: 'ProposedFlagDelete' },
+  ),
   'bulk.apply': without(BulkApplyBody, ['appId', 'env', 'expectedVersion', 'idempotencyKey'], 'ProposedBulkApply'),
   'rollback.apply': Type.Object(
     {
       ...rollbackRequestFields,
-      planDigest: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'Digest of the reviewed rollback plan at baseVersion.' }),
+      planDigest: Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'Digest of the reviewed rollback plan at baseVersion.',
+      }),
       reason: Type.Optional(Type.String({ maxLength: 1000 })),
     },
     { additionalProperties: false, title: 'ProposedRollbackApply' },
@@ -38,12 +53,19 @@ type Validator = ReturnType<typeof compile> & { errors?: unknown[] | null };
 /** A kind's body validator, compiled once. */
 export const bodyValidator = (schema: TObject): Validator => compile(schema, 'body') as Validator;
 
-const validators = Object.fromEntries(Object.entries(CHANGE_BODY_SCHEMAS).map(([kind, schema]) => [kind, bodyValidator(schema)])) as Record<BuiltinChangeKind, Validator>;
+const validators = Object.fromEntries(
+  Object.entries(CHANGE_BODY_SCHEMAS).map(([kind, schema]) => [kind, bodyValidator(schema)]),
+) as Record<BuiltinChangeKind, Validator>;
 
 /** The change body checked against its route's schema: the route's own 400 (same paths, same messages). */
 export function validateChangeBody(body: unknown, validate: Validator): void {
   if (validate(body)) return;
-  throw toAppError(Object.assign(new Error('invalid change body'), { validation: validate.errors ?? [], validationContext: 'body' }) as never);
+  throw toAppError(
+    Object.assign(new Error('invalid change body'), {
+      validation: validate.errors ?? [],
+      validationContext: 'body',
+    }) as never,
+  );
 }
 
 export const builtinValidator = (kind: BuiltinChangeKind): Validator => validators[kind];
@@ -75,6 +97,11 @@ export async function editFor(
     case 'bulk.apply':
       return { ...bulkApply(current.state, body as BulkChanges, nowIso()), resourceId: target.envId };
     case 'rollback.apply':
-      return deps.rollbacks.edit(executor, target, current, body as { targetVersion: number; scope?: RollbackScopeInput; planDigest: string; reason?: string });
+      return deps.rollbacks.edit(
+        executor,
+        target,
+        current,
+        body as { targetVersion: number; scope?: RollbackScopeInput; planDigest: string; reason?: string },
+      );
   }
 }

@@ -35,7 +35,12 @@ export interface ChangeKindHandler {
   /** The body: the direct route's without appId and env, with the target's ids (validation and OpenAPI). */
   body: TObject;
   /** What the body acts on, read in `executor` (the proposal id names what a creation will create). */
-  view(executor: Executor, target: EnvironmentTarget, body: Record<string, unknown>, proposalId: string): Promise<ResourceView>;
+  view(
+    executor: Executor,
+    target: EnvironmentTarget,
+    body: Record<string, unknown>,
+    proposalId: string,
+  ): Promise<ResourceView>;
   /** Makes the change inside `trx` as the direct route would; throws its errors (400, 404, 409). */
   apply(trx: Executor, call: ChangeKindCall): Promise<void>;
 }

@@ -12,13 +12,13 @@ import type { JournalSource } from '../journal/index.js';
 
 export type Clearance =
   | {
-    type: 'proposal';
-    proposalId: string;
-    /** `preview`: the dry run at proposal time (rolled back, announces nothing); `execute`: the real thing. */
-    phase: 'preview' | 'execute';
-    /** What every journal entry of the execution names: proposal, receipt, proposer, approvers. */
-    context: Record<string, unknown>;
-  }
+      type: 'proposal';
+      proposalId: string;
+      /** `preview`: the dry run at proposal time (rolled back, announces nothing); `execute`: the real thing. */
+      phase: 'preview' | 'execute';
+      /** What every journal entry of the execution names: proposal, receipt, proposer, approvers. */
+      context: Record<string, unknown>;
+    }
   | { type: 'emergency'; reason: string };
 
 /** The change a widening move should be proposed as: its kind, its body and the CLI command. */
@@ -33,14 +33,26 @@ export function approvalRequired(env: string, requiredApprovals: number, hint?: 
   if (!hint) {
     return new AppError(403, 'approval_required', `Environment ${env} is protected: changes need ${approvals}.`, {
       metadata: { requiredApprovals },
-      resolution: 'Use the authority workflow: POST /api/v1/authority/propose (ensign propose), have another member approve it (POST /api/v1/authority/approve), then POST /api/v1/authority/execute.',
+      resolution:
+        'Use the authority workflow: POST /api/v1/authority/propose (ensign propose), have another member approve it (POST /api/v1/authority/approve), then POST /api/v1/authority/execute.',
     });
   }
-  return new AppError(403, 'approval_required', `Environment ${env} is protected: this move widens exposure and needs ${approvals}.`, {
-    metadata: { requiredApprovals, changeKind: hint.kind, change: { kind: hint.kind, body: hint.body }, command: hint.command },
-    resolution: `Propose it as change kind ${hint.kind}: ${hint.command} (POST /api/v1/authority/propose with change ${JSON.stringify({ kind: hint.kind, body: hint.body })}); `
-      + 'another owner or editor approves it (ensign approve), then execute it (ensign execute). Stops that only reduce exposure are direct with a reason.',
-  });
+  return new AppError(
+    403,
+    'approval_required',
+    `Environment ${env} is protected: this move widens exposure and needs ${approvals}.`,
+    {
+      metadata: {
+        requiredApprovals,
+        changeKind: hint.kind,
+        change: { kind: hint.kind, body: hint.body },
+        command: hint.command,
+      },
+      resolution:
+        `Propose it as change kind ${hint.kind}: ${hint.command} (POST /api/v1/authority/propose with change ${JSON.stringify({ kind: hint.kind, body: hint.body })}); ` +
+        'another owner or editor approves it (ensign approve), then execute it (ensign execute). Stops that only reduce exposure are direct with a reason.',
+    },
+  );
 }
 
 /** Whom a cleared write checks: the proposer at preview, the executor at execution, else `need`. */
@@ -72,7 +84,8 @@ export function clearedId(clearance: Clearance | undefined, prefix: string): str
 }
 
 /** The id a proposal gives the record of type `prefix` it creates: prp_X → <prefix>_X. */
-export const proposedId = (proposalId: string, prefix: string) => `${prefix}_${proposalId.slice(proposalId.indexOf('_') + 1)}`;
+export const proposedId = (proposalId: string, prefix: string) =>
+  `${prefix}_${proposalId.slice(proposalId.indexOf('_') + 1)}`;
 
 /** A bucketing salt a proposal draws: derived from the proposal id (so previewed exactly), else `fresh()`. */
 export function clearedSalt(clearance: Clearance | undefined, purpose: string, fresh: () => string): string {
@@ -94,8 +107,11 @@ export function clearDirectMove(
   if (clearance || target.requiredApprovals === 0) return clearance;
   if (!move.stop) throw approvalRequired(target.env, target.requiredApprovals, move.proposal);
   if (!move.reason || move.reason.trim() === '') {
-    throw validationError(`Environment ${target.env} is protected: an emergency stop must say why.`, [{ path: '/reason', message: 'is required for a stop in a protected environment' }],
-      'Send the stop again with a reason (ensign … stop --reason "…"); it is journaled with source emergency.');
+    throw validationError(
+      `Environment ${target.env} is protected: an emergency stop must say why.`,
+      [{ path: '/reason', message: 'is required for a stop in a protected environment' }],
+      'Send the stop again with a reason (ensign … stop --reason "…"); it is journaled with source emergency.',
+    );
   }
   return { type: 'emergency', reason: move.reason };
 }

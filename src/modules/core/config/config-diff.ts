@@ -28,7 +28,14 @@ const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
 const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 const unpointer = (segment: string) => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
-function entry(op: DiffEntry['op'], resourceType: string, key: string, path: string, before: unknown, after: unknown): DiffEntry {
+function entry(
+  op: DiffEntry['op'],
+  resourceType: string,
+  key: string,
+  path: string,
+  before: unknown,
+  after: unknown,
+): DiffEntry {
   return { op, resourceType, key, path, ...(op !== 'add' ? { before } : {}), ...(op !== 'remove' ? { after } : {}) };
 }
 
@@ -74,7 +81,16 @@ function diffFlags(a: Record<string, FlagRecord>, b: Record<string, FlagRecord>,
         const n = (after.overrides ?? {}) as Record<string, unknown>;
         diffMap(o, n, (subject) => ({ resourceType: 'flag', key, path: `/overrides/${pointer(subject)}` }), out);
       } else if (!same(before[field], after[field])) {
-        out.push(entry(has(before, field) ? (has(after, field) ? 'change' : 'remove') : 'add', 'flag', key, `/${pointer(field)}`, before[field], after[field]));
+        out.push(
+          entry(
+            has(before, field) ? (has(after, field) ? 'change' : 'remove') : 'add',
+            'flag',
+            key,
+            `/${pointer(field)}`,
+            before[field],
+            after[field],
+          ),
+        );
       }
     }
   }
@@ -96,7 +112,8 @@ export function diffStates(before: ConfigState, after: ConfigState): DiffEntry[]
     const y = b[section];
     const objects = isObject(x) && isObject(y);
     if (objects) diffMap(x, y, (field) => ({ resourceType: section, key: field, path: '' }), out);
-    else if (!same(x, y)) out.push(entry(x === undefined ? 'add' : y === undefined ? 'remove' : 'change', 'state', section, '', x, y));
+    else if (!same(x, y))
+      out.push(entry(x === undefined ? 'add' : y === undefined ? 'remove' : 'change', 'state', section, '', x, y));
   }
   return out.sort(compareEntries);
 }
@@ -146,8 +163,13 @@ export function redactSubjects(entries: DiffEntry[], hash: (subject: string) => 
   };
   return entries.map((e) => {
     if (e.resourceType !== 'flag') return e;
-    if (e.path.startsWith('/overrides/')) return { ...e, path: `/overrides/${hash(unpointer(e.path.slice('/overrides/'.length)))}` };
+    if (e.path.startsWith('/overrides/'))
+      return { ...e, path: `/overrides/${hash(unpointer(e.path.slice('/overrides/'.length)))}` };
     if (e.path !== '') return e;
-    return { ...e, ...(has(e, 'before') ? { before: redactFlag(e.before) } : {}), ...(has(e, 'after') ? { after: redactFlag(e.after) } : {}) };
+    return {
+      ...e,
+      ...(has(e, 'before') ? { before: redactFlag(e.before) } : {}),
+      ...(has(e, 'after') ? { after: redactFlag(e.after) } : {}),
+    };
   });
 }

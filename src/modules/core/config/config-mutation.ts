@@ -76,11 +76,13 @@ export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
         if (required > 0) throw approvalRequired(target.env, required);
       }
       const current = await deps.store.lock(trx, target);
-      if (request.expectedVersion !== undefined && request.expectedVersion !== current.version) throw versionConflict(current.version);
+      if (request.expectedVersion !== undefined && request.expectedVersion !== current.version)
+        throw versionConflict(current.version);
       const edit = await compute(current);
       const changes = diffStates(current.state, edit.state);
       // No-op: same answer, no version, no journal entry (CONTRACT section 1, Concurrency).
-      if (changes.length === 0) return { version: current.version, changeId: null, applied: false, result: edit.result };
+      if (changes.length === 0)
+        return { version: current.version, changeId: null, applied: false, result: edit.result };
       const entry = await deps.journal.record(trx, {
         appId: target.appId,
         env: target.env,
@@ -92,7 +94,9 @@ export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
         beforeVersion: current.version,
         afterVersion: current.version + 1,
         diff: redactSubjects(changes, hashSubject),
-        ...(edit.context || request.clearance ? { context: { ...edit.context, ...clearanceContext(request.clearance) } } : {}),
+        ...(edit.context || request.clearance
+          ? { context: { ...edit.context, ...clearanceContext(request.clearance) } }
+          : {}),
       });
       const version = await deps.store.commit(trx, target, current, {
         state: edit.state,
@@ -108,8 +112,19 @@ export function createConfigMutator(deps: ConfigMutatorDeps): ConfigMutator {
 
 /** The environment a management request names, after the ownership check (403/404). */
 export async function resolveTarget(
-  access: AppAccess, principal: Principal, appId: string, env: string, need: Permission, executor?: Executor,
+  access: AppAccess,
+  principal: Principal,
+  appId: string,
+  env: string,
+  need: Permission,
+  executor?: Executor,
 ): Promise<EnvironmentTarget & { ownerUserId: string; requiredApprovals: number }> {
   const found = await access.requireEnv(principal, appId, env, need, executor);
-  return { appId: found.app.id, envId: found.env.id, env: found.env.slug, ownerUserId: found.app.ownerUserId, requiredApprovals: found.env.requiredApprovals };
+  return {
+    appId: found.app.id,
+    envId: found.env.id,
+    env: found.env.slug,
+    ownerUserId: found.app.ownerUserId,
+    requiredApprovals: found.env.requiredApprovals,
+  };
 }

@@ -20,7 +20,9 @@ function memoryNotifier() {
 test('a throwing listener is reported with the change; the others still hear it; a malformed payload is skipped', () => {
   const { notifier, emit } = memoryNotifier();
   const failures: { error: unknown; change: ConfigChange }[] = [];
-  const store = createConfigStateStore({} as Kysely<Database>, notifier, (error, change) => failures.push({ error, change }));
+  const store = createConfigStateStore({} as Kysely<Database>, notifier, (error, change) =>
+    failures.push({ error, change }),
+  );
   const heard: ConfigChange[] = [];
   store.onChange(() => {
     throw new Error('listener defect');

@@ -57,7 +57,11 @@ const rethrow: ListenerFailure = (error) => {
   });
 };
 
-export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNotifier, onListenerFailure: ListenerFailure = rethrow): ConfigStateStore {
+export function createConfigStateStore(
+  db: Kysely<Database>,
+  notifier: ChangeNotifier,
+  onListenerFailure: ListenerFailure = rethrow,
+): ConfigStateStore {
   return {
     lock: (trx, target) => repo.lockConfig(trx, target),
     async commit(trx, target, locked, change) {
@@ -75,8 +79,18 @@ export function createConfigStateStore(db: Kysely<Database>, notifier: ChangeNot
         created_at: at,
       });
       await repo.writeConfig(trx, target.envId, version, state, at);
-      await repo.pruneVersions(trx, target.envId, version, RETAIN_NEWEST, new Date(Date.now() - RETAIN_DAYS * 86_400_000).toISOString());
-      if (change.announce !== false) await notifier.publish(trx, JSON.stringify({ envId: target.envId, appId: target.appId, version } satisfies ConfigChange));
+      await repo.pruneVersions(
+        trx,
+        target.envId,
+        version,
+        RETAIN_NEWEST,
+        new Date(Date.now() - RETAIN_DAYS * 86_400_000).toISOString(),
+      );
+      if (change.announce !== false)
+        await notifier.publish(
+          trx,
+          JSON.stringify({ envId: target.envId, appId: target.appId, version } satisfies ConfigChange),
+        );
       return version;
     },
     async current(target) {

@@ -1,7 +1,14 @@
 import type { Executor } from '../../../db/transaction.js';
 import { forUpdate } from '../../../db/row-locks.js';
 import type { ConfigVersionsTable, VersionsTables } from './versions.table.js';
-import { emptyState, parseStoredState, type ConfigState, type CurrentConfig, type EnvironmentTarget, type VersionSnapshot } from './versions.model.js';
+import {
+  emptyState,
+  parseStoredState,
+  type ConfigState,
+  type CurrentConfig,
+  type EnvironmentTarget,
+  type VersionSnapshot,
+} from './versions.model.js';
 import { ownTables } from '../../../db/owned-tables.js';
 
 const own = ownTables<VersionsTables>();
@@ -19,7 +26,16 @@ export async function ensureConfigRow(db: Executor, target: EnvironmentTarget): 
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
     await own(db)
       .insertInto('config_versions')
-      .values({ env_id: target.envId, version: 0, app_id: target.appId, change_id: null, operation: 'environment.create', authority: JSON.stringify({ type: 'system' }), state, created_at: new Date().toISOString() })
+      .values({
+        env_id: target.envId,
+        version: 0,
+        app_id: target.appId,
+        change_id: null,
+        operation: 'environment.create',
+        authority: JSON.stringify({ type: 'system' }),
+        state,
+        created_at: new Date().toISOString(),
+      })
       .onConflict((oc) => oc.columns(['env_id', 'version']).doNothing())
       .execute();
   }
@@ -28,24 +44,48 @@ export async function ensureConfigRow(db: Executor, target: EnvironmentTarget): 
 /** Reads the current config and locks its row until the transaction ends. */
 export async function lockConfig(db: Executor, target: EnvironmentTarget): Promise<CurrentConfig> {
   await ensureConfigRow(db, target);
-  const row = await forUpdate(db, own(db).selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', target.envId)).executeTakeFirst();
+  const row = await forUpdate(
+    db,
+    own(db).selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', target.envId),
+  ).executeTakeFirst();
   if (!row) throw new Error(`environment config ${target.envId} vanished`);
   return { version: Number(row.version), state: parseStoredState(row.state) };
 }
 
 export async function readConfig(db: Executor, envId: string): Promise<CurrentConfig | null> {
-  const row = await own(db).selectFrom('environment_configs').select(['version', 'state']).where('env_id', '=', envId).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('environment_configs')
+    .select(['version', 'state'])
+    .where('env_id', '=', envId)
+    .executeTakeFirst();
   return row ? { version: Number(row.version), state: parseStoredState(row.state) } : null;
 }
 
 /** Versions of every environment changed after `since` (the delivery cache's polling fallback). */
-export async function changedSince(db: Executor, since: string): Promise<{ envId: string; version: number; updatedAt: string }[]> {
-  const rows = await own(db).selectFrom('environment_configs').select(['env_id', 'version', 'updated_at']).where('updated_at', '>', since).execute();
+export async function changedSince(
+  db: Executor,
+  since: string,
+): Promise<{ envId: string; version: number; updatedAt: string }[]> {
+  const rows = await own(db)
+    .selectFrom('environment_configs')
+    .select(['env_id', 'version', 'updated_at'])
+    .where('updated_at', '>', since)
+    .execute();
   return rows.map((r) => ({ envId: r.env_id, version: Number(r.version), updatedAt: r.updated_at }));
 }
 
-export async function writeConfig(db: Executor, envId: string, version: number, state: string, at: string): Promise<void> {
-  await own(db).updateTable('environment_configs').set({ version, state, updated_at: at }).where('env_id', '=', envId).execute();
+export async function writeConfig(
+  db: Executor,
+  envId: string,
+  version: number,
+  state: string,
+  at: string,
+): Promise<void> {
+  await own(db)
+    .updateTable('environment_configs')
+    .set({ version, state, updated_at: at })
+    .where('env_id', '=', envId)
+    .execute();
 }
 
 export async function insertVersion(db: Executor, row: ConfigVersionsTable): Promise<void> {
@@ -53,8 +93,19 @@ export async function insertVersion(db: Executor, row: ConfigVersionsTable): Pro
 }
 
 /** Keeps the newest `keep` versions and every version younger than `keepAfter`. */
-export async function pruneVersions(db: Executor, envId: string, newest: number, keep: number, keepAfter: string): Promise<void> {
-  await own(db).deleteFrom('config_versions').where('env_id', '=', envId).where('version', '<=', newest - keep).where('created_at', '<', keepAfter).execute();
+export async function pruneVersions(
+  db: Executor,
+  envId: string,
+  newest: number,
+  keep: number,
+  keepAfter: string,
+): Promise<void> {
+  await own(db)
+    .deleteFrom('config_versions')
+    .where('env_id', '=', envId)
+    .where('version', '<=', newest - keep)
+    .where('created_at', '<', keepAfter)
+    .execute();
 }
 
 export function toSnapshot(row: ConfigVersionsTable): VersionSnapshot {

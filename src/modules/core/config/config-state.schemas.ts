@@ -9,7 +9,10 @@ import { FLAG_TYPES, OPERATORS } from '@ensign/engine';
 const TypedValue = (description: string) => Type.Unknown({ description });
 const Percentage = Type.Number({ minimum: 0, maximum: 100, description: '0 to 100, at most two decimals.' });
 
-export const FlagTypeSchema = Type.Union(FLAG_TYPES.map((t) => Type.Literal(t)), { description: 'bool, string, number or json' });
+export const FlagTypeSchema = Type.Union(
+  FLAG_TYPES.map((t) => Type.Literal(t)),
+  { description: 'bool, string, number or json' },
+);
 
 export const RolloutSchema = Type.Object(
   {
@@ -34,7 +37,8 @@ export const ConditionSchema = Type.Object(
     attribute: Type.String({ description: 'Dotted path into the evaluation context; targetingKey names the subject.' }),
     operator: Type.Union(OPERATORS.map((o) => Type.Literal(o))),
     values: Type.Array(Type.Unknown(), {
-      description: 'Typed by the operator: strings for contains/startsWith/endsWith, one regular expression (≤ 256 characters) for matches, numbers for lt/lte/gt/gte, semantic versions for semver*, RFC 3339 timestamps for before/after, none for exists/notExists.',
+      description:
+        'Typed by the operator: strings for contains/startsWith/endsWith, one regular expression (≤ 256 characters) for matches, numbers for lt/lte/gt/gte, semantic versions for semver*, RFC 3339 timestamps for before/after, none for exists/notExists.',
     }),
   },
   { additionalProperties: false, title: 'Condition' },
@@ -68,17 +72,28 @@ export const DependencySchema = Type.Object(
 /** Every field of a flag except its key, as a request may give them. */
 export const flagFieldSchemas = {
   type: FlagTypeSchema,
-  value: TypedValue('The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB).'),
-  enabled: Type.Boolean({ description: 'The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route.' }),
-  offValue: TypedValue('Served while enabled is false; of the flag type. Defaults to value when the flag is created (and when a type change gives no offValue of the new type).'),
+  value: TypedValue(
+    'The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB).',
+  ),
+  enabled: Type.Boolean({
+    description:
+      'The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route.',
+  }),
+  offValue: TypedValue(
+    'Served while enabled is false; of the flag type. Defaults to value when the flag is created (and when a type change gives no offValue of the new type).',
+  ),
   clientEnabled: Type.Boolean({ description: 'Visible to pub_ keys when true.' }),
   description: Type.String({ description: 'At most 1024 characters.' }),
   rollout: Type.Union([RolloutSchema, Type.Null()], { description: 'Exclusive with variants.' }),
   variants: Type.Union([Type.Array(VariantSchema), Type.Null()], { description: 'Exclusive with rollout.' }),
   rules: Type.Array(RuleSchema, { description: 'Ordered; the first matching rule serves.' }),
-  overrides: Type.Record(Type.String(), Type.Unknown(), { description: 'Targeting key → value of the flag type; checked before rules.' }),
+  overrides: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Targeting key → value of the flag type; checked before rules.',
+  }),
   dependencies: Type.Array(DependencySchema, { description: 'Prerequisite flags; no cycles.' }),
-  metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'Free JSON object, at most 4 KiB; never sent to pub_ keys.' }),
+  metadata: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'Free JSON object, at most 4 KiB; never sent to pub_ keys.',
+  }),
 };
 
 export const FLAG_KEY_DESCRIPTION = '1 to 128 characters of A-Z a-z 0-9 . _ - :, starting with a letter or digit.';

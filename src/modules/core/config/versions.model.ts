@@ -26,7 +26,11 @@ export interface ConfigState {
 export const DEFAULT_TTL_SECONDS = 60;
 
 export function emptyState(): ConfigState {
-  return { flags: {}, privacy: { privateAttributes: [], clientMetadataKeys: [] }, settings: { ttlSeconds: DEFAULT_TTL_SECONDS } };
+  return {
+    flags: {},
+    privacy: { privateAttributes: [], clientMetadataKeys: [] },
+    settings: { ttlSeconds: DEFAULT_TTL_SECONDS },
+  };
 }
 
 /**

@@ -27,6 +27,11 @@ export async function listVersions(db: Executor, envId: string, upTo: number, li
 }
 
 export async function findVersion(db: Executor, envId: string, version: number): Promise<VersionSnapshot | undefined> {
-  const row = await own(db).selectFrom('config_versions').selectAll().where('env_id', '=', envId).where('version', '=', version).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('config_versions')
+    .selectAll()
+    .where('env_id', '=', envId)
+    .where('version', '=', version)
+    .executeTakeFirst();
   return row ? toSnapshot(row) : undefined;
 }

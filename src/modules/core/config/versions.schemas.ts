@@ -4,7 +4,9 @@ import { DiffEntrySchema } from '../journal/index.js';
 import { ConfigStateSchema, DependencySchema } from './config-state.schemas.js';
 
 const VersionNumber = ConfigVersionNumber;
-const ChangeId = Type.Union([Type.String(), Type.Null()], { description: 'Journal entry of the change; null for version 0.' });
+const ChangeId = Type.Union([Type.String(), Type.Null()], {
+  description: 'Journal entry of the change; null for version 0.',
+});
 
 const AuthoritySchema = Type.Object({
   type: Type.Union([Type.Literal('user'), Type.Literal('admin_key'), Type.Literal('system')]),
@@ -16,7 +18,9 @@ export const ListVersionsQuery = Type.Object({
   appId: IdString(),
   env: IdString(),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'The nextCursor of the previous page (opaque).' })),
+  cursor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 8192, description: 'The nextCursor of the previous page (opaque).' }),
+  ),
 });
 
 export const ListVersionsResponse = Type.Object({
@@ -33,7 +37,9 @@ export const ListVersionsResponse = Type.Object({
     ),
     { description: 'Retained versions, newest first.' },
   ),
-  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next (older) page; null on the last page.' }),
+  nextCursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next (older) page; null on the last page.',
+  }),
   current: Type.Object({ version: VersionNumber('The current version.'), state: ConfigStateSchema }),
 });
 
@@ -63,10 +69,9 @@ export const DiffResponse = Type.Object(
       Type.Object({ key: Type.String(), before: Type.Array(DependencySchema), after: Type.Array(DependencySchema) }),
       { description: 'Flags whose prerequisites changed, sorted by key.' },
     ),
-    visibility: Type.Array(
-      Type.Object({ key: Type.String(), before: Type.Boolean(), after: Type.Boolean() }),
-      { description: 'Flags that became visible to (after true) or hidden from (after false) pub_ keys, sorted by key.' },
-    ),
+    visibility: Type.Array(Type.Object({ key: Type.String(), before: Type.Boolean(), after: Type.Boolean() }), {
+      description: 'Flags that became visible to (after true) or hidden from (after false) pub_ keys, sorted by key.',
+    }),
     rollback: Type.Object(
       {
         fromState: Type.String({ description: 'SHA-256 of the canonical JSON of the state at `from`.' }),

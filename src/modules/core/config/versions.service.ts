@@ -8,7 +8,13 @@ import { AppError, validationError } from '../../../platform/errors.js';
 import { decodeCursor, encodeCursor } from '../../../platform/pagination.js';
 import type { Principal } from '../../../platform/principal.js';
 import type { DiffEntry } from '../journal/index.js';
-import { dependencyChanges, diffStates, visibilityChanges, type DependencyChange, type VisibilityChange } from './config-diff.js';
+import {
+  dependencyChanges,
+  diffStates,
+  visibilityChanges,
+  type DependencyChange,
+  type VisibilityChange,
+} from './config-diff.js';
 import { resolveTarget } from './config-mutation.js';
 import type { ConfigStateStore } from './config-state-store.js';
 import type { CurrentConfig, EnvironmentTarget, VersionMeta, VersionSnapshot } from './versions.model.js';
@@ -25,14 +31,26 @@ export interface VersionDiff {
 }
 
 export interface VersionsService {
-  list(principal: Principal, appId: string, env: string, limit: number, cursor?: string): Promise<{ versions: VersionMeta[]; nextCursor: string | null; current: CurrentConfig }>;
-  get(principal: Principal, appId: string, env: string, version: number): Promise<Pick<VersionSnapshot, 'version' | 'createdAt' | 'changeId' | 'state'>>;
+  list(
+    principal: Principal,
+    appId: string,
+    env: string,
+    limit: number,
+    cursor?: string,
+  ): Promise<{ versions: VersionMeta[]; nextCursor: string | null; current: CurrentConfig }>;
+  get(
+    principal: Principal,
+    appId: string,
+    env: string,
+    version: number,
+  ): Promise<Pick<VersionSnapshot, 'version' | 'createdAt' | 'changeId' | 'state'>>;
   diff(principal: Principal, appId: string, env: string, from: number, to: number): Promise<VersionDiff>;
 }
 
 const notRetained = (version: number, env: string) =>
   new AppError(404, 'not_found', `Version ${version} of environment ${env} is not retained.`, {
-    resolution: 'List the retained versions with GET /api/v1/config-versions; the newest 1,000 and every version younger than 90 days are kept.',
+    resolution:
+      'List the retained versions with GET /api/v1/config-versions; the newest 1,000 and every version younger than 90 days are kept.',
   });
 
 const CURSOR_PREFIX = 'cv1_';
@@ -43,12 +61,20 @@ function versionBefore(cursor: string | undefined, envId: string): number | unde
   if (position === undefined) return undefined;
   const [owner, version] = position.split('/');
   if (owner !== envId || !/^\d{1,15}$/.test(version ?? '')) {
-    throw validationError('The cursor is not valid for this environment.', [{ path: 'querystring.cursor', message: 'was issued for another environment or is damaged' }], 'Pass the nextCursor of a previous page of the same appId and env unchanged.');
+    throw validationError(
+      'The cursor is not valid for this environment.',
+      [{ path: 'querystring.cursor', message: 'was issued for another environment or is damaged' }],
+      'Pass the nextCursor of a previous page of the same appId and env unchanged.',
+    );
   }
   return Number(version);
 }
 
-export function createVersionsService(deps: { db: Kysely<Database>; store: ConfigStateStore; access: AppAccess }): VersionsService {
+export function createVersionsService(deps: {
+  db: Kysely<Database>;
+  store: ConfigStateStore;
+  access: AppAccess;
+}): VersionsService {
   const { db, store, access } = deps;
 
   async function snapshot(target: EnvironmentTarget, version: number): Promise<VersionSnapshot> {
@@ -69,7 +95,10 @@ export function createVersionsService(deps: { db: Kysely<Database>; store: Confi
       const upTo = before === undefined ? current.version : Math.min(current.version, before - 1);
       const rows = upTo < 0 ? [] : await repo.listVersions(db, target.envId, upTo, limit + 1);
       const versions = rows.slice(0, limit);
-      const nextCursor = rows.length > limit ? encodeCursor(CURSOR_PREFIX, `${target.envId}/${versions[versions.length - 1]!.version}`) : null;
+      const nextCursor =
+        rows.length > limit
+          ? encodeCursor(CURSOR_PREFIX, `${target.envId}/${versions[versions.length - 1]!.version}`)
+          : null;
       return { versions, nextCursor, current };
     },
     async get(principal, appId, env, version) {

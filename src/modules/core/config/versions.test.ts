@@ -20,7 +20,10 @@ for (const dialect of dialects) {
       const list = await flags.versions();
       assert.equal(list.statusCode, 200, list.body);
       assert.deepEqual(list.json().current, { version: 0, state: emptyState() });
-      assert.deepEqual(list.json().versions.map((v: any) => [v.version, v.operation, v.changeId, v.authority]), [[0, 'environment.create', null, { type: 'system' }]]);
+      assert.deepEqual(
+        list.json().versions.map((v: any) => [v.version, v.operation, v.changeId, v.authority]),
+        [[0, 'environment.create', null, { type: 'system' }]],
+      );
       const zero = await flags.versions('/0');
       assert.equal(zero.statusCode, 200);
       assert.deepEqual(zero.json().state, emptyState());
@@ -56,7 +59,13 @@ for (const dialect of dialects) {
       const b = await flags.patch({ key: 'b', type: 'number', value: 1 });
       await flags.patch({ key: 'a', op: 'toggle' });
       const list = (await flags.versions('', { limit: 2 })).json();
-      assert.deepEqual(list.versions.map((v: any) => [v.version, v.operation]), [[3, 'flag.toggle'], [2, 'flag.create']]);
+      assert.deepEqual(
+        list.versions.map((v: any) => [v.version, v.operation]),
+        [
+          [3, 'flag.toggle'],
+          [2, 'flag.create'],
+        ],
+      );
       assert.deepEqual(list.versions[0].authority, { type: 'user', userId: user.userId });
       assert.equal(list.current.version, 3);
       assert.equal(list.current.state.flags.a.value, true);
@@ -84,7 +93,11 @@ for (const dialect of dialects) {
       const other = await signUp(app);
       assert.equal((await flags.versions('', {}, other.token)).statusCode, 403);
       assert.equal((await flags.versions('/diff', { from: 0, to: 1 }, other.token)).statusCode, 403);
-      const missing = await app.inject({ method: 'GET', url: '/api/v1/config-versions?appId=app_missing&env=dev', headers: { authorization: `Bearer ${other.token}` } });
+      const missing = await app.inject({
+        method: 'GET',
+        url: '/api/v1/config-versions?appId=app_missing&env=dev',
+        headers: { authorization: `Bearer ${other.token}` },
+      });
       assert.equal(missing.statusCode, 404);
     });
 
@@ -94,7 +107,13 @@ for (const dialect of dialects) {
       await flags.patch({ key: 'old', type: 'string', value: 'x', clientEnabled: true });
       await flags.patch({ key: 'ui', type: 'string', value: 'a', overrides: { 'user-1': 'b' } });
       const from = (await flags.list()).json().version;
-      await flags.patch({ key: 'ui', value: 'c', clientEnabled: true, dependencies: [{ flag: 'gate', value: true }], overrides: { 'user-2': 'b' } });
+      await flags.patch({
+        key: 'ui',
+        value: 'c',
+        clientEnabled: true,
+        dependencies: [{ flag: 'gate', value: true }],
+        overrides: { 'user-2': 'b' },
+      });
       await flags.remove('old');
       await flags.bulk({ advanced: { ttlSeconds: 15 } });
       const to = (await flags.list()).json().version;
@@ -104,18 +123,31 @@ for (const dialect of dialects) {
       const diff = res.json();
       assert.equal(diff.from, from);
       assert.equal(diff.to, to);
-      assert.deepEqual(diff.changes.map((c: any) => [c.op, c.resourceType, c.key, c.path]), [
-        ['remove', 'flag', 'old', ''],
-        ['change', 'flag', 'ui', '/clientEnabled'],
-        ['change', 'flag', 'ui', '/dependencies'],
-        ['remove', 'flag', 'ui', '/overrides/user-1'],
-        ['add', 'flag', 'ui', '/overrides/user-2'],
-        ['change', 'flag', 'ui', '/value'],
-        ['change', 'settings', 'ttlSeconds', ''],
-      ]);
-      assert.deepEqual(diff.changes.at(-1), { op: 'change', resourceType: 'settings', key: 'ttlSeconds', path: '', before: 60, after: 15 });
+      assert.deepEqual(
+        diff.changes.map((c: any) => [c.op, c.resourceType, c.key, c.path]),
+        [
+          ['remove', 'flag', 'old', ''],
+          ['change', 'flag', 'ui', '/clientEnabled'],
+          ['change', 'flag', 'ui', '/dependencies'],
+          ['remove', 'flag', 'ui', '/overrides/user-1'],
+          ['add', 'flag', 'ui', '/overrides/user-2'],
+          ['change', 'flag', 'ui', '/value'],
+          ['change', 'settings', 'ttlSeconds', ''],
+        ],
+      );
+      assert.deepEqual(diff.changes.at(-1), {
+        op: 'change',
+        resourceType: 'settings',
+        key: 'ttlSeconds',
+        path: '',
+        before: 60,
+        after: 15,
+      });
       assert.deepEqual(diff.dependencies, [{ key: 'ui', before: [], after: [{ flag: 'gate', value: true }] }]);
-      assert.deepEqual(diff.visibility, [{ key: 'old', before: true, after: false }, { key: 'ui', before: false, after: true }]);
+      assert.deepEqual(diff.visibility, [
+        { key: 'old', before: true, after: false },
+        { key: 'ui', before: false, after: true },
+      ]);
       const fromState = (await flags.versions(`/${from}`)).json().state;
       const toState = (await flags.versions(`/${to}`)).json().state;
       assert.deepEqual(diff.rollback, { fromState: digestOf(fromState), toState: digestOf(toState) });
@@ -123,7 +155,10 @@ for (const dialect of dialects) {
       assert.equal((await flags.versions('/diff', { from, to })).body, res.body, 'same inputs, same bytes');
       const reverse = (await flags.versions('/diff', { from: to, to: from })).json();
       assert.deepEqual(reverse.rollback, { fromState: diff.rollback.toState, toState: diff.rollback.fromState });
-      assert.deepEqual(reverse.changes.map((c: any) => c.op), ['add', 'change', 'change', 'add', 'remove', 'change', 'change']);
+      assert.deepEqual(
+        reverse.changes.map((c: any) => c.op),
+        ['add', 'change', 'change', 'add', 'remove', 'change', 'change'],
+      );
       const none = (await flags.versions('/diff', { from: to, to })).json();
       assert.deepEqual([none.changes, none.dependencies, none.visibility], [[], [], []]);
     });

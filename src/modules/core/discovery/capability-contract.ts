@@ -6,13 +6,49 @@ export const CAPABILITY_CONTRACT = {
   openapiVersion: '3.1.0',
   documentVersion: '1.0.0',
   credentials: [
-    { type: 'cli', prefix: 'cli_', scope: 'user', obtainedFrom: 'POST /api/v1/cli-token', lifetimeDays: 90, uses: ['app list and creation (unscoped only)', 'management routes of the apps its user is a member of, within the role (owner, editor, viewer)', 'scoped capability tokens (POST /api/v1/authority/tokens): listed apps, environments and capabilities only, at most 24 hours'] },
-    { type: 'admin', prefix: 'admin_', scope: 'app', uses: ['management of resources in its app'], cannot: ['list apps', 'create apps'] },
-    { type: 'sdk', prefix: 'sdk_', scope: 'environment', side: 'server', uses: ['GET /api/v1/config', 'POST /api/v1/evaluate', 'GET /api/v1/advanced-config', 'OFREP'] },
-    { type: 'pub', prefix: 'pub_', scope: 'environment', side: 'client', uses: ['GET /api/v1/public-config', 'client-visible GET /api/v1/advanced-config', 'OFREP (client-visible flags)'], managementAuthority: false },
+    {
+      type: 'cli',
+      prefix: 'cli_',
+      scope: 'user',
+      obtainedFrom: 'POST /api/v1/cli-token',
+      lifetimeDays: 90,
+      uses: [
+        'app list and creation (unscoped only)',
+        'management routes of the apps its user is a member of, within the role (owner, editor, viewer)',
+        'scoped capability tokens (POST /api/v1/authority/tokens): listed apps, environments and capabilities only, at most 24 hours',
+      ],
+    },
+    {
+      type: 'admin',
+      prefix: 'admin_',
+      scope: 'app',
+      uses: ['management of resources in its app'],
+      cannot: ['list apps', 'create apps'],
+    },
+    {
+      type: 'sdk',
+      prefix: 'sdk_',
+      scope: 'environment',
+      side: 'server',
+      uses: ['GET /api/v1/config', 'POST /api/v1/evaluate', 'GET /api/v1/advanced-config', 'OFREP'],
+    },
+    {
+      type: 'pub',
+      prefix: 'pub_',
+      scope: 'environment',
+      side: 'client',
+      uses: ['GET /api/v1/public-config', 'client-visible GET /api/v1/advanced-config', 'OFREP (client-visible flags)'],
+      managementAuthority: false,
+    },
   ],
   authentication: { scheme: 'bearer', header: 'Authorization', apiKeyHeader: 'X-API-Key (OFREP routes only)' },
-  idempotency: { header: 'Idempotency-Key', minLength: 8, maxLength: 128, retentionHours: 24, secretReplayWindowMinutes: 15 },
+  idempotency: {
+    header: 'Idempotency-Key',
+    minLength: 8,
+    maxLength: 128,
+    retentionHours: 24,
+    secretReplayWindowMinutes: 15,
+  },
   environments: { defaults: ['dev', 'staging', 'prod'], aliases: { development: 'dev', production: 'prod' } },
   versions: { advancedConfigSchema: 'core/v1', loginApiVersion: 1 },
 };
@@ -27,10 +63,20 @@ type Limits = Record<string, unknown>;
 const LIMITS_BY_ROUTE: readonly [route: string, limits: Limits][] = [
   ['GET /api/v1/config', { configSyncsPerMonthPerEnvironment: { free: 25000, pro: 1000000 } }],
   ['POST /api/v1/events/batch', { telemetryBatchEvents: { min: 1, max: 100 } }],
-  ['POST /api/v1/insights/query', {
-    insightQueryWindowDays: 90, insightWindowWithoutFilterHours: 24, insightDimensions: 3, insightMeasures: 10,
-    insightRows: 1000, insightScannedBuckets: 10000, minimumCellSubjects: 20, cursorMaxCharacters: 8192, cursorResumeTtlMinutes: 15,
-  }],
+  [
+    'POST /api/v1/insights/query',
+    {
+      insightQueryWindowDays: 90,
+      insightWindowWithoutFilterHours: 24,
+      insightDimensions: 3,
+      insightMeasures: 10,
+      insightRows: 1000,
+      insightScannedBuckets: 10000,
+      minimumCellSubjects: 20,
+      cursorMaxCharacters: 8192,
+      cursorResumeTtlMinutes: 15,
+    },
+  ],
   ['POST /api/v1/insights/events', { eventReadWindowDays: 7, eventPageRows: 100 }],
   ['POST /api/v1/evaluate', { requestBodyBytes: { evaluate: 65536 } }],
   ['POST /api/v1/advanced-config/inspect', { requestBodyBytes: { inspect: 65536 } }],
@@ -39,7 +85,10 @@ const LIMITS_BY_ROUTE: readonly [route: string, limits: Limits][] = [
   ['GET /api/v1/changes', { changesListLimit: { min: 1, max: 200 } }],
   ['GET /api/v1/telemetry/exports', { exportListLimit: { min: 1, max: 100, default: 20 } }],
   ['GET /api/v1/telemetry/exports/{id}/deliveries', { deliveryListLimit: { min: 1, max: 100, default: 20 } }],
-  ['POST /api/v1/telemetry/exports/{id}/backfills', { exportBackfillRetentionDays: 30, idempotencyKeyLength: { backfill: { min: 16 } } }],
+  [
+    'POST /api/v1/telemetry/exports/{id}/backfills',
+    { exportBackfillRetentionDays: 30, idempotencyKeyLength: { backfill: { min: 16 } } },
+  ],
   // The seed's lateness window stays 7 days; the tombstone outlives it for as long as ingestion
   // accepts events stamped before the cutoff (30 days), so late events are dropped then too (issue 18).
   ['POST /api/v1/telemetry/erasures', { erasureLatenessWindowDays: 7, erasureTombstoneDays: 30 }],
@@ -62,7 +111,10 @@ const FORMAT_VERSIONS_BY_ROUTE: readonly [route: string, versions: Limits][] = [
 function mergeShallow(into: Limits, from: Limits): Limits {
   for (const [key, value] of Object.entries(from)) {
     const existing = into[key];
-    into[key] = existing && typeof existing === 'object' && value && typeof value === 'object' ? { ...existing, ...value } : value;
+    into[key] =
+      existing && typeof existing === 'object' && value && typeof value === 'object'
+        ? { ...existing, ...value }
+        : value;
   }
   return into;
 }

@@ -5,14 +5,23 @@ import { buildApp } from '../../../app.js';
 import { createDb } from '../../../db/create-db.js';
 import type { DialectName } from '../../../db/dialect.js';
 import { servedLimits } from './capability-contract.js';
-import { buildTestApp, dialects, suiteTestApp, testConfig, type TestContext } from '../../../../test/helpers/test-app.js';
+import {
+  buildTestApp,
+  dialects,
+  suiteTestApp,
+  testConfig,
+  type TestContext,
+} from '../../../../test/helpers/test-app.js';
 import { expectError } from '../../../../test/helpers/fixtures.js';
 
 const DOCUMENTS = ['/api', '/api/v1', '/api/v1/contract', '/api/v1/openapi', '/openapi.json'];
 const ERROR_REF = '#/components/schemas/ErrorBody';
 
 /** Every route of the foundation: success status, documented errors, query parameters, body. */
-const FOUNDATION_ROUTES: Record<string, { success: string; errors: number[]; query?: string[]; body?: boolean; auth?: boolean }> = {
+const FOUNDATION_ROUTES: Record<
+  string,
+  { success: string; errors: number[]; query?: string[]; body?: boolean; auth?: boolean }
+> = {
   'post /api/v1/cli-token': { success: '200', errors: [400, 401, 403, 429], body: true },
   'delete /api/v1/cli-token': { success: '204', errors: [401], auth: true },
   'get /api/v1/apps': { success: '200', errors: [401], auth: true },
@@ -23,15 +32,35 @@ const FOUNDATION_ROUTES: Record<string, { success: string; errors: number[]; que
   'patch /api/v1/keys': { success: '200', errors: [400, 401, 403, 404], body: true, auth: true },
   'delete /api/v1/keys': { success: '200', errors: [400, 401, 403, 404], query: ['keyId'], auth: true },
   'get /api/v1/changes': {
-    success: '200', errors: [400, 401, 403, 404], auth: true,
-    query: ['appId', 'id', 'env', 'operation', 'source', 'resourceType', 'resourceId', 'authorityType', 'userId', 'keyFingerprint', 'from', 'to', 'limit', 'cursor'],
+    success: '200',
+    errors: [400, 401, 403, 404],
+    auth: true,
+    query: [
+      'appId',
+      'id',
+      'env',
+      'operation',
+      'source',
+      'resourceType',
+      'resourceId',
+      'authorityType',
+      'userId',
+      'keyFingerprint',
+      'from',
+      'to',
+      'limit',
+      'cursor',
+    ],
   },
   ...Object.fromEntries(DOCUMENTS.map((p) => [`get ${p}`, { success: '200', errors: [] }])),
   'get /healthz': { success: '200', errors: [] },
   'get /readyz': { success: '200', errors: [503] },
 };
 
-const DEFAULT_QUOTAS = { free: { configSyncs: 25_000, apps: 10, flags: 500 }, pro: { configSyncs: 1_000_000, apps: 1000, flags: 10_000 } };
+const DEFAULT_QUOTAS = {
+  free: { configSyncs: 25_000, apps: 10, flags: 500 },
+  pro: { configSyncs: 1_000_000, apps: 1000, flags: 10_000 },
+};
 
 /** An app whose database is gone: SQLite closed under it, or a PostgreSQL server that does not answer. */
 async function appWithoutDatabase(t: TestContext, dialect: DialectName) {
@@ -76,7 +105,8 @@ for (const dialect of dialects) {
           const res = await app.inject({ method: 'GET', url: link.split('#')[0]! });
           assert.equal(res.statusCode, 200, `${url} → ${link}: ${res.statusCode}`);
         }
-        for (const route of Object.values(body.routes ?? {}) as string[]) assert.match(route, /^(GET|POST|PATCH|DELETE) \/api\/(v1|ofrep\/v1)\//);
+        for (const route of Object.values(body.routes ?? {}) as string[])
+          assert.match(route, /^(GET|POST|PATCH|DELETE) \/api\/(v1|ofrep\/v1)\//);
       }
       const root = (await app.inject({ method: 'GET', url: '/api' })).json();
       for (const name of ['docs', 'openapi', 'contract', 'cli']) assert.ok(root.links[name], `/api links ${name}`);
@@ -87,24 +117,49 @@ for (const dialect of dialects) {
       const c = (await app.inject({ method: 'GET', url: '/api/v1/contract' })).json();
       assert.equal(c.apiVersion, 1);
       const capabilities = new Map(c.capabilities.map((x: any) => [x.name, x.routes]));
-      for (const name of ['discovery', 'login', 'apps', 'keys', 'journal']) assert.ok(capabilities.has(name), `capability ${name}`);
-      for (const route of Object.keys(FOUNDATION_ROUTES).filter((r) => r.includes('/api/v1/') && !r.includes('openapi') && !r.includes('contract'))) {
+      for (const name of ['discovery', 'login', 'apps', 'keys', 'journal'])
+        assert.ok(capabilities.has(name), `capability ${name}`);
+      for (const route of Object.keys(FOUNDATION_ROUTES).filter(
+        (r) => r.includes('/api/v1/') && !r.includes('openapi') && !r.includes('contract'),
+      )) {
         const [method, path] = route.split(' ');
-        assert.ok([...capabilities.values()].flat().includes(`${method!.toUpperCase()} ${path}`), `${route} in the contract`);
+        assert.ok(
+          [...capabilities.values()].flat().includes(`${method!.toUpperCase()} ${path}`),
+          `${route} in the contract`,
+        );
       }
       const credentials = new Map(c.credentials.map((x: any) => [x.type, x]));
       assert.deepEqual([...credentials.keys()].sort(), ['admin', 'cli', 'pub', 'sdk']);
-      assert.deepEqual(['cli', 'admin', 'sdk', 'pub'].map((type) => (credentials.get(type) as any).scope), ['user', 'app', 'environment', 'environment']);
+      assert.deepEqual(
+        ['cli', 'admin', 'sdk', 'pub'].map((type) => (credentials.get(type) as any).scope),
+        ['user', 'app', 'environment', 'environment'],
+      );
       for (const [type, x] of credentials) assert.equal((x as any).prefix, `${type}_`);
       const l = c.limits;
       const served = new Set([...capabilities.values()].flat() as string[]);
       assert.deepEqual(l.configSyncsPerMonthPerEnvironment, { free: 25_000, pro: 1_000_000 });
       assert.deepEqual(l.telemetryBatchEvents, { min: 1, max: 100 });
       assert.deepEqual(
-        [l.insightQueryWindowDays, l.insightWindowWithoutFilterHours, l.insightDimensions, l.insightMeasures, l.insightRows, l.insightScannedBuckets],
+        [
+          l.insightQueryWindowDays,
+          l.insightWindowWithoutFilterHours,
+          l.insightDimensions,
+          l.insightMeasures,
+          l.insightRows,
+          l.insightScannedBuckets,
+        ],
         [90, 24, 3, 10, 1000, 10_000],
       );
-      assert.deepEqual([l.eventReadWindowDays, l.eventPageRows, l.minimumCellSubjects, l.cursorMaxCharacters, l.cursorResumeTtlMinutes], [7, 100, 20, 8192, 15]);
+      assert.deepEqual(
+        [
+          l.eventReadWindowDays,
+          l.eventPageRows,
+          l.minimumCellSubjects,
+          l.cursorMaxCharacters,
+          l.cursorResumeTtlMinutes,
+        ],
+        [7, 100, 20, 8192, 15],
+      );
       assert.deepEqual(l.requestBodyBytes, { default: 1_048_576, evaluate: 65_536, inspect: 65_536, cleanup: 262_144 });
       assert.deepEqual(l.configVersionsListLimit, { min: 1, max: 100, default: 20 });
       assert.deepEqual(l.changesListLimit, { min: 1, max: 200 });
@@ -113,21 +168,47 @@ for (const dialect of dialects) {
       // Limits of routes that are not served are not promised.
       assert.equal(l.exportListLimit !== undefined, served.has('GET /api/v1/telemetry/exports'));
       assert.equal(l.erasureLatenessWindowDays !== undefined, served.has('POST /api/v1/telemetry/erasures'));
-      if (served.has('POST /api/v1/telemetry/erasures')) assert.deepEqual([l.erasureLatenessWindowDays, l.erasureTombstoneDays], [7, 30]);
-      assert.equal(l.idempotencyKeyLength.recompute !== undefined, served.has('POST /api/v1/experiments/{id}/results/recompute'));
+      if (served.has('POST /api/v1/telemetry/erasures'))
+        assert.deepEqual([l.erasureLatenessWindowDays, l.erasureTombstoneDays], [7, 30]);
+      assert.equal(
+        l.idempotencyKeyLength.recompute !== undefined,
+        served.has('POST /api/v1/experiments/{id}/results/recompute'),
+      );
       assert.equal(c.versions.analysisEngine !== undefined, served.has('GET /api/v1/experiments/{id}/results'));
       assert.equal(c.versions.telemetryEvents, 1);
-      assert.deepEqual(c.plans.free, { appsPerUser: 10, flagsPerEnvironment: 500, configSyncsPerMonthPerEnvironment: 25_000 });
-      assert.deepEqual(c.plans.pro, { appsPerUser: 1000, flagsPerEnvironment: 10_000, configSyncsPerMonthPerEnvironment: 1_000_000 });
+      assert.deepEqual(c.plans.free, {
+        appsPerUser: 10,
+        flagsPerEnvironment: 500,
+        configSyncsPerMonthPerEnvironment: 25_000,
+      });
+      assert.deepEqual(c.plans.pro, {
+        appsPerUser: 1000,
+        flagsPerEnvironment: 10_000,
+        configSyncsPerMonthPerEnvironment: 1_000_000,
+      });
     });
 
     test('a limit is published only while its route is served', () => {
       const none = servedLimits(new Set());
-      assert.deepEqual(Object.keys(none.limits).sort(), ['idempotencyKeyLength', 'identifierLength', 'requestBodyBytes']);
+      assert.deepEqual(Object.keys(none.limits).sort(), [
+        'idempotencyKeyLength',
+        'identifierLength',
+        'requestBodyBytes',
+      ]);
       assert.deepEqual(none.versions, {});
-      const some = servedLimits(new Set(['POST /api/v1/cleanup', 'POST /api/v1/telemetry/exports/{id}/backfills', 'POST /api/v1/experiments/{id}/results/recompute']));
+      const some = servedLimits(
+        new Set([
+          'POST /api/v1/cleanup',
+          'POST /api/v1/telemetry/exports/{id}/backfills',
+          'POST /api/v1/experiments/{id}/results/recompute',
+        ]),
+      );
       assert.deepEqual(some.limits.requestBodyBytes, { default: 1_048_576, cleanup: 262_144 });
-      assert.deepEqual(some.limits.idempotencyKeyLength, { header: { min: 8, max: 128 }, backfill: { min: 16 }, recompute: { min: 16, max: 128 } });
+      assert.deepEqual(some.limits.idempotencyKeyLength, {
+        header: { min: 8, max: 128 },
+        backfill: { min: 16 },
+        recompute: { min: 16, max: 128 },
+      });
       assert.equal(some.limits.exportBackfillRetentionDays, 30);
       assert.equal(some.limits.telemetryBatchEvents, undefined);
     });
@@ -158,7 +239,8 @@ for (const dialect of dialects) {
         assert.ok(op.tags?.length > 0, `${route} is tagged`);
         const success = op.responses[spec.success];
         assert.ok(success, `${route} documents ${spec.success}`);
-        if (spec.success !== '204') assert.ok(success.content?.['application/json']?.schema, `${route} has a success schema`);
+        if (spec.success !== '204')
+          assert.ok(success.content?.['application/json']?.schema, `${route} has a success schema`);
         for (const status of spec.errors) {
           const schema = op.responses[String(status)]?.content?.['application/json']?.schema;
           assert.equal(schema?.$ref, ERROR_REF, `${route} documents ${status} in the error shape`);
@@ -173,7 +255,9 @@ for (const dialect of dialects) {
         if (spec.auth) assert.deepEqual(op.security, [{ bearer: [] }], `${route} needs a bearer`);
       }
       for (const path of ['/api/v1/apps', '/api/v1/keys']) {
-        const header = doc.paths[path].post.parameters.find((p: any) => p.in === 'header' && p.name === 'idempotency-key');
+        const header = doc.paths[path].post.parameters.find(
+          (p: any) => p.in === 'header' && p.name === 'idempotency-key',
+        );
         assert.ok(header, `POST ${path} documents Idempotency-Key`);
       }
     });

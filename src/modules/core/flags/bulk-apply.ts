@@ -32,17 +32,25 @@ export function bulkApply(state: ConfigState, changes: BulkChanges, now: string)
     const next = nextFlag(state.flags[key], key, fields, Object.keys(state.flags), now);
     if (!next.issues) flags[key] = next.record;
     // The value came from `flags`; every other field from `advanced.flags`.
-    else for (const i of next.issues) issues.push({ ...i, path: i.path === '/value' && has(values, key) ? valuePath(key) : `${advancedPath(key)}${i.path}` });
+    else
+      for (const i of next.issues)
+        issues.push({
+          ...i,
+          path: i.path === '/value' && has(values, key) ? valuePath(key) : `${advancedPath(key)}${i.path}`,
+        });
   }
   issues.push(...graphIssues(flags).map((i) => ({ ...i, path: `${advancedPath(i.flagKey ?? '')}${i.path}` })));
   if (issues.length > 0) throw invalidFlag(issues);
 
   const next = withFlags(state, flags);
-  if (changes.advanced?.ttlSeconds !== undefined) next.settings = { ...next.settings, ttlSeconds: changes.advanced.ttlSeconds };
+  if (changes.advanced?.ttlSeconds !== undefined)
+    next.settings = { ...next.settings, ttlSeconds: changes.advanced.ttlSeconds };
   if (changes.privacy) {
     next.privacy = { ...next.privacy };
-    if (changes.privacy.privateAttributes) next.privacy.privateAttributes = normalised(changes.privacy.privateAttributes);
-    if (changes.privacy.clientMetadataKeys) next.privacy.clientMetadataKeys = normalised(changes.privacy.clientMetadataKeys);
+    if (changes.privacy.privateAttributes)
+      next.privacy.privateAttributes = normalised(changes.privacy.privateAttributes);
+    if (changes.privacy.clientMetadataKeys)
+      next.privacy.clientMetadataKeys = normalised(changes.privacy.clientMetadataKeys);
   }
   return {
     state: next,

@@ -36,12 +36,25 @@ export function nextFlag(
 ): { record: FlagRecord; issues?: undefined } | { issues: ValidationIssue[] } {
   const issues: ValidationIssue[] = [];
   if (existing && fields.type !== undefined && fields.type !== existing.type && fields.value === undefined) {
-    issues.push({ path: '/value', code: 'required', message: `value is required when changing the type from ${existing.type} to ${fields.type}: give a value of the new type` });
+    issues.push({
+      path: '/value',
+      code: 'required',
+      message: `value is required when changing the type from ${existing.type} to ${fields.type}: give a value of the new type`,
+    });
   }
   // The off value has the flag's type: a type change without a new one starts over from the new
   // value, as a new flag does (docs/decisions/0010-flag-off-switch.md).
-  const retyped = existing !== undefined && fields.type !== undefined && fields.type !== existing.type && fields.offValue === undefined;
-  const merged = { ...(existing ? definitionOf(existing) : {}), ...fields, ...(retyped ? { offValue: fields.value } : {}), key };
+  const retyped =
+    existing !== undefined &&
+    fields.type !== undefined &&
+    fields.type !== existing.type &&
+    fields.offValue === undefined;
+  const merged = {
+    ...(existing ? definitionOf(existing) : {}),
+    ...fields,
+    ...(retyped ? { offValue: fields.value } : {}),
+    key,
+  };
   const parsed = parseFlagDefinition(merged, knownKeys);
   if (!parsed.ok) issues.push(...parsed.issues);
   if (issues.length > 0 || !parsed.ok) return { issues };
@@ -62,7 +75,10 @@ export const graphIssues = (flags: Record<string, FlagRecord>) => validateDepend
 function toggleFields(existing: FlagRecord, fields: FlagFields): FlagFields {
   const given = Object.keys(fields);
   if (given.length > 0) {
-    throw validationError('op toggle flips the value and takes no other flag fields.', given.map((f) => ({ path: `/${f}`, message: 'is not allowed with op toggle' })));
+    throw validationError(
+      'op toggle flips the value and takes no other flag fields.',
+      given.map((f) => ({ path: `/${f}`, message: 'is not allowed with op toggle' })),
+    );
   }
   if (existing.type !== 'bool') {
     throw validationError(`op toggle flips a bool flag; "${existing.key}" is a ${existing.type} flag.`, [
@@ -72,16 +88,28 @@ function toggleFields(existing: FlagRecord, fields: FlagFields): FlagFields {
   return { value: !existing.value };
 }
 
-export function patchFlag(state: ConfigState, patch: FlagPatch, context: { now: string; flagLimit: number }): ConfigEdit<FlagRecord> {
+export function patchFlag(
+  state: ConfigState,
+  patch: FlagPatch,
+  context: { now: string; flagLimit: number },
+): ConfigEdit<FlagRecord> {
   const { key, op } = patch;
   const existing = hasFlag(state, key) ? state.flags[key] : undefined;
-  if (op === 'create' && existing) throw conflict('flag_exists', `Flag "${key}" already exists.`, { resolution: 'Use op "update" or "upsert" to change it.' });
+  if (op === 'create' && existing)
+    throw conflict('flag_exists', `Flag "${key}" already exists.`, {
+      resolution: 'Use op "update" or "upsert" to change it.',
+    });
   if ((op === 'update' || op === 'toggle') && !existing) throw notFound(`Flag "${key}"`);
   if (!existing && Object.keys(state.flags).length >= context.flagLimit) {
-    throw new AppError(429, 'flag_quota_exceeded', `This environment has ${context.flagLimit} flags, the most your plan allows.`, {
-      resolution: 'Delete flags you no longer need or ask the operator for a larger plan.',
-      metadata: { limit: context.flagLimit },
-    });
+    throw new AppError(
+      429,
+      'flag_quota_exceeded',
+      `This environment has ${context.flagLimit} flags, the most your plan allows.`,
+      {
+        resolution: 'Delete flags you no longer need or ask the operator for a larger plan.',
+        metadata: { limit: context.flagLimit },
+      },
+    );
   }
   const fields = op === 'toggle' ? toggleFields(existing!, patch.fields) : patch.fields;
   const next = nextFlag(existing, key, fields, [...Object.keys(state.flags), key], context.now);
@@ -103,11 +131,20 @@ export function deleteFlag(state: ConfigState, key: string): ConfigEdit<null> {
   if (!hasFlag(state, key)) throw notFound(`Flag "${key}"`);
   const { [key]: _removed, ...flags } = state.flags;
   // Removing a flag can only break the flags that name it as a prerequisite.
-  const dependents = Object.values(flags).filter((f) => (f.dependencies ?? []).some((d) => d.flag === key)).map((f) => f.key);
+  const dependents = Object.values(flags)
+    .filter((f) => (f.dependencies ?? []).some((d) => d.flag === key))
+    .map((f) => f.key);
   if (dependents.length > 0) {
-    throw validationError(`Flag "${key}" is a prerequisite of ${dependents.map((d) => `"${d}"`).join(', ')}; remove those dependencies first.`, [
-      { path: 'querystring.key', message: `is a prerequisite of ${dependents.join(', ')}` },
-    ]);
+    throw validationError(
+      `Flag "${key}" is a prerequisite of ${dependents.map((d) => `"${d}"`).join(', ')}; remove those dependencies first.`,
+      [{ path: 'querystring.key', message: `is a prerequisite of ${dependents.join(', ')}` }],
+    );
   }
-  return { state: withFlags(state, flags), operation: 'flag.delete', resourceType: 'flag', resourceId: key, result: null };
+  return {
+    state: withFlags(state, flags),
+    operation: 'flag.delete',
+    resourceType: 'flag',
+    resourceId: key,
+    result: null,
+  };
 }

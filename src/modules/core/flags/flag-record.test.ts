@@ -8,5 +8,7 @@ import * as versions from '../config/index.js';
 test('the flags module exports the flag record schemas, identical to those of the configuration state', () => {
   assert.equal(flags.FlagRecordSchema, versions.FlagRecordSchema);
   assert.equal(flags.flagFieldSchemas, versions.flagFieldSchemas);
-  assert.deepEqual(Object.values(versions.ConfigStateSchema.properties.flags.patternProperties), [flags.FlagRecordSchema]);
+  assert.deepEqual(Object.values(versions.ConfigStateSchema.properties.flags.patternProperties), [
+    flags.FlagRecordSchema,
+  ]);
 });

@@ -9,7 +9,11 @@ async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dia
   const user = await signUp(app);
   const created = await createApp(app, user.token);
   const flags = flagsClient(app, user.token, created.appId);
-  for (const [key, type, value] of [['a', 'bool', false], ['b', 'string', 'x'], ['c', 'number', 1]] as const) {
+  for (const [key, type, value] of [
+    ['a', 'bool', false],
+    ['b', 'string', 'x'],
+    ['c', 'number', 1],
+  ] as const) {
     assert.equal((await flags.patch({ key, type, value })).statusCode, 200);
   }
   return { app, user, created, flags };
@@ -22,7 +26,10 @@ for (const dialect of dialects) {
       const res = await flags.bulk({
         expectedVersion: 3,
         flags: { a: true, b: 'y', c: 1 },
-        advanced: { flags: { c: { clientEnabled: true, description: 'count' }, b: { metadata: { owner: 'me' } } }, ttlSeconds: 30 },
+        advanced: {
+          flags: { c: { clientEnabled: true, description: 'count' }, b: { metadata: { owner: 'me' } } },
+          ttlSeconds: 30,
+        },
         privacy: { privateAttributes: ['email', 'email', 'address'], clientMetadataKeys: ['owner'] },
       });
       assert.equal(res.statusCode, 200, res.body);
@@ -30,7 +37,10 @@ for (const dialect of dialects) {
       assert.equal(body.version, 4);
       assert.match(body.changeId, /^chg_/);
       assert.deepEqual(body.updated, ['a', 'b', 'c']);
-      assert.deepEqual({ ...body.replay, firstAppliedAt: undefined }, { idempotencyKey: null, replayed: false, firstAppliedAt: undefined });
+      assert.deepEqual(
+        { ...body.replay, firstAppliedAt: undefined },
+        { idempotencyKey: null, replayed: false, firstAppliedAt: undefined },
+      );
 
       const state = (await flags.versions()).json().current.state;
       assert.equal(state.settings.ttlSeconds, 30);
@@ -44,10 +54,19 @@ for (const dialect of dialects) {
       assert.equal(entry.resourceType, 'environment');
       assert.deepEqual([entry.beforeVersion, entry.afterVersion], [3, 4]);
       assert.equal(entry.id, body.changeId);
-      assert.deepEqual(entry.diff.map((d: any) => `${d.resourceType}:${d.key}${d.path}`), [
-        'flag:a/value', 'flag:b/metadata', 'flag:b/value', 'flag:c/clientEnabled', 'flag:c/description',
-        'privacy:clientMetadataKeys', 'privacy:privateAttributes', 'settings:ttlSeconds',
-      ]);
+      assert.deepEqual(
+        entry.diff.map((d: any) => `${d.resourceType}:${d.key}${d.path}`),
+        [
+          'flag:a/value',
+          'flag:b/metadata',
+          'flag:b/value',
+          'flag:c/clientEnabled',
+          'flag:c/description',
+          'privacy:clientMetadataKeys',
+          'privacy:privateAttributes',
+          'settings:ttlSeconds',
+        ],
+      );
     });
 
     test('all or nothing: one bad entry refuses the whole request, naming every problem', async (t) => {
@@ -55,16 +74,52 @@ for (const dialect of dialects) {
       const unknown = await flags.bulk({ flags: { a: true, ghost: 1 } });
       assert.equal(unknown.statusCode, 400);
       assert.match(unknown.json().error.message, /"ghost"/);
-      assert.deepEqual(unknown.json().error.details.map((d: any) => d.path), ['/flags/ghost']);
-      const wrongType = await flags.bulk({ flags: { a: true, b: 3 }, advanced: { flags: { c: { rules: [{ id: 'r', conditions: [], serve: { value: 'x' } }] } } } });
+      assert.deepEqual(
+        unknown.json().error.details.map((d: any) => d.path),
+        ['/flags/ghost'],
+      );
+      const wrongType = await flags.bulk({
+        flags: { a: true, b: 3 },
+        advanced: { flags: { c: { rules: [{ id: 'r', conditions: [], serve: { value: 'x' } }] } } },
+      });
       assert.equal(wrongType.statusCode, 400);
-      assert.deepEqual(wrongType.json().error.details.map((d: any) => d.path).sort(), ['/advanced/flags/c/rules/0/serve/value', '/flags/b']);
-      const cycle = await flags.bulk({ advanced: { flags: { a: { dependencies: [{ flag: 'b', value: 'x' }] }, b: { dependencies: [{ flag: 'a', value: true }] } } } });
+      assert.deepEqual(
+        wrongType
+          .json()
+          .error.details.map((d: any) => d.path)
+          .sort(),
+        ['/advanced/flags/c/rules/0/serve/value', '/flags/b'],
+      );
+      const cycle = await flags.bulk({
+        advanced: {
+          flags: {
+            a: { dependencies: [{ flag: 'b', value: 'x' }] },
+            b: { dependencies: [{ flag: 'a', value: true }] },
+          },
+        },
+      });
       assert.equal(cycle.statusCode, 400);
       assert.match(cycle.json().error.details[0].path, /^\/advanced\/flags\/[ab]\/dependencies\/0\/flag$/);
-      const lookahead = await flags.bulk({ advanced: { flags: { a: { rules: [{ id: 'r', conditions: [{ attribute: 'email', operator: 'matches', values: ['(?!.*@corp)'] }], serve: { value: true } }] } } } });
+      const lookahead = await flags.bulk({
+        advanced: {
+          flags: {
+            a: {
+              rules: [
+                {
+                  id: 'r',
+                  conditions: [{ attribute: 'email', operator: 'matches', values: ['(?!.*@corp)'] }],
+                  serve: { value: true },
+                },
+              ],
+            },
+          },
+        },
+      });
       assert.equal(lookahead.statusCode, 400);
-      assert.deepEqual(lookahead.json().error.details.map((d: any) => d.path), ['/advanced/flags/a/rules/0/conditions/0/values/0']);
+      assert.deepEqual(
+        lookahead.json().error.details.map((d: any) => d.path),
+        ['/advanced/flags/a/rules/0/conditions/0/values/0'],
+      );
       assert.match(lookahead.json().error.details[0].message, /lookaround.*linear time/);
       const typeField = await flags.bulk({ advanced: { flags: { a: { type: 'string' } } } });
       assert.equal(typeField.statusCode, 400, 'bulk apply does not change types');
@@ -88,12 +143,33 @@ for (const dialect of dialects) {
         },
       });
       assert.equal(res.statusCode, 400);
-      assert.deepEqual(res.json().error.details.map((d: any) => d.path).sort(), [
-        '/advanced/flags/a/dependencies/0/flag', '/advanced/flags/c/rules/0/serve/value', '/advanced/flags/phantom', '/flags/b', '/flags/ghost',
-      ]);
-      const cycle = await flags.bulk({ flags: { ghost: true }, advanced: { flags: { a: { dependencies: [{ flag: 'b', value: 'x' }] }, b: { dependencies: [{ flag: 'a', value: true }] } } } });
+      assert.deepEqual(
+        res
+          .json()
+          .error.details.map((d: any) => d.path)
+          .sort(),
+        [
+          '/advanced/flags/a/dependencies/0/flag',
+          '/advanced/flags/c/rules/0/serve/value',
+          '/advanced/flags/phantom',
+          '/flags/b',
+          '/flags/ghost',
+        ],
+      );
+      const cycle = await flags.bulk({
+        flags: { ghost: true },
+        advanced: {
+          flags: {
+            a: { dependencies: [{ flag: 'b', value: 'x' }] },
+            b: { dependencies: [{ flag: 'a', value: true }] },
+          },
+        },
+      });
       const paths = cycle.json().error.details.map((d: any) => d.path);
-      assert.ok(paths.includes('/flags/ghost') && paths.some((p: string) => /dependencies\/0\/flag$/.test(p)), JSON.stringify(paths));
+      assert.ok(
+        paths.includes('/flags/ghost') && paths.some((p: string) => /dependencies\/0\/flag$/.test(p)),
+        JSON.stringify(paths),
+      );
       assert.equal((await flags.list()).json().version, 3, 'nothing was applied');
     });
 
@@ -108,7 +184,10 @@ for (const dialect of dialects) {
       assert.deepEqual(again.json(), { ...first.json(), replay: { ...first.json().replay, replayed: true } });
       assert.equal(again.json().replay.idempotencyKey, idempotencyKey);
       // The header form is the same request.
-      const header = await flags.bulk({ expectedVersion: 3, flags: { a: true } }, { headers: { 'idempotency-key': idempotencyKey } });
+      const header = await flags.bulk(
+        { expectedVersion: 3, flags: { a: true } },
+        { headers: { 'idempotency-key': idempotencyKey } },
+      );
       assert.equal(header.json().version, 4);
       assert.equal(header.json().replay.replayed, true);
       assert.equal((await flags.list()).json().version, 4, 'one version for all three');
@@ -116,7 +195,10 @@ for (const dialect of dialects) {
       const different = await flags.bulk({ idempotencyKey, flags: { a: false } });
       assert.equal(different.statusCode, 409);
       assert.equal(different.json().error.code, 'idempotency_conflict');
-      const disagreeing = await flags.bulk({ idempotencyKey, flags: { a: true } }, { headers: { 'idempotency-key': uniqueKey() } });
+      const disagreeing = await flags.bulk(
+        { idempotencyKey, flags: { a: true } },
+        { headers: { 'idempotency-key': uniqueKey() } },
+      );
       assert.equal(disagreeing.statusCode, 400);
 
       const stale = await flags.bulk({ idempotencyKey: uniqueKey(), expectedVersion: 3, flags: { a: false } });
@@ -127,7 +209,11 @@ for (const dialect of dialects) {
 
     test('a bulk apply that changes nothing is a no-op: same version, changeId null, nothing updated', async (t) => {
       const { flags } = await setup(t, dialect);
-      const res = await flags.bulk({ flags: { a: false, b: 'x' }, advanced: { ttlSeconds: 60 }, privacy: { privateAttributes: [] } });
+      const res = await flags.bulk({
+        flags: { a: false, b: 'x' },
+        advanced: { ttlSeconds: 60 },
+        privacy: { privateAttributes: [] },
+      });
       assert.equal(res.statusCode, 200, res.body);
       assert.equal(res.json().version, 3);
       assert.equal(res.json().changeId, null);
@@ -139,11 +225,17 @@ for (const dialect of dialects) {
       const res = await flags.bulk({ flags: { a: true, c: 1 } }, { method: 'POST' });
       assert.equal(res.statusCode, 200, res.body);
       assert.deepEqual(res.json(), { version: 4, updated: ['a'] });
-      assert.equal((await flags.bulk({ flags: { a: true }, advanced: { ttlSeconds: 5 } }, { method: 'POST' })).statusCode, 400);
+      assert.equal(
+        (await flags.bulk({ flags: { a: true }, advanced: { ttlSeconds: 5 } }, { method: 'POST' })).statusCode,
+        400,
+      );
       assert.equal((await flags.bulk({ flags: { nope: true } }, { method: 'POST' })).statusCode, 400);
       const admin = flagsClient(app, created.admin, created.appId);
       assert.equal((await admin.bulk({ flags: { a: false } }, { method: 'POST' })).json().version, 5);
-      assert.equal((await flags.bulk({ flags: { a: true } }, { method: 'POST', token: created.sdk.dev! })).statusCode, 401);
+      assert.equal(
+        (await flags.bulk({ flags: { a: true } }, { method: 'POST', token: created.sdk.dev! })).statusCode,
+        401,
+      );
       const other = await signUp(app);
       assert.equal((await flags.bulk({ flags: { a: true } }, { method: 'POST', token: other.token })).statusCode, 403);
       assert.equal((await flags.bulk({ flags: { a: true } }, { token: other.token })).statusCode, 403);

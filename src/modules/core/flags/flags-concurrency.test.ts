@@ -7,7 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { buildApp } from '../../../app.js';
 import type { Database } from '../../../db/database.js';
-import { buildTestApp, createTestDatabase, dialects, testConfig, type TestContext } from '../../../../test/helpers/test-app.js';
+import {
+  buildTestApp,
+  createTestDatabase,
+  dialects,
+  testConfig,
+  type TestContext,
+} from '../../../../test/helpers/test-app.js';
 import { createApp, signUp } from '../../../../test/helpers/fixtures.js';
 import { flagsClient } from './flags.test-client.js';
 
@@ -19,22 +25,42 @@ const range = (from: number, to: number) => Array.from({ length: to - from + 1 }
 /** Every client runs its changes one after another; the clients run all at once, spread over `apps`. */
 async function runClients(apps: FastifyInstance[], token: string, appId: string): Promise<number[]> {
   const versions: number[] = [];
-  await Promise.all(range(0, CLIENTS - 1).map(async (client) => {
-    const flags = flagsClient(apps[client % apps.length]!, token, appId);
-    for (let change = 0; change < CHANGES_PER_CLIENT; change++) {
-      const res = await flags.patch({ key: `client-${client}`, type: 'number', value: change });
-      assert.equal(res.statusCode, 200, res.body);
-      versions.push(res.json().version);
-    }
-  }));
+  await Promise.all(
+    range(0, CLIENTS - 1).map(async (client) => {
+      const flags = flagsClient(apps[client % apps.length]!, token, appId);
+      for (let change = 0; change < CHANGES_PER_CLIENT; change++) {
+        const res = await flags.patch({ key: `client-${client}`, type: 'number', value: change });
+        assert.equal(res.statusCode, 200, res.body);
+        versions.push(res.json().version);
+      }
+    }),
+  );
   return versions;
 }
 
 async function assertSerialised(db: Kysely<Database>, appId: string, envId: string, answered: number[]) {
-  assert.deepEqual([...answered].sort((a, b) => a - b), range(1, TOTAL), 'every answer a distinct version');
-  const versions = await db.selectFrom('config_versions').select(['version', 'change_id', 'state']).where('env_id', '=', envId).orderBy('version').execute();
-  assert.deepEqual(versions.map((v) => Number(v.version)), range(0, TOTAL), 'stored versions 0..N without gap or duplicate');
-  const journal = await db.selectFrom('changes').select(['id', 'before_version', 'after_version']).where('app_id', '=', appId).where('resource_type', '=', 'flag').execute();
+  assert.deepEqual(
+    [...answered].sort((a, b) => a - b),
+    range(1, TOTAL),
+    'every answer a distinct version',
+  );
+  const versions = await db
+    .selectFrom('config_versions')
+    .select(['version', 'change_id', 'state'])
+    .where('env_id', '=', envId)
+    .orderBy('version')
+    .execute();
+  assert.deepEqual(
+    versions.map((v) => Number(v.version)),
+    range(0, TOTAL),
+    'stored versions 0..N without gap or duplicate',
+  );
+  const journal = await db
+    .selectFrom('changes')
+    .select(['id', 'before_version', 'after_version'])
+    .where('app_id', '=', appId)
+    .where('resource_type', '=', 'flag')
+    .execute();
   assert.equal(journal.length, TOTAL);
   const byAfter = new Map(journal.map((j) => [Number(j.after_version), j]));
   for (const v of versions.slice(1)) {
@@ -44,7 +70,8 @@ async function assertSerialised(db: Kysely<Database>, appId: string, envId: stri
     assert.equal(entry.id, v.change_id);
   }
   const last = JSON.parse(versions.at(-1)!.state);
-  for (const client of range(0, CLIENTS - 1)) assert.equal(last.flags[`client-${client}`].value, CHANGES_PER_CLIENT - 1, 'no change lost');
+  for (const client of range(0, CLIENTS - 1))
+    assert.equal(last.flags[`client-${client}`].value, CHANGES_PER_CLIENT - 1, 'no change lost');
 }
 
 async function userWithApp(app: FastifyInstance) {
@@ -58,7 +85,11 @@ async function userWithApp(app: FastifyInstance) {
 async function twoInstances(t: TestContext) {
   const database = await createTestDatabase('postgres');
   const handles = [database.handle, database.open()];
-  const apps = await Promise.all(handles.map((handle) => buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig() })));
+  const apps = await Promise.all(
+    handles.map((handle) =>
+      buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig() }),
+    ),
+  );
   t.after(async () => {
     for (const app of apps) await app.close();
     for (const handle of handles) await handle.close();

@@ -39,12 +39,21 @@ for (const dialect of dialects) {
       assert.equal(enabled.json().version, 5);
 
       const entries = (await journalOf(app, user.token, created.appId, { resourceType: 'flag' })).reverse();
-      assert.deepEqual(entries.map((e) => e.operation), ['flag.create', 'flag.update', 'flag.update', 'flag.update', 'flag.update']);
-      assert.deepEqual(entries[1].diff, [{ op: 'change', resourceType: 'flag', key: 'f', path: '/enabled', before: true, after: false }]);
-      assert.deepEqual(entries[2].diff, [{ op: 'change', resourceType: 'flag', key: 'f', path: '/offValue', before: 'on', after: 'off' }]);
+      assert.deepEqual(
+        entries.map((e) => e.operation),
+        ['flag.create', 'flag.update', 'flag.update', 'flag.update', 'flag.update'],
+      );
+      assert.deepEqual(entries[1].diff, [
+        { op: 'change', resourceType: 'flag', key: 'f', path: '/enabled', before: true, after: false },
+      ]);
+      assert.deepEqual(entries[2].diff, [
+        { op: 'change', resourceType: 'flag', key: 'f', path: '/offValue', before: 'on', after: 'off' },
+      ]);
 
       const diff = await flags.versions('/diff', { from: 1, to: 2 });
-      assert.deepEqual(diff.json().changes, [{ op: 'change', resourceType: 'flag', key: 'f', path: '/enabled', before: true, after: false }]);
+      assert.deepEqual(diff.json().changes, [
+        { op: 'change', resourceType: 'flag', key: 'f', path: '/enabled', before: true, after: false },
+      ]);
       const snapshot = await flags.versions('/2');
       assert.deepEqual([snapshot.json().state.flags.f.enabled, snapshot.json().state.flags.f.offValue], [false, 'on']);
       const list = (await flags.list()).json().flags;
@@ -57,7 +66,10 @@ for (const dialect of dialects) {
       const flags = flagsClient(app, user.token, (await createApp(app, user.token)).appId);
       const wrong = await flags.patch({ key: 'f', type: 'bool', value: true, offValue: 'no' });
       assert.equal(wrong.statusCode, 400);
-      assert.deepEqual(wrong.json().error.details.map((d: { path: string }) => d.path), ['/offValue']);
+      assert.deepEqual(
+        wrong.json().error.details.map((d: { path: string }) => d.path),
+        ['/offValue'],
+      );
       assert.equal((await flags.patch({ key: 'f', type: 'bool', value: true, enabled: 'no' })).statusCode, 400);
       assert.equal((await flags.list()).json().flags.length, 0, 'nothing written');
 
@@ -78,9 +90,14 @@ for (const dialect of dialects) {
       await flags.patch({ key: 'a', type: 'bool', value: false, enabled: false });
       await flags.patch({ key: 'b', type: 'number', value: 1 });
       const toggled = await flags.patch({ key: 'a', op: 'toggle' });
-      assert.deepEqual([toggled.json().flag.value, toggled.json().flag.enabled, toggled.json().flag.offValue], [true, false, false]);
+      assert.deepEqual(
+        [toggled.json().flag.value, toggled.json().flag.enabled, toggled.json().flag.offValue],
+        [true, false, false],
+      );
 
-      const applied = await flags.bulk({ advanced: { flags: { a: { enabled: true }, b: { enabled: false, offValue: 0 } } } });
+      const applied = await flags.bulk({
+        advanced: { flags: { a: { enabled: true }, b: { enabled: false, offValue: 0 } } },
+      });
       assert.equal(applied.statusCode, 200, applied.body);
       assert.deepEqual(applied.json().updated, ['a', 'b']);
       const list = Object.fromEntries((await flags.list()).json().flags.map((f: { key: string }) => [f.key, f]));
@@ -108,7 +125,12 @@ for (const dialect of dialects) {
           const state = structuredClone(locked.state);
           const { enabled: _e, offValue: _o, ...old } = state.flags.old!;
           state.flags.old = old as typeof state.flags.old;
-          await store.commit(trx, target, locked, { state, changeId: null, operation: 'test.legacy', authority: { type: 'system' } });
+          await store.commit(trx, target, locked, {
+            state,
+            changeId: null,
+            operation: 'test.legacy',
+            authority: { type: 'system' },
+          });
         });
       } finally {
         await notifier.close();

@@ -20,7 +20,18 @@ export interface FlagPatch {
 }
 
 /** Bulk apply changes existing flags: their values through `flags`, everything else but the type here. */
-export const ADVANCED_FLAG_FIELDS = ['enabled', 'offValue', 'clientEnabled', 'description', 'rollout', 'variants', 'rules', 'overrides', 'dependencies', 'metadata'] as const;
+export const ADVANCED_FLAG_FIELDS = [
+  'enabled',
+  'offValue',
+  'clientEnabled',
+  'description',
+  'rollout',
+  'variants',
+  'rules',
+  'overrides',
+  'dependencies',
+  'metadata',
+] as const;
 export type AdvancedFlagFields = Pick<FlagFields, (typeof ADVANCED_FLAG_FIELDS)[number]>;
 
 export interface BulkChanges {

@@ -6,7 +6,14 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { nowIso } from '../../../platform/ids.js';
 import type { Principal } from '../../../platform/principal.js';
 import { authorityOf, type JournalSource } from '../journal/index.js';
-import { resolveTarget, type ConfigMutationRequest, type ConfigMutator, type ConfigStateStore, type EnvironmentTarget, type FlagRecord } from '../config/index.js';
+import {
+  resolveTarget,
+  type ConfigMutationRequest,
+  type ConfigMutator,
+  type ConfigStateStore,
+  type EnvironmentTarget,
+  type FlagRecord,
+} from '../config/index.js';
 import { bulkApply } from './bulk-apply.js';
 import { deleteFlag, hasFlag, patchFlag } from './flag-edits.js';
 import type { BulkChanges, FlagFields, FlagPatchOp } from './flags.model.js';
@@ -39,9 +46,23 @@ export interface FlagList {
 export interface FlagsService {
   list(principal: Principal, appId: string, env: string, page?: FlagListPage): Promise<FlagList>;
   // Mutations run in the caller's transaction, so an idempotency record commits with the change.
-  patch(trx: Executor, principal: Principal, input: PatchFlagInput, source: JournalSource): Promise<{ flag: FlagRecord; version: number; changeId: string | null }>;
-  remove(trx: Executor, principal: Principal, input: EnvInput & { key: string }, source: JournalSource): Promise<{ version: number; changeId: string }>;
-  bulkApply(trx: Executor, principal: Principal, input: BulkApplyInput): Promise<{ version: number; changeId: string | null; updated: string[] }>;
+  patch(
+    trx: Executor,
+    principal: Principal,
+    input: PatchFlagInput,
+    source: JournalSource,
+  ): Promise<{ flag: FlagRecord; version: number; changeId: string | null }>;
+  remove(
+    trx: Executor,
+    principal: Principal,
+    input: EnvInput & { key: string },
+    source: JournalSource,
+  ): Promise<{ version: number; changeId: string }>;
+  bulkApply(
+    trx: Executor,
+    principal: Principal,
+    input: BulkApplyInput,
+  ): Promise<{ version: number; changeId: string | null; updated: string[] }>;
 }
 
 export interface FlagsDeps {
@@ -53,8 +74,12 @@ export interface FlagsDeps {
 }
 
 export function createFlagsService({ access, store, mutator, planOf, quotas }: FlagsDeps): FlagsService {
-  const request = (principal: Principal, target: EnvironmentTarget, expectedVersion: number | undefined, source: JournalSource): ConfigMutationRequest =>
-    ({ target, expectedVersion, source, authority: authorityOf(principal) });
+  const request = (
+    principal: Principal,
+    target: EnvironmentTarget,
+    expectedVersion: number | undefined,
+    source: JournalSource,
+  ): ConfigMutationRequest => ({ target, expectedVersion, source, authority: authorityOf(principal) });
 
   return {
     async list(principal, appId, env, page) {
@@ -63,14 +88,24 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
       const keys = Object.keys(all).sort();
       if (page === undefined) return { flags: keys.map((key) => all[key]!), version: current.version };
       const needle = page.q?.toLowerCase();
-      const matching = needle === undefined ? keys : keys.filter((key) => key.toLowerCase().includes(needle) || all[key]!.description.toLowerCase().includes(needle));
+      const matching =
+        needle === undefined
+          ? keys
+          : keys.filter(
+              (key) => key.toLowerCase().includes(needle) || all[key]!.description.toLowerCase().includes(needle),
+            );
       // Keys are unique and sorted in code-unit order, so "after the last key" is a stable position
       // even when flags are added or removed between pages.
       const after = page.after;
       const start = after === undefined ? 0 : firstAfter(matching, after);
       const end = page.limit === undefined ? matching.length : Math.min(matching.length, start + page.limit);
       const flags = matching.slice(start, end).map((key) => all[key]!);
-      return { flags, version: current.version, total: matching.length, lastKey: end < matching.length ? matching[end - 1]! : null };
+      return {
+        flags,
+        version: current.version,
+        total: matching.length,
+        lastKey: end < matching.length ? matching[end - 1]! : null,
+      };
     },
 
     async patch(trx, principal, input, source) {
@@ -86,7 +121,9 @@ export function createFlagsService({ access, store, mutator, planOf, quotas }: F
 
     async remove(trx, principal, input, source) {
       const target = await resolveTarget(access, principal, input.appId, input.env, 'change', trx);
-      const applied = await mutator.apply(trx, request(principal, target, input.expectedVersion, source), (current) => deleteFlag(current.state, input.key));
+      const applied = await mutator.apply(trx, request(principal, target, input.expectedVersion, source), (current) =>
+        deleteFlag(current.state, input.key),
+      );
       // A delete always changes the state (a missing flag is 404), so there is always a change id.
       return { version: applied.version, changeId: applied.changeId! };
     },

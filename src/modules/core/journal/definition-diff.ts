@@ -3,7 +3,12 @@
 import { canonicalJson } from '../../../platform/canonical-json.js';
 import type { DiffEntry } from './journal.model.js';
 
-export function definitionDiff(resourceType: string, key: string, before: Record<string, unknown> | undefined, after: Record<string, unknown>): DiffEntry[] {
+export function definitionDiff(
+  resourceType: string,
+  key: string,
+  before: Record<string, unknown> | undefined,
+  after: Record<string, unknown>,
+): DiffEntry[] {
   if (before === undefined) return [{ op: 'add', resourceType, key, path: '', after }];
   const out: DiffEntry[] = [];
   for (const field of [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()) {

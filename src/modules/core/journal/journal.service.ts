@@ -22,7 +22,10 @@ export interface JournalService {
 function utc(value: string | undefined, field: string): string | undefined {
   if (value === undefined) return undefined;
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw validationError(`${field} must be an RFC 3339 date-time.`, [{ path: `querystring.${field}`, message: 'must be an RFC 3339 date-time' }]);
+  if (Number.isNaN(ms))
+    throw validationError(`${field} must be an RFC 3339 date-time.`, [
+      { path: `querystring.${field}`, message: 'must be an RFC 3339 date-time' },
+    ]);
   return new Date(ms).toISOString();
 }
 
@@ -33,10 +36,22 @@ export function createJournalService(db: Kysely<Database>): JournalService {
       const limit = query.limit ?? 50;
       const from = utc(query.from, 'from');
       const to = utc(query.to, 'to');
-      if (from && to && from > to) throw validationError('from must not be after to.', [{ path: 'querystring.from', message: 'must not be after to' }]);
-      const rows = await listEntries(db, { ...query, from, to, beforeId: decodeCursor(CURSOR_PREFIX, query.cursor), limit: limit + 1 });
+      if (from && to && from > to)
+        throw validationError('from must not be after to.', [
+          { path: 'querystring.from', message: 'must not be after to' },
+        ]);
+      const rows = await listEntries(db, {
+        ...query,
+        from,
+        to,
+        beforeId: decodeCursor(CURSOR_PREFIX, query.cursor),
+        limit: limit + 1,
+      });
       const page = rows.slice(0, limit);
-      return { changes: page, nextCursor: rows.length > limit ? encodeCursor(CURSOR_PREFIX, page[page.length - 1]!.id) : null };
+      return {
+        changes: page,
+        nextCursor: rows.length > limit ? encodeCursor(CURSOR_PREFIX, page[page.length - 1]!.id) : null,
+      };
     },
   };
 }

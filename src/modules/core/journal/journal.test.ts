@@ -3,9 +3,30 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
-import { assertContainsNone, call, createKey, expectError, expectValidation, fingerprintOf, userWithApp } from '../../../../test/helpers/fixtures.js';
+import {
+  assertContainsNone,
+  call,
+  createKey,
+  expectError,
+  expectValidation,
+  fingerprintOf,
+  userWithApp,
+} from '../../../../test/helpers/fixtures.js';
 
-const ENTRY_FIELDS = ['afterVersion', 'appId', 'authority', 'beforeVersion', 'createdAt', 'diff', 'env', 'id', 'operation', 'resourceId', 'resourceType', 'source'];
+const ENTRY_FIELDS = [
+  'afterVersion',
+  'appId',
+  'authority',
+  'beforeVersion',
+  'createdAt',
+  'diff',
+  'env',
+  'id',
+  'operation',
+  'resourceId',
+  'resourceType',
+  'source',
+];
 const CLI = { 'x-ensign-source': 'cli' };
 
 /** An app with five journal entries from both kinds of authority and both sources. */
@@ -13,8 +34,15 @@ async function history(app: FastifyInstance) {
   const s = await userWithApp(app);
   const pub = await createKey(app, s.user.token, { appId: s.appId, env: 'prod', type: 'pub' }, CLI);
   const sdk = await createKey(app, s.admin, { appId: s.appId, env: 'dev', type: 'sdk' });
-  assert.equal((await call(app, 'PATCH', '/api/v1/keys', { token: s.admin, payload: { keyId: pub.id, action: 'revoke' } })).statusCode, 200);
-  assert.equal((await call(app, 'DELETE', `/api/v1/keys?keyId=${sdk.id}`, { token: s.user.token, headers: CLI })).statusCode, 200);
+  assert.equal(
+    (await call(app, 'PATCH', '/api/v1/keys', { token: s.admin, payload: { keyId: pub.id, action: 'revoke' } }))
+      .statusCode,
+    200,
+  );
+  assert.equal(
+    (await call(app, 'DELETE', `/api/v1/keys?keyId=${sdk.id}`, { token: s.user.token, headers: CLI })).statusCode,
+    200,
+  );
   await userWithApp(app); // another app's entries never show
   return { ...s, pub, sdk, fingerprint: fingerprintOf(s.admin) };
 }
@@ -58,7 +86,9 @@ for (const dialect of dialects) {
         assert.ok(Array.isArray(e.diff) && e.diff.length > 0);
         assert.match(e.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       }
-      assert.deepEqual(entries[0].diff, [{ op: 'change', resourceType: 'key', key: h.sdk.id, path: '/status', before: 'active', after: 'revoked' }]);
+      assert.deepEqual(entries[0].diff, [
+        { op: 'change', resourceType: 'key', key: h.sdk.id, path: '/status', before: 'active', after: 'revoked' },
+      ]);
       assert.deepEqual(ids(await changes(app, h.admin, `appId=${h.appId}`)), ids({ changes: entries }));
     });
 
@@ -68,7 +98,11 @@ for (const dialect of dialects) {
       const all = (await changes(app, h.user.token, `appId=${h.appId}`)).changes;
       const expect = async (query: string, keep: (e: any) => boolean) => {
         const got = ids(await changes(app, h.user.token, `appId=${h.appId}&${query}`));
-        assert.deepEqual(got, all.filter(keep).map((e) => e.id), query);
+        assert.deepEqual(
+          got,
+          all.filter(keep).map((e) => e.id),
+          query,
+        );
         return got;
       };
       await expect(`id=${all[2].id}`, (e) => e.id === all[2].id);
@@ -85,7 +119,10 @@ for (const dialect of dialects) {
       await expect('authorityType=system', () => false);
       await expect(`userId=${h.user.userId}`, (e) => e.authority.userId === h.user.userId);
       await expect(`keyFingerprint=${h.fingerprint}`, (e) => e.authority.keyFingerprint === h.fingerprint);
-      await expect(`operation=key.revoke&authorityType=user&source=cli`, (e) => e.operation === 'key.revoke' && e.source === 'cli');
+      await expect(
+        `operation=key.revoke&authorityType=user&source=cli`,
+        (e) => e.operation === 'key.revoke' && e.source === 'cli',
+      );
       const mid = all[2].createdAt;
       await expect(`from=${mid}`, (e) => e.createdAt >= mid);
       await expect(`to=${mid}`, (e) => e.createdAt <= mid);
@@ -98,9 +135,11 @@ for (const dialect of dialects) {
     test('bad queries are 400: limit outside 1..200, unknown enumerations, bad dates and cursors', async () => {
       const { app } = shared();
       const h = await history(app);
-      const bad = async (query: string, path?: string) => expectValidation(await call(app, 'GET', `/api/v1/changes?${query}`, { token: h.user.token }), path);
+      const bad = async (query: string, path?: string) =>
+        expectValidation(await call(app, 'GET', `/api/v1/changes?${query}`, { token: h.user.token }), path);
       await bad('', 'querystring.appId');
-      for (const limit of ['0', '201', '-1', 'abc', '1.5']) await bad(`appId=${h.appId}&limit=${limit}`, 'querystring.limit');
+      for (const limit of ['0', '201', '-1', 'abc', '1.5'])
+        await bad(`appId=${h.appId}&limit=${limit}`, 'querystring.limit');
       await bad(`appId=${h.appId}&source=web`, 'querystring.source');
       await bad(`appId=${h.appId}&authorityType=robot`, 'querystring.authorityType');
       await bad(`appId=${h.appId}&keyFingerprint=XYZ`, 'querystring.keyFingerprint');
@@ -109,11 +148,25 @@ for (const dialect of dialects) {
       await bad(`appId=${h.appId}&from=2026-02-01T00:00:00Z&to=2026-01-01T00:00:00Z`);
       await bad(`appId=${'a'.repeat(129)}`, 'querystring.appId');
       const forged = `jc2_${Buffer.from(JSON.stringify({ b: 'chg_x' })).toString('base64url')}`;
-      for (const cursor of ['garbage', 'jc1_!!!', 'jc1_', forged, `jc1_${Buffer.from('{"x":1}').toString('base64url')}`]) {
+      for (const cursor of [
+        'garbage',
+        'jc1_!!!',
+        'jc1_',
+        forged,
+        `jc1_${Buffer.from('{"x":1}').toString('base64url')}`,
+      ]) {
         await bad(`appId=${h.appId}&cursor=${encodeURIComponent(cursor)}`, 'querystring.cursor');
       }
-      expectError(await call(app, 'GET', `/api/v1/changes?appId=${h.appId}&env=qa`, { token: h.user.token }), 404, 'not_found');
-      for (const limit of [1, 200]) assert.equal((await changes(app, h.user.token, `appId=${h.appId}&limit=${limit}`)).changes.length, Math.min(limit, 5));
+      expectError(
+        await call(app, 'GET', `/api/v1/changes?appId=${h.appId}&env=qa`, { token: h.user.token }),
+        404,
+        'not_found',
+      );
+      for (const limit of [1, 200])
+        assert.equal(
+          (await changes(app, h.user.token, `appId=${h.appId}&limit=${limit}`)).changes.length,
+          Math.min(limit, 5),
+        );
     });
 
     test('cursor pagination walks every entry once, filters included', async () => {
@@ -122,12 +175,19 @@ for (const dialect of dialects) {
       for (let i = 0; i < 4; i++) await createKey(app, h.user.token, { appId: h.appId, env: 'staging', type: 'pub' });
       const all = ids(await changes(app, h.user.token, `appId=${h.appId}`));
       assert.equal(all.length, 9);
-      for (const [query, expected] of [['', all], ['&operation=key.create', all.filter((_, i) => i < 4 || i === 6 || i === 7)]] as const) {
+      for (const [query, expected] of [
+        ['', all],
+        ['&operation=key.create', all.filter((_, i) => i < 4 || i === 6 || i === 7)],
+      ] as const) {
         const walked: string[] = [];
         let cursor: string | null = null;
         let pages = 0;
         do {
-          const page = await changes(app, h.user.token, `appId=${h.appId}&limit=2${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+          const page = await changes(
+            app,
+            h.user.token,
+            `appId=${h.appId}&limit=2${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+          );
           assert.ok(page.changes.length <= 2);
           walked.push(...ids(page));
           cursor = page.nextCursor;
@@ -166,10 +226,15 @@ for (const dialect of dialects) {
       const secrets = [h.user.token, h.user.password, ...h.tokens, h.pub.token, h.sdk.token];
       const hashes = (await db.selectFrom('api_keys').select('token_hash').execute()).map((r) => r.token_hash);
       const cliHashes = (await db.selectFrom('cli_tokens').select('token_hash').execute()).map((r) => r.token_hash);
-      const passwordHashes = (await db.selectFrom('users').select('password_hash').execute()).map((r) => r.password_hash.split('$').pop()!);
+      const passwordHashes = (await db.selectFrom('users').select('password_hash').execute()).map((r) =>
+        r.password_hash.split('$').pop()!,
+      );
       const res = await call(app, 'GET', `/api/v1/changes?appId=${h.appId}`, { token: h.user.token });
       const rows = JSON.stringify(await db.selectFrom('changes').selectAll().execute());
-      for (const [text, where] of [[res.body, 'the journal response'], [rows, 'the journal table']] as const) {
+      for (const [text, where] of [
+        [res.body, 'the journal response'],
+        [rows, 'the journal table'],
+      ] as const) {
         assertContainsNone(text, [...secrets, ...hashes, ...cliHashes, ...passwordHashes], where);
         assert.ok(!/"(token|password|secret|tokenHash|token_hash)"/.test(text), `${where} has no secret-named field`);
       }

@@ -10,7 +10,10 @@ import { createCredentialCache } from './credential-cache.js';
 import { createKeysService } from './keys.service.js';
 import { testClock } from '../../../../test/helpers/clock.js';
 
-const known: CredentialResolution = { ok: true, principal: { type: 'sdk', appId: 'app_1', envId: 'env_1', env: 'prod', keyId: 'key_1', fingerprint: 'f' } };
+const known: CredentialResolution = {
+  ok: true,
+  principal: { type: 'sdk', appId: 'app_1', envId: 'env_1', env: 'prod', keyId: 'key_1', fingerprint: 'f' },
+};
 
 describe('credential cache', () => {
   test('an unknown token is answered from memory until its short lifetime ends', () => {

@@ -46,7 +46,12 @@ export async function listKeys(db: Executor, appId: string, envId?: string): Pro
 }
 
 export async function markRevoked(db: Executor, id: string, at: string): Promise<boolean> {
-  const r = await db.updateTable('api_keys').set({ status: 'revoked', revoked_at: at }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
+  const r = await db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: at })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
 

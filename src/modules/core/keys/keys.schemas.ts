@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox';
 import { IdString } from '../../../platform/common-schemas.js';
 import { KEY_TYPES } from './keys.model.js';
 
-const KeyTypeSchema = Type.Union(KEY_TYPES.map((t) => Type.Literal(t)), { description: 'sdk (server), pub (client, read-only) or admin (app management)' });
+const KeyTypeSchema = Type.Union(
+  KEY_TYPES.map((t) => Type.Literal(t)),
+  { description: 'sdk (server), pub (client, read-only) or admin (app management)' },
+);
 
 export const KeyRecordSchema = Type.Object(
   {
@@ -20,7 +23,10 @@ export const KeyRecordSchema = Type.Object(
   { title: 'Key' },
 );
 
-export const IssuedKeySchema = Type.Intersect([KeyRecordSchema, Type.Object({ token: Type.String({ description: 'Shown once.' }) })], { title: 'IssuedKey' });
+export const IssuedKeySchema = Type.Intersect(
+  [KeyRecordSchema, Type.Object({ token: Type.String({ description: 'Shown once.' }) })],
+  { title: 'IssuedKey' },
+);
 
 export const ListKeysQuery = Type.Object({ appId: IdString(), env: Type.Optional(IdString()) });
 export const ListKeysResponse = Type.Object({ keys: Type.Array(KeyRecordSchema) });

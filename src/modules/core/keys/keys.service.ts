@@ -13,7 +13,6 @@ import { createCredentialCache } from './credential-cache.js';
 import * as repo from './keys.repository.js';
 import { issueKey, type IssueKeyInput } from './issue-key.js';
 
-
 export interface CreateKeyInput {
   appId: string;
   env?: string;
@@ -44,7 +43,12 @@ export interface KeysServiceOptions {
   now?: () => number;
 }
 
-export function createKeysService(db: Kysely<Database>, journal: JournalService, access: AppAccess, options: KeysServiceOptions = {}): KeysService {
+export function createKeysService(
+  db: Kysely<Database>,
+  journal: JournalService,
+  access: AppAccess,
+  options: KeysServiceOptions = {},
+): KeysService {
   const usage = new Map<string, string>();
   const cache = createCredentialCache({ ttlMs: options.credentialTtlMs, now: options.now });
   /** Reads under way, so concurrent requests with one uncached token share a read. */
@@ -77,9 +81,20 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
   function resolutionOf(row: repo.KeyRow, hash: string): CredentialResolution {
     if (row.status !== 'active') return { ok: false, reason: 'revoked' };
     const fingerprint = fingerprintOfHash(hash);
-    if (row.type === 'admin') return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
+    if (row.type === 'admin')
+      return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
     if (!row.env_id || !row.env_slug) return { ok: false, reason: 'invalid' };
-    return { ok: true, principal: { type: row.type as 'sdk' | 'pub', appId: row.app_id, envId: row.env_id, env: row.env_slug, keyId: row.id, fingerprint } };
+    return {
+      ok: true,
+      principal: {
+        type: row.type as 'sdk' | 'pub',
+        appId: row.app_id,
+        envId: row.env_id,
+        env: row.env_slug,
+        keyId: row.id,
+        fingerprint,
+      },
+    };
   }
 
   return {
@@ -88,11 +103,17 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
       let envId: string | null = null;
       let envSlug: string | null = null;
       if (input.type === 'admin') {
-        if (input.env !== undefined) throw validationError('An admin key belongs to the whole app: omit env.', [{ path: '/env', message: 'must be absent for admin keys' }]);
+        if (input.env !== undefined)
+          throw validationError('An admin key belongs to the whole app: omit env.', [
+            { path: '/env', message: 'must be absent for admin keys' },
+          ]);
         // Admin keys manage the whole app (keys included): owners only. Environment keys: editors too.
         await access.requireApp(principal, input.appId, 'keys', trx);
       } else {
-        if (input.env === undefined) throw validationError(`A ${input.type} key belongs to one environment: give env.`, [{ path: '/env', message: `is required for ${input.type} keys` }]);
+        if (input.env === undefined)
+          throw validationError(`A ${input.type} key belongs to one environment: give env.`, [
+            { path: '/env', message: `is required for ${input.type} keys` },
+          ]);
         const { env } = await access.requireEnv(principal, input.appId, input.env, 'change', trx);
         envId = env.id;
         envSlug = env.slug;
@@ -108,7 +129,15 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
         authority: authorityOf(principal),
         beforeVersion: null,
         afterVersion: null,
-        diff: [{ op: 'add', resourceType: 'key', key: key.id, path: '', after: { type: key.type, env: key.env, prefix: key.prefix, ...(key.name ? { name: key.name } : {}) } }],
+        diff: [
+          {
+            op: 'add',
+            resourceType: 'key',
+            key: key.id,
+            path: '',
+            after: { type: key.type, env: key.env, prefix: key.prefix, ...(key.name ? { name: key.name } : {}) },
+          },
+        ],
       });
       return key;
     },
@@ -151,7 +180,9 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
           authority: authorityOf(principal),
           beforeVersion: null,
           afterVersion: null,
-          diff: [{ op: 'change', resourceType: 'key', key: keyId, path: '/status', before: 'active', after: 'revoked' }],
+          diff: [
+            { op: 'change', resourceType: 'key', key: keyId, path: '/status', before: 'active', after: 'revoked' },
+          ],
         });
         await options.revocations?.publish(trx, JSON.stringify({ keyId }));
         return repo.toKeyRecord({ ...existing, status: 'revoked', revoked_at: at });
@@ -178,4 +209,3 @@ export function createKeysService(db: Kysely<Database>, journal: JournalService,
     },
   };
 }
-

@@ -2,7 +2,17 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
-import { assertContainsNone, call, createKey, expectError, expectValidation, keysDeep, sha256, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
+import {
+  assertContainsNone,
+  call,
+  createKey,
+  expectError,
+  expectValidation,
+  keysDeep,
+  sha256,
+  uniqueKey,
+  userWithApp,
+} from '../../../../test/helpers/fixtures.js';
 
 const RECORD_FIELDS = ['appId', 'createdAt', 'env', 'id', 'lastUsedAt', 'prefix', 'revokedAt', 'status', 'type'];
 
@@ -23,26 +33,43 @@ for (const dialect of dialects) {
       const sdk = await createKey(app, s.admin, { appId: s.appId, env: 'staging', type: 'sdk' });
       const keys = await listKeys(app, s.user.token, `appId=${s.appId}`);
       const created = [...s.body.keys, s.body.adminKey, pub, sdk];
-      assert.deepEqual(keys.map((k) => k.id), created.map((k) => k.id).reverse());
+      assert.deepEqual(
+        keys.map((k) => k.id),
+        created.map((k) => k.id).reverse(),
+      );
       for (let i = 1; i < keys.length; i++) assert.ok(keys[i - 1].createdAt >= keys[i].createdAt);
       for (const k of keys) {
-        assert.deepEqual(Object.keys(k).filter((f) => f !== 'name').sort(), RECORD_FIELDS);
+        assert.deepEqual(
+          Object.keys(k)
+            .filter((f) => f !== 'name')
+            .sort(),
+          RECORD_FIELDS,
+        );
         assert.equal(k.status, 'active');
         assert.equal(k.revokedAt, null);
         assert.equal(k.appId, s.appId);
       }
       assert.equal(keys.find((k) => k.id === pub.id).name, 'web');
       assert.ok(!keysDeep(keys).has('token'));
-      const hashes = (await database.handle.db.selectFrom('api_keys').select('token_hash').execute()).map((r) => r.token_hash);
+      const hashes = (await database.handle.db.selectFrom('api_keys').select('token_hash').execute()).map(
+        (r) => r.token_hash,
+      );
       assertContainsNone(JSON.stringify(keys), [...s.tokens, pub.token, sdk.token, ...hashes], 'the key list');
-      assert.deepEqual((await listKeys(app, s.admin, `appId=${s.appId}&env=prod`)).map((k) => k.id), [pub.id, s.body.keys[2].id]);
+      assert.deepEqual(
+        (await listKeys(app, s.admin, `appId=${s.appId}&env=prod`)).map((k) => k.id),
+        [pub.id, s.body.keys[2].id],
+      );
     });
 
     test('sdk, pub and admin keys are created by the owner or the admin key', async () => {
       const { app } = shared();
       const s = await userWithApp(app);
       for (const token of [s.user.token, s.admin]) {
-        for (const payload of [{ appId: s.appId, env: 'dev', type: 'sdk' }, { appId: s.appId, env: 'staging', type: 'pub', name: 'mobile' }, { appId: s.appId, type: 'admin' }]) {
+        for (const payload of [
+          { appId: s.appId, env: 'dev', type: 'sdk' },
+          { appId: s.appId, env: 'staging', type: 'pub', name: 'mobile' },
+          { appId: s.appId, type: 'admin' },
+        ]) {
           const res = await call(app, 'POST', '/api/v1/keys', { token, idem: true, payload });
           assert.equal(res.statusCode, 201, res.body);
           const key = res.json().key;
@@ -69,16 +96,30 @@ for (const dialect of dialects) {
       assert.equal(dev.env, 'dev');
       assert.equal(prod.env, 'prod');
       const listed = await listKeys(app, s.user.token, `appId=${s.appId}&env=production`);
-      assert.deepEqual(listed.map((k) => k.id), [prod.id, s.body.keys[2].id]);
+      assert.deepEqual(
+        listed.map((k) => k.id),
+        [prod.id, s.body.keys[2].id],
+      );
       assert.ok(listed.every((k) => k.env === 'prod'));
-      assert.deepEqual((await listKeys(app, s.user.token, `appId=${s.appId}&env=development`)).map((k) => [k.id, k.env]), [[dev.id, 'dev'], [s.body.keys[0].id, 'dev']]);
-      expectError(await call(app, 'GET', `/api/v1/keys?appId=${s.appId}&env=qa`, { token: s.user.token }), 404, 'not_found');
+      assert.deepEqual(
+        (await listKeys(app, s.user.token, `appId=${s.appId}&env=development`)).map((k) => [k.id, k.env]),
+        [
+          [dev.id, 'dev'],
+          [s.body.keys[0].id, 'dev'],
+        ],
+      );
+      expectError(
+        await call(app, 'GET', `/api/v1/keys?appId=${s.appId}&env=qa`, { token: s.user.token }),
+        404,
+        'not_found',
+      );
     });
 
     test('invalid create requests are 400 (env rules included) or 404, and create nothing', async () => {
       const { app } = shared();
       const s = await userWithApp(app);
-      const post = (payload: unknown) => call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem: true, payload });
+      const post = (payload: unknown) =>
+        call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem: true, payload });
       expectValidation(await post({ appId: s.appId, type: 'sdk' }), '/env');
       expectValidation(await post({ appId: s.appId, type: 'pub' }), '/env');
       expectValidation(await post({ appId: s.appId, env: 'dev', type: 'admin' }), '/env');
@@ -92,9 +133,22 @@ for (const dialect of dialects) {
       expectValidation(await post({ appId: s.appId, env: 7, type: 'sdk' }), '/env');
       expectError(await post({ appId: s.appId, env: 'qa', type: 'sdk' }), 404, 'not_found');
       expectError(await post({ appId: 'app_nope', type: 'admin' }), 404, 'not_found');
-      expectError(await call(app, 'POST', '/api/v1/keys', { token: s.user.token, payload: { appId: s.appId, env: 'dev', type: 'sdk' } }), 400, 'idempotency_key_required');
+      expectError(
+        await call(app, 'POST', '/api/v1/keys', {
+          token: s.user.token,
+          payload: { appId: s.appId, env: 'dev', type: 'sdk' },
+        }),
+        400,
+        'idempotency_key_required',
+      );
       for (const key of ['short', 'k'.repeat(129), 'has space inside']) {
-        expectValidation(await call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem: key, payload: { appId: s.appId, env: 'dev', type: 'sdk' } }));
+        expectValidation(
+          await call(app, 'POST', '/api/v1/keys', {
+            token: s.user.token,
+            idem: key,
+            payload: { appId: s.appId, env: 'dev', type: 'sdk' },
+          }),
+        );
       }
       assert.equal((await listKeys(app, s.user.token, `appId=${s.appId}`)).length, 4);
     });
@@ -103,7 +157,8 @@ for (const dialect of dialects) {
       const { app } = shared();
       const s = await userWithApp(app);
       const idem = uniqueKey();
-      const send = (payload: unknown, token = s.user.token) => call(app, 'POST', '/api/v1/keys', { token, idem, payload });
+      const send = (payload: unknown, token = s.user.token) =>
+        call(app, 'POST', '/api/v1/keys', { token, idem, payload });
       const first = await send({ appId: s.appId, env: 'dev', type: 'pub' });
       const replay = await send({ type: 'pub', env: 'dev', appId: s.appId });
       assert.equal(first.statusCode, 201);
@@ -121,7 +176,15 @@ for (const dialect of dialects) {
       const { app } = shared();
       const s = await userWithApp(app);
       const idem = uniqueKey();
-      const responses = await Promise.all(Array.from({ length: 5 }, () => call(app, 'POST', '/api/v1/keys', { token: s.user.token, idem, payload: { appId: s.appId, env: 'dev', type: 'sdk' } })));
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, () =>
+          call(app, 'POST', '/api/v1/keys', {
+            token: s.user.token,
+            idem,
+            payload: { appId: s.appId, env: 'dev', type: 'sdk' },
+          }),
+        ),
+      );
       for (const r of responses) assert.equal(r.statusCode, 201, r.body);
       assert.equal(new Set(responses.map((r) => r.json().key.id)).size, 1);
       assert.equal((await listKeys(app, s.user.token, `appId=${s.appId}`)).length, 5);
@@ -135,7 +198,8 @@ for (const dialect of dialects) {
       const { app } = shared();
       const s = await userWithApp(app);
       const admin2 = await createKey(app, s.user.token, { appId: s.appId, type: 'admin' });
-      const revoke = () => call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId: admin2.id, action: 'revoke' } });
+      const revoke = () =>
+        call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId: admin2.id, action: 'revoke' } });
       const first = await revoke();
       assert.equal(first.statusCode, 200, first.body);
       const key = first.json().key;
@@ -147,7 +211,11 @@ for (const dialect of dialects) {
       const second = await revoke();
       assert.equal(second.statusCode, 200);
       assert.equal(second.json().key.revokedAt, key.revokedAt);
-      expectError(await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: admin2.token }), 401, 'unauthorized');
+      expectError(
+        await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: admin2.token }),
+        401,
+        'unauthorized',
+      );
       const listed = (await listKeys(app, s.user.token, `appId=${s.appId}`)).find((k) => k.id === admin2.id);
       assert.deepEqual(listed, key);
     });
@@ -156,12 +224,22 @@ for (const dialect of dialects) {
       const { app } = shared();
       const s = await userWithApp(app);
       const keyId = s.body.keys[1].id;
-      const responses = await Promise.all(Array.from({ length: 5 }, (_, i) =>
-        i % 2 ? call(app, 'DELETE', `/api/v1/keys?keyId=${keyId}`, { token: s.admin }) : call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId, action: 'revoke' } })));
+      const responses = await Promise.all(
+        Array.from({ length: 5 }, (_, i) =>
+          i % 2
+            ? call(app, 'DELETE', `/api/v1/keys?keyId=${keyId}`, { token: s.admin })
+            : call(app, 'PATCH', '/api/v1/keys', { token: s.user.token, payload: { keyId, action: 'revoke' } }),
+        ),
+      );
       for (const r of responses) assert.equal(r.statusCode, 200, r.body);
       assert.equal(new Set(responses.map((r) => r.json().key.revokedAt)).size, 1);
-      const journal = await call(app, 'GET', `/api/v1/changes?appId=${s.appId}&operation=key.revoke`, { token: s.user.token });
-      assert.deepEqual(journal.json().changes.map((c: any) => c.resourceId), [keyId]);
+      const journal = await call(app, 'GET', `/api/v1/changes?appId=${s.appId}&operation=key.revoke`, {
+        token: s.user.token,
+      });
+      assert.deepEqual(
+        journal.json().changes.map((c: any) => c.resourceId),
+        [keyId],
+      );
     });
 
     test('the older DELETE ?keyId= form revokes the same way', async () => {
@@ -171,7 +249,10 @@ for (const dialect of dialects) {
       const first = await call(app, 'DELETE', `/api/v1/keys?keyId=${pub.id}`, { token: s.admin });
       assert.equal(first.statusCode, 200, first.body);
       assert.equal(first.json().key.status, 'revoked');
-      const viaPatch = await call(app, 'PATCH', '/api/v1/keys', { token: s.admin, payload: { keyId: pub.id, action: 'revoke' } });
+      const viaPatch = await call(app, 'PATCH', '/api/v1/keys', {
+        token: s.admin,
+        payload: { keyId: pub.id, action: 'revoke' },
+      });
       assert.equal(viaPatch.json().key.revokedAt, first.json().key.revokedAt);
       const again = await call(app, 'DELETE', `/api/v1/keys?keyId=${pub.id}`, { token: s.user.token });
       assert.equal(again.json().key.revokedAt, first.json().key.revokedAt);
@@ -190,7 +271,11 @@ for (const dialect of dialects) {
       expectValidation(await patch({ keyId: 'k'.repeat(129), action: 'revoke' }), '/keyId');
       expectValidation(await call(app, 'DELETE', '/api/v1/keys', { token: s.user.token }), 'querystring.keyId');
       expectError(await patch({ keyId: 'key_unknown', action: 'revoke' }), 404, 'not_found');
-      expectError(await call(app, 'DELETE', '/api/v1/keys?keyId=key_unknown', { token: s.user.token }), 404, 'not_found');
+      expectError(
+        await call(app, 'DELETE', '/api/v1/keys?keyId=key_unknown', { token: s.user.token }),
+        404,
+        'not_found',
+      );
       assert.ok((await listKeys(app, s.user.token, `appId=${s.appId}`)).every((k) => k.status === 'active'));
     });
 
@@ -199,7 +284,14 @@ for (const dialect of dialects) {
       const owner = await userWithApp(app);
       const other = await userWithApp(app);
       const keyId = owner.body.keys[0].id;
-      const unknown = expectError(await call(app, 'PATCH', '/api/v1/keys', { token: other.user.token, payload: { keyId: 'key_unknown', action: 'revoke' } }), 404, 'not_found');
+      const unknown = expectError(
+        await call(app, 'PATCH', '/api/v1/keys', {
+          token: other.user.token,
+          payload: { keyId: 'key_unknown', action: 'revoke' },
+        }),
+        404,
+        'not_found',
+      );
       for (const token of [other.user.token, other.admin]) {
         const attempts = [
           await call(app, 'PATCH', '/api/v1/keys', { token, payload: { keyId, action: 'revoke' } }),
@@ -220,10 +312,18 @@ for (const dialect of dialects) {
       const before = Date.now();
       assert.equal((await call(app, 'GET', `/api/v1/keys?appId=${s.appId}`, { token: s.admin })).statusCode, 200);
       await app.close();
-      const row = await database.handle.db.selectFrom('api_keys').select(['last_used_at', 'token_hash']).where('id', '=', s.body.adminKey.id).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('api_keys')
+        .select(['last_used_at', 'token_hash'])
+        .where('id', '=', s.body.adminKey.id)
+        .executeTakeFirstOrThrow();
       assert.ok(row.last_used_at && Date.parse(row.last_used_at) >= before - 5, `last_used_at ${row.last_used_at}`);
       assert.equal(row.token_hash, sha256(s.admin));
-      const unused = await database.handle.db.selectFrom('api_keys').select('last_used_at').where('id', '=', s.body.keys[0].id).executeTakeFirstOrThrow();
+      const unused = await database.handle.db
+        .selectFrom('api_keys')
+        .select('last_used_at')
+        .where('id', '=', s.body.keys[0].id)
+        .executeTakeFirstOrThrow();
       assert.equal(unused.last_used_at, null);
     });
   });

@@ -6,7 +6,15 @@ import { validateDependencyGraph } from '@ensign/engine';
 import { canonicalJson, digestOf } from '../../../platform/canonical-json.js';
 import { AppError } from '../../../platform/errors.js';
 import type { DiffEntry } from '../journal/index.js';
-import { dependencyChanges, diffStates, visibilityChanges, type ConfigState, type DependencyChange, type FlagRecord, type VisibilityChange } from '../config/index.js';
+import {
+  dependencyChanges,
+  diffStates,
+  visibilityChanges,
+  type ConfigState,
+  type DependencyChange,
+  type FlagRecord,
+  type VisibilityChange,
+} from '../config/index.js';
 
 /** What a request may restore; absent: everything. */
 export interface RollbackScopeInput {
@@ -57,7 +65,11 @@ const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k)
  */
 export function normaliseScope(scope: RollbackScopeInput | undefined): RollbackScope {
   if (!scope) return { flags: null, advanced: true, privacy: true };
-  return { flags: [...new Set(scope.flags ?? [])].sort(), advanced: scope.advanced ?? false, privacy: scope.privacy ?? false };
+  return {
+    flags: [...new Set(scope.flags ?? [])].sort(),
+    advanced: scope.advanced ?? false,
+    privacy: scope.privacy ?? false,
+  };
 }
 
 function sortedFlags(flags: Record<string, FlagRecord>): Record<string, FlagRecord> {
@@ -87,7 +99,10 @@ function keepCurrent(next: Record<string, unknown>, current: Record<string, unkn
 export function restoredState(current: ConfigState, target: ConfigState, scope: RollbackScope): ConfigState {
   if (scope.flags === null && scope.advanced && scope.privacy) {
     const whole = structuredClone(target) as unknown as Record<string, unknown>;
-    if (canonicalJson((current as { experiments?: unknown }).experiments ?? null) !== canonicalJson((target as { experiments?: unknown }).experiments ?? null)) {
+    if (
+      canonicalJson((current as { experiments?: unknown }).experiments ?? null) !==
+      canonicalJson((target as { experiments?: unknown }).experiments ?? null)
+    ) {
       keepCurrent(whole, current as unknown as Record<string, unknown>);
     }
     return whole as unknown as ConfigState;
@@ -97,7 +112,12 @@ export function restoredState(current: ConfigState, target: ConfigState, scope: 
   const next: Record<string, unknown> = {};
   const sections = [...new Set([...Object.keys(from), ...Object.keys(to)])];
   for (const section of sections) {
-    const restore = section === 'flags' || NEVER_RESTORED.has(section) ? false : section === 'privacy' ? scope.privacy : scope.advanced;
+    const restore =
+      section === 'flags' || NEVER_RESTORED.has(section)
+        ? false
+        : section === 'privacy'
+          ? scope.privacy
+          : scope.advanced;
     const source = restore ? to : from;
     if (has(source, section)) next[section] = structuredClone(source[section]);
   }
@@ -113,16 +133,22 @@ export function restoredState(current: ConfigState, target: ConfigState, scope: 
 
 function warningsOf(inputs: PlanInputs, scope: RollbackScope, changes: DiffEntry[]): string[] {
   const warnings: string[] = [];
-  if (inputs.target.version === inputs.from.version) warnings.push(`version ${inputs.target.version} is the current version: nothing to restore`);
+  if (inputs.target.version === inputs.from.version)
+    warnings.push(`version ${inputs.target.version} is the current version: nothing to restore`);
   for (const key of scope.flags ?? []) {
-    if (!has(inputs.from.state.flags, key) && !has(inputs.target.state.flags, key)) warnings.push(`flag "${key}" exists neither now nor at version ${inputs.target.version}: nothing to restore`);
+    if (!has(inputs.from.state.flags, key) && !has(inputs.target.state.flags, key))
+      warnings.push(`flag "${key}" exists neither now nor at version ${inputs.target.version}: nothing to restore`);
   }
   if (canonicalJson(inputs.from.state.experiments ?? null) !== canonicalJson(inputs.target.state.experiments ?? null)) {
-    warnings.push(`experiments are not rolled back: the running and paused experiments stay as they are now, not as at version ${inputs.target.version}; change them through /api/v1/experiments`);
+    warnings.push(
+      `experiments are not rolled back: the running and paused experiments stay as they are now, not as at version ${inputs.target.version}; change them through /api/v1/experiments`,
+    );
   }
   for (const c of changes) {
-    if (c.resourceType === 'flag' && c.path === '' && c.op === 'remove') warnings.push(`flag "${c.key}" did not exist at version ${inputs.target.version}: the rollback deletes it`);
-    if (c.resourceType === 'flag' && c.path === '' && c.op === 'add') warnings.push(`flag "${c.key}" was deleted after version ${inputs.target.version}: the rollback recreates it`);
+    if (c.resourceType === 'flag' && c.path === '' && c.op === 'remove')
+      warnings.push(`flag "${c.key}" did not exist at version ${inputs.target.version}: the rollback deletes it`);
+    if (c.resourceType === 'flag' && c.path === '' && c.op === 'add')
+      warnings.push(`flag "${c.key}" was deleted after version ${inputs.target.version}: the rollback recreates it`);
   }
   return warnings;
 }
@@ -132,7 +158,10 @@ function checkResult(state: ConfigState): void {
   const issues = validateDependencyGraph(Object.values(state.flags));
   if (issues.length === 0) return;
   throw new AppError(400, 'rollback_invalid', `The restored configuration would be invalid: ${issues[0]!.message}`, {
-    details: issues.map((i) => ({ path: `/flags/${(i.flagKey ?? '').replace(/~/g, '~0').replace(/\//g, '~1')}${i.path}`, message: i.message })),
+    details: issues.map((i) => ({
+      path: `/flags/${(i.flagKey ?? '').replace(/~/g, '~0').replace(/\//g, '~1')}${i.path}`,
+      message: i.message,
+    })),
     resolution: 'Widen the scope to include the flags named in details (or restore them first), then plan again.',
   });
 }

@@ -15,21 +15,44 @@ for (const dialect of dialects) {
       const before = await c.configVersion();
       const experiment = await c.create();
       await c.served(experiment.id, 'transition', { to: 'running' });
-      const patched = await call(app, 'PATCH', '/api/v1/flags', { token: c.token, payload: { appId: c.appId, env: 'dev', key: 'search', value: true } });
+      const patched = await call(app, 'PATCH', '/api/v1/flags', {
+        token: c.token,
+        payload: { appId: c.appId, env: 'dev', key: 'search', value: true },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       const current = await c.configVersion();
 
-      const plan = await call(app, 'POST', '/api/v1/rollbacks/plan', { token: c.token, payload: { appId: c.appId, env: 'dev', targetVersion: before, expectedVersion: current } });
+      const plan = await call(app, 'POST', '/api/v1/rollbacks/plan', {
+        token: c.token,
+        payload: { appId: c.appId, env: 'dev', targetVersion: before, expectedVersion: current },
+      });
       assert.equal(plan.statusCode, 200, plan.body);
-      assert.ok(plan.json().plan.warnings.some((w: string) => w.startsWith('experiments are not rolled back')), plan.body);
-      assert.ok(!plan.json().plan.changes.some((ch: any) => ch.resourceType === 'experiment'), 'no experiment change in the plan');
+      assert.ok(
+        plan.json().plan.warnings.some((w: string) => w.startsWith('experiments are not rolled back')),
+        plan.body,
+      );
+      assert.ok(
+        !plan.json().plan.changes.some((ch: any) => ch.resourceType === 'experiment'),
+        'no experiment change in the plan',
+      );
 
       const applied = await call(app, 'POST', '/api/v1/rollbacks/apply', {
         token: c.token,
-        payload: { appId: c.appId, env: 'dev', targetVersion: before, expectedVersion: current, planDigest: plan.json().plan.digest, idempotencyKey: uniqueKey() },
+        payload: {
+          appId: c.appId,
+          env: 'dev',
+          targetVersion: before,
+          expectedVersion: current,
+          planDigest: plan.json().plan.digest,
+          idempotencyKey: uniqueKey(),
+        },
       });
       assert.equal(applied.statusCode, 200, applied.body);
-      const state = (await call(app, 'GET', `/api/v1/config-versions/${applied.json().version}?appId=${c.appId}&env=dev`, { token: c.token })).json().state;
+      const state = (
+        await call(app, 'GET', `/api/v1/config-versions/${applied.json().version}?appId=${c.appId}&env=dev`, {
+          token: c.token,
+        })
+      ).json().state;
       assert.equal(state.flags.search.value, false, 'the flag is restored');
       assert.equal(state.experiments[experiment.id].state, 'running', 'the experiment still runs');
       const detail = await c.evaluate('checkout', { targetingKey: 'user-1' }, applied.json().version);
@@ -40,9 +63,15 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const c = await experimentsClient(app);
       const experiment = await c.create();
-      const policy = await call(app, 'PATCH', '/api/v1/envs', { token: c.token, payload: { appId: c.appId, env: 'dev', requiredApprovals: 1 } });
+      const policy = await call(app, 'PATCH', '/api/v1/envs', {
+        token: c.token,
+        payload: { appId: c.appId, env: 'dev', requiredApprovals: 1 },
+      });
       assert.equal(policy.statusCode, 200, policy.body);
-      const res = await c.post(`/api/v1/experiments/${experiment.id}/transition`, { revision: experiment.revision, to: 'running' });
+      const res = await c.post(`/api/v1/experiments/${experiment.id}/transition`, {
+        revision: experiment.revision,
+        to: 'running',
+      });
       expectError(res, 403, 'approval_required');
       const after = (await c.get(`/api/v1/experiments/${experiment.id}`)).json().experiment;
       assert.equal(after.state, 'draft');

@@ -6,7 +6,14 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { AppError, conflict, versionConflict } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/principal.js';
 import { authorityOf } from '../journal/index.js';
-import { resolveTarget, type ConfigEdit, type ConfigMutator, type ConfigStateStore, type CurrentConfig, type EnvironmentTarget } from '../config/index.js';
+import {
+  resolveTarget,
+  type ConfigEdit,
+  type ConfigMutator,
+  type ConfigStateStore,
+  type CurrentConfig,
+  type EnvironmentTarget,
+} from '../config/index.js';
 import { planRollback, type RollbackPlan, type RollbackScopeInput } from './rollback-plan.js';
 
 export interface RollbackRequest {
@@ -27,13 +34,22 @@ export interface ApplyInput extends PlanInput {
 
 export interface RollbacksService {
   plan(principal: Principal, input: PlanInput): Promise<RollbackPlan>;
-  apply(trx: Executor, principal: Principal, input: ApplyInput): Promise<{ version: number; changeId: string | null; plan: RollbackPlan }>;
+  apply(
+    trx: Executor,
+    principal: Principal,
+    input: ApplyInput,
+  ): Promise<{ version: number; changeId: string | null; plan: RollbackPlan }>;
   /**
    * The edit a rollback makes to `current` (inside the caller's locked transaction): what apply and
    * the authority workflow both write. 404 when the target is not retained, 409 plan_conflict when a
    * digest is given and differs, 400 rollback_invalid.
    */
-  edit(executor: Executor, target: EnvironmentTarget, current: CurrentConfig, request: RollbackRequest & { planDigest?: string }): Promise<ConfigEdit<RollbackPlan>>;
+  edit(
+    executor: Executor,
+    target: EnvironmentTarget,
+    current: CurrentConfig,
+    request: RollbackRequest & { planDigest?: string },
+  ): Promise<ConfigEdit<RollbackPlan>>;
 }
 
 const notRetained = (version: number, env: string) =>
@@ -44,19 +60,42 @@ const notRetained = (version: number, env: string) =>
 const planConflict = (digest: string) =>
   conflict('plan_conflict', 'The plan recomputed now differs from the plan you reviewed (its digest changed).', {
     metadata: { planDigest: digest },
-    resolution: 'Plan the rollback again with POST /api/v1/rollbacks/plan, review it, and apply that plan\'s digest.',
+    resolution: "Plan the rollback again with POST /api/v1/rollbacks/plan, review it, and apply that plan's digest.",
   });
 
-export function createRollbacksService(deps: { access: AppAccess; store: ConfigStateStore; mutator: ConfigMutator }): RollbacksService {
+export function createRollbacksService(deps: {
+  access: AppAccess;
+  store: ConfigStateStore;
+  mutator: ConfigMutator;
+}): RollbacksService {
   const { access, store, mutator } = deps;
 
-  async function planAt(executor: Executor | null, target: EnvironmentTarget, current: CurrentConfig, request: RollbackRequest) {
-    const retained = request.targetVersion <= current.version ? await store.retained(executor, target.envId, request.targetVersion) : undefined;
+  async function planAt(
+    executor: Executor | null,
+    target: EnvironmentTarget,
+    current: CurrentConfig,
+    request: RollbackRequest,
+  ) {
+    const retained =
+      request.targetVersion <= current.version
+        ? await store.retained(executor, target.envId, request.targetVersion)
+        : undefined;
     if (!retained) throw notRetained(request.targetVersion, target.env);
-    return planRollback({ appId: target.appId, env: target.env, from: current, target: { version: retained.version, state: retained.state }, scope: request.scope });
+    return planRollback({
+      appId: target.appId,
+      env: target.env,
+      from: current,
+      target: { version: retained.version, state: retained.state },
+      scope: request.scope,
+    });
   }
 
-  async function edit(executor: Executor, target: EnvironmentTarget, current: CurrentConfig, request: RollbackRequest & { planDigest?: string; reason?: string }): Promise<ConfigEdit<RollbackPlan>> {
+  async function edit(
+    executor: Executor,
+    target: EnvironmentTarget,
+    current: CurrentConfig,
+    request: RollbackRequest & { planDigest?: string; reason?: string },
+  ): Promise<ConfigEdit<RollbackPlan>> {
     const { plan, state } = await planAt(executor, target, current, request);
     if (request.planDigest !== undefined && plan.digest !== request.planDigest) throw planConflict(plan.digest);
     return {
@@ -65,7 +104,12 @@ export function createRollbacksService(deps: { access: AppAccess; store: ConfigS
       resourceType: 'environment',
       resourceId: target.envId,
       result: plan,
-      context: { targetVersion: plan.targetVersion, planDigest: plan.digest, scope: plan.scope, ...(request.reason ? { reason: request.reason } : {}) },
+      context: {
+        targetVersion: plan.targetVersion,
+        planDigest: plan.digest,
+        scope: plan.scope,
+        ...(request.reason ? { reason: request.reason } : {}),
+      },
     };
   }
 

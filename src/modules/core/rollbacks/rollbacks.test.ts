@@ -2,7 +2,15 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../../../test/helpers/test-app.js';
-import { addMember, call, expectError, expectValidation, signUp, uniqueKey, userWithApp } from '../../../../test/helpers/fixtures.js';
+import {
+  addMember,
+  call,
+  expectError,
+  expectValidation,
+  signUp,
+  uniqueKey,
+  userWithApp,
+} from '../../../../test/helpers/fixtures.js';
 import { flagsClient, journalOf } from '../flags/flags.test-client.js';
 
 async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number]) {
@@ -15,11 +23,17 @@ async function setup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dia
 
 function rollbackClient(app: FastifyInstance, token: string, appId: string, env = 'dev') {
   return {
-    plan: (body: Record<string, unknown>, t = token) => call(app, 'POST', '/api/v1/rollbacks/plan', { token: t, payload: { appId, env, ...body } }),
+    plan: (body: Record<string, unknown>, t = token) =>
+      call(app, 'POST', '/api/v1/rollbacks/plan', { token: t, payload: { appId, env, ...body } }),
     apply: (body: Record<string, unknown>, options: { token?: string; key?: string | null } = {}) =>
       call(app, 'POST', '/api/v1/rollbacks/apply', {
         token: options.token ?? token,
-        payload: { appId, env, ...(options.key === null ? {} : { idempotencyKey: options.key ?? uniqueKey() }), ...body },
+        payload: {
+          appId,
+          env,
+          ...(options.key === null ? {} : { idempotencyKey: options.key ?? uniqueKey() }),
+          ...body,
+        },
       }),
   };
 }
@@ -49,10 +63,16 @@ for (const dialect of dialects) {
       assert.deepEqual(plan.dependencies, diff.dependencies);
       assert.equal(plan.fromState, diff.rollback.fromState);
       assert.equal(plan.toState, diff.rollback.toState);
-      assert.deepEqual([plan.appId, plan.env, plan.fromVersion, plan.targetVersion, plan.resultVersion], [plan.appId, 'dev', 5, 2, 6]);
+      assert.deepEqual(
+        [plan.appId, plan.env, plan.fromVersion, plan.targetVersion, plan.resultVersion],
+        [plan.appId, 'dev', 5, 2, 6],
+      );
       assert.deepEqual(plan.scope, { flags: null, advanced: true, privacy: true });
       assert.match(plan.digest, /^[0-9a-f]{64}$/);
-      assert.ok(plan.warnings.some((w: string) => w.includes('"c"')), 'c did not exist at version 2');
+      assert.ok(
+        plan.warnings.some((w: string) => w.includes('"c"')),
+        'c did not exist at version 2',
+      );
       assert.equal((await rb.plan({ targetVersion: 2, expectedVersion: 5 })).body, res.body, 'same inputs, same bytes');
       assert.equal((await flags.list()).json().version, 5);
     });
@@ -62,7 +82,12 @@ for (const dialect of dialects) {
       await history(flags);
       const before = await Promise.all([0, 1, 2, 3, 4, 5].map(async (v) => (await flags.versions(`/${v}`)).body));
       const { plan } = (await rb.plan({ targetVersion: 2, expectedVersion: 5 })).json();
-      const res = await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest, reason: 'bad release' });
+      const res = await rb.apply({
+        targetVersion: 2,
+        expectedVersion: 5,
+        planDigest: plan.digest,
+        reason: 'bad release',
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
       assert.equal(body.version, 6);
@@ -78,7 +103,12 @@ for (const dialect of dialects) {
       assert.equal(entry.id, body.changeId);
       assert.equal(entry.source, 'rollback');
       assert.deepEqual([entry.beforeVersion, entry.afterVersion], [5, 6]);
-      assert.deepEqual(entry.context, { targetVersion: 2, planDigest: plan.digest, scope: plan.scope, reason: 'bad release' });
+      assert.deepEqual(entry.context, {
+        targetVersion: 2,
+        planDigest: plan.digest,
+        scope: plan.scope,
+        reason: 'bad release',
+      });
       assert.ok(!JSON.stringify(entry.diff).includes('user-1'), 'override subjects are redacted');
       const listed = (await flags.versions('', { limit: 1 })).json().versions[0];
       assert.equal(listed.operation, 'rollback.apply');
@@ -98,10 +128,21 @@ for (const dialect of dialects) {
       const again = await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }, { key });
       assert.equal(again.statusCode, 200, again.body);
       assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.deepEqual({ ...(again.json() as object), replay: undefined }, { ...(first.json() as object), replay: undefined });
+      assert.deepEqual(
+        { ...(again.json() as object), replay: undefined },
+        { ...(first.json() as object), replay: undefined },
+      );
       assert.equal(again.json().replay.replayed, true);
-      expectError(await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest }, { key }), 409, 'idempotency_conflict');
-      expectError(await rb.apply({ targetVersion: 1, expectedVersion: 6, planDigest: plan.digest }, { key: null }), 400, 'idempotency_key_required');
+      expectError(
+        await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest }, { key }),
+        409,
+        'idempotency_conflict',
+      );
+      expectError(
+        await rb.apply({ targetVersion: 1, expectedVersion: 6, planDigest: plan.digest }, { key: null }),
+        400,
+        'idempotency_key_required',
+      );
       assert.equal((await flags.list()).json().version, 6);
     });
 
@@ -109,14 +150,33 @@ for (const dialect of dialects) {
       const { flags, rb } = await setup(t, dialect);
       await history(flags);
       const { plan } = (await rb.plan({ targetVersion: 2, expectedVersion: 5 })).json();
-      assert.equal(expectError(await rb.plan({ targetVersion: 2, expectedVersion: 4 }), 409, 'version_conflict').metadata?.currentVersion, 5);
+      assert.equal(
+        expectError(await rb.plan({ targetVersion: 2, expectedVersion: 4 }), 409, 'version_conflict').metadata
+          ?.currentVersion,
+        5,
+      );
       await flags.patch({ key: 'b', op: 'toggle' });
-      assert.equal(expectError(await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest }), 409, 'version_conflict').metadata?.currentVersion, 6);
+      assert.equal(
+        expectError(
+          await rb.apply({ targetVersion: 2, expectedVersion: 5, planDigest: plan.digest }),
+          409,
+          'version_conflict',
+        ).metadata?.currentVersion,
+        6,
+      );
       // The same version but a plan reviewed for another state or scope.
-      const error = expectError(await rb.apply({ targetVersion: 2, expectedVersion: 6, planDigest: plan.digest }), 409, 'plan_conflict');
+      const error = expectError(
+        await rb.apply({ targetVersion: 2, expectedVersion: 6, planDigest: plan.digest }),
+        409,
+        'plan_conflict',
+      );
       assert.match(error.resolution, /rollbacks\/plan/);
       const other = (await rb.plan({ targetVersion: 2, expectedVersion: 6, scope: { flags: ['a'] } })).json().plan;
-      expectError(await rb.apply({ targetVersion: 2, expectedVersion: 6, planDigest: other.digest }), 409, 'plan_conflict');
+      expectError(
+        await rb.apply({ targetVersion: 2, expectedVersion: 6, planDigest: other.digest }),
+        409,
+        'plan_conflict',
+      );
       assert.equal((await flags.list()).json().version, 6);
     });
 
@@ -124,13 +184,23 @@ for (const dialect of dialects) {
       const { flags, rb } = await setup(t, dialect);
       await history(flags);
       expectError(await rb.plan({ targetVersion: 9, expectedVersion: 5 }), 404, 'not_found');
-      expectError(await rb.apply({ targetVersion: 9, expectedVersion: 5, planDigest: 'a'.repeat(64) }), 404, 'not_found');
+      expectError(
+        await rb.apply({ targetVersion: 9, expectedVersion: 5, planDigest: 'a'.repeat(64) }),
+        404,
+        'not_found',
+      );
       expectValidation(await rb.plan({ targetVersion: -1, expectedVersion: 5 }), '/targetVersion');
       expectValidation(await rb.plan({ targetVersion: 1 }), '/expectedVersion');
-      expectValidation(await rb.plan({ targetVersion: 1, expectedVersion: 5, scope: { everything: true } }), '/scope/everything');
+      expectValidation(
+        await rb.plan({ targetVersion: 1, expectedVersion: 5, scope: { everything: true } }),
+        '/scope/everything',
+      );
       expectValidation(await rb.apply({ targetVersion: 1, expectedVersion: 5 }), '/planDigest');
       expectValidation(await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: 'nope' }), '/planDigest');
-      expectValidation(await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: 'a'.repeat(64), reason: 'x'.repeat(1001) }), '/reason');
+      expectValidation(
+        await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: 'a'.repeat(64), reason: 'x'.repeat(1001) }),
+        '/reason',
+      );
     });
 
     test('400 rollback_invalid when the scoped result breaks a prerequisite or makes a cycle', async (t) => {
@@ -138,14 +208,29 @@ for (const dialect of dialects) {
       await flags.patch({ key: 'a', type: 'bool', value: true });
       await flags.patch({ key: 'b', type: 'bool', value: true, dependencies: [{ flag: 'a', value: true }] });
       // Restoring only `a` to version 0 deletes it while b still requires it.
-      const broken = expectError(await rb.plan({ targetVersion: 0, expectedVersion: 2, scope: { flags: ['a'] } }), 400, 'rollback_invalid');
-      assert.ok(broken.details?.some((d) => d.path === '/flags/b/dependencies/0/flag'), JSON.stringify(broken.details));
+      const broken = expectError(
+        await rb.plan({ targetVersion: 0, expectedVersion: 2, scope: { flags: ['a'] } }),
+        400,
+        'rollback_invalid',
+      );
+      assert.ok(
+        broken.details?.some((d) => d.path === '/flags/b/dependencies/0/flag'),
+        JSON.stringify(broken.details),
+      );
       // A cycle: b → a at version 2; a → b added later once b no longer requires a.
       await flags.patch({ key: 'b', dependencies: [] });
       await flags.patch({ key: 'a', dependencies: [{ flag: 'b', value: true }] });
-      const cycle = expectError(await rb.plan({ targetVersion: 2, expectedVersion: 4, scope: { flags: ['b'] } }), 400, 'rollback_invalid');
+      const cycle = expectError(
+        await rb.plan({ targetVersion: 2, expectedVersion: 4, scope: { flags: ['b'] } }),
+        400,
+        'rollback_invalid',
+      );
       assert.match(JSON.stringify(cycle.details), /cycle/i);
-      expectError(await rb.apply({ targetVersion: 2, expectedVersion: 4, scope: { flags: ['b'] }, planDigest: 'a'.repeat(64) }), 400, 'rollback_invalid');
+      expectError(
+        await rb.apply({ targetVersion: 2, expectedVersion: 4, scope: { flags: ['b'] }, planDigest: 'a'.repeat(64) }),
+        400,
+        'rollback_invalid',
+      );
       // The whole state of version 2 is valid.
       assert.equal((await rb.plan({ targetVersion: 2, expectedVersion: 4 })).statusCode, 200);
     });
@@ -155,14 +240,28 @@ for (const dialect of dialects) {
       await history(flags);
       const only = (await rb.plan({ targetVersion: 1, expectedVersion: 5, scope: { flags: ['a', 'a'] } })).json().plan;
       assert.deepEqual(only.scope, { flags: ['a'], advanced: false, privacy: false });
-      assert.deepEqual(only.changes.map((c: any) => [c.resourceType, c.key, c.path]), [['flag', 'a', '/value']]);
-      const applied = (await rb.apply({ targetVersion: 1, expectedVersion: 5, scope: { flags: ['a'] }, planDigest: only.digest })).json();
+      assert.deepEqual(
+        only.changes.map((c: any) => [c.resourceType, c.key, c.path]),
+        [['flag', 'a', '/value']],
+      );
+      const applied = (
+        await rb.apply({ targetVersion: 1, expectedVersion: 5, scope: { flags: ['a'] }, planDigest: only.digest })
+      ).json();
       const state = (await flags.versions(`/${applied.version}`)).json().state;
-      assert.deepEqual([state.flags.a.value, state.flags.c.value, state.settings.ttlSeconds, state.privacy.privateAttributes], ['one', 3, 30, ['email']]);
+      assert.deepEqual(
+        [state.flags.a.value, state.flags.c.value, state.settings.ttlSeconds, state.privacy.privateAttributes],
+        ['one', 3, 30, ['email']],
+      );
       const settings = (await rb.plan({ targetVersion: 0, expectedVersion: 6, scope: { advanced: true } })).json().plan;
-      assert.deepEqual(settings.changes.map((c: any) => [c.resourceType, c.key]), [['settings', 'ttlSeconds']]);
+      assert.deepEqual(
+        settings.changes.map((c: any) => [c.resourceType, c.key]),
+        [['settings', 'ttlSeconds']],
+      );
       const privacy = (await rb.plan({ targetVersion: 0, expectedVersion: 6, scope: { privacy: true } })).json().plan;
-      assert.deepEqual(privacy.changes.map((c: any) => [c.resourceType, c.key]), [['privacy', 'privateAttributes']]);
+      assert.deepEqual(
+        privacy.changes.map((c: any) => [c.resourceType, c.key]),
+        [['privacy', 'privateAttributes']],
+      );
       const none = (await rb.plan({ targetVersion: 6, expectedVersion: 6 })).json().plan;
       assert.deepEqual([none.changes, none.resultVersion], [[], 6]);
       assert.ok(none.warnings[0].includes('current version'));
@@ -177,10 +276,21 @@ for (const dialect of dialects) {
       const viewer = await signUp(app);
       await addMember(app, s.user.token, s.appId, viewer, 'viewer');
       const { plan } = (await rb.plan({ targetVersion: 1, expectedVersion: 5 }, viewer.token)).json();
-      expectError(await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }, { token: viewer.token }), 403, 'forbidden');
-      await call(app, 'PATCH', '/api/v1/envs', { token: s.user.token, payload: { appId: s.appId, env: 'dev', requiredApprovals: 1 } });
+      expectError(
+        await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }, { token: viewer.token }),
+        403,
+        'forbidden',
+      );
+      await call(app, 'PATCH', '/api/v1/envs', {
+        token: s.user.token,
+        payload: { appId: s.appId, env: 'dev', requiredApprovals: 1 },
+      });
       assert.equal((await rb.plan({ targetVersion: 1, expectedVersion: 5 })).statusCode, 200);
-      const error = expectError(await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }), 403, 'approval_required');
+      const error = expectError(
+        await rb.apply({ targetVersion: 1, expectedVersion: 5, planDigest: plan.digest }),
+        403,
+        'approval_required',
+      );
       assert.match(error.resolution, /authority/);
       expectError(await rb.plan({ targetVersion: 1, expectedVersion: 5 }, s.sdk.dev!), 401, 'unauthorized');
       expectError(await rb.plan({ targetVersion: 1, expectedVersion: 5 }, (await signUp(app)).token), 403, 'forbidden');

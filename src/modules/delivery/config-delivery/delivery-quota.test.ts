@@ -7,7 +7,10 @@ import { bearer } from '../../../../test/helpers/fixtures.js';
 import { environmentFixture, getConfig } from '../../../../test/helpers/delivery-fixtures.js';
 import { monthKeyOf, nextMonthStartOf } from '../metering/index.js';
 
-const quotas = (configSyncs: number) => ({ free: { configSyncs, apps: 10, flags: 500 }, pro: { configSyncs: 1_000_000, apps: 10, flags: 500 } });
+const quotas = (configSyncs: number) => ({
+  free: { configSyncs, apps: 10, flags: 500 },
+  pro: { configSyncs: 1_000_000, apps: 10, flags: 500 },
+});
 
 for (const dialect of dialects) {
   describe(`config sync quota on ${dialect}`, () => {
@@ -22,8 +25,16 @@ for (const dialect of dialects) {
 
       // Management reads with cli_ and admin_ credentials are not syncs.
       for (const token of [fx.user.token, fx.admin]) {
-        assert.equal((await app.inject({ method: 'GET', url: `/api/v1/keys?appId=${fx.target.appId}`, headers: bearer(token) })).statusCode, 200);
-        assert.equal((await app.inject({ method: 'GET', url: `/api/v1/changes?appId=${fx.target.appId}`, headers: bearer(token) })).statusCode, 200);
+        assert.equal(
+          (await app.inject({ method: 'GET', url: `/api/v1/keys?appId=${fx.target.appId}`, headers: bearer(token) }))
+            .statusCode,
+          200,
+        );
+        assert.equal(
+          (await app.inject({ method: 'GET', url: `/api/v1/changes?appId=${fx.target.appId}`, headers: bearer(token) }))
+            .statusCode,
+          200,
+        );
       }
       const notModified = await getConfig(app, fx.sdk, { 'if-none-match': String(first.headers.etag) });
       assert.equal(notModified.statusCode, 304);
@@ -41,13 +52,20 @@ for (const dialect of dialects) {
         assert.equal(over.json().error, 'Too Many Requests');
         assert.equal(over.json().code, 'MONTHLY_CONFIG_SYNC_QUOTA_EXCEEDED');
         const expected = Math.ceil((nextMonthStartOf(Date.now()) - Date.now()) / 1000);
-        assert.ok(Math.abs(Number(over.headers['retry-after']) - expected) <= 2, `Retry-After ${over.headers['retry-after']}, expected about ${expected}`);
+        assert.ok(
+          Math.abs(Number(over.headers['retry-after']) - expected) <= 2,
+          `Retry-After ${over.headers['retry-after']}, expected about ${expected}`,
+        );
         assert.equal(over.headers['x-sync-quota-remaining'], '0');
       }
 
       // Refused syncs are not counted; the four served ones reach the database.
       await app.configSyncs.flush();
-      const row = await database.handle.db.selectFrom('config_sync_counts').selectAll().where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .selectAll()
+        .where('env_id', '=', fx.target.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 4);
       assert.equal(row.month, monthKeyOf(Date.now()));
       assert.equal(row.app_id, fx.target.appId);
@@ -60,7 +78,12 @@ for (const dialect of dialects) {
       await app.configSyncs.flush();
 
       const handle = database.open();
-      const second = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig({ quotas: quotas(5) }) });
+      const second = await buildApp({
+        db: handle.db,
+        dbHandle: handle,
+        notifyChannel: database.pgSchema,
+        config: testConfig({ quotas: quotas(5) }),
+      });
       t.after(async () => {
         await second.close();
         await handle.close();
@@ -73,7 +96,11 @@ for (const dialect of dialects) {
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 200);
       await app.configSyncs.flush();
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 429);
-      const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .select('count')
+        .where('env_id', '=', fx.target.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 5);
     });
 
@@ -101,7 +128,11 @@ for (const dialect of dialects) {
       assert.equal(back.statusCode, 200);
       await app.configSyncs.flush();
       // The sync counted while the table was gone was kept and written after recovery.
-      const row = await db.selectFrom('config_sync_counts').select('count').where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('config_sync_counts')
+        .select('count')
+        .where('env_id', '=', fx.target.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 2);
     });
 
@@ -110,11 +141,20 @@ for (const dialect of dialects) {
       const fx = await environmentFixture(app);
       // A process of its own, closed right after its syncs: no timer has written them yet.
       const handle = database.open();
-      const other = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig() });
+      const other = await buildApp({
+        db: handle.db,
+        dbHandle: handle,
+        notifyChannel: database.pgSchema,
+        config: testConfig(),
+      });
       for (let i = 0; i < 3; i++) assert.equal((await getConfig(other, fx.sdk)).statusCode, 200);
       await other.close();
       await handle.close();
-      const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', fx.target.envId).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .select('count')
+        .where('env_id', '=', fx.target.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 3);
     });
   });

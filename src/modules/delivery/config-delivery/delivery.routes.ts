@@ -26,8 +26,11 @@ function routeOptions(audience: Audience, lane: FastLaneRouteOptions): RouteShor
     schema: {
       tags: ['delivery'],
       operationId: server ? 'getConfig' : 'getPublicConfig',
-      summary: server ? 'Legacy configuration document for server SDKs (sdk_ key)' : 'Legacy configuration document for client SDKs (pub_ key): clientEnabled flags only',
-      description: 'Answers 304 when If-None-Match holds the current ETag. Every 200 and 304 counts as one sync against the environment\'s monthly quota.',
+      summary: server
+        ? 'Legacy configuration document for server SDKs (sdk_ key)'
+        : 'Legacy configuration document for client SDKs (pub_ key): clientEnabled flags only',
+      description:
+        "Answers 304 when If-None-Match holds the current ETag. Every 200 and 304 counts as one sync against the environment's monthly quota.",
       security: [{ bearer: [] }],
       headers: DeliveryRequestHeaders,
       response: deliveryResponses,
@@ -36,25 +39,42 @@ function routeOptions(audience: Audience, lane: FastLaneRouteOptions): RouteShor
 }
 
 export const deliveryRoutes: FastifyPluginAsyncTypebox<DeliveryRouteDeps> = async (app, { delivery }) => {
-  function respond(principal: EnvironmentPrincipal, ifNoneMatch: string | undefined, snapshot: Snapshot, quota: SyncAdmission): FastLaneAnswer {
+  function respond(
+    principal: EnvironmentPrincipal,
+    ifNoneMatch: string | undefined,
+    snapshot: Snapshot,
+    quota: SyncAdmission,
+  ): FastLaneAnswer {
     const { etag, headers: headerList } = snapshot.answerFor(principal.keyId);
     const headers = { 'x-sync-quota-limit': quota.limit, 'x-sync-quota-remaining': quota.remaining };
     // The prebuilt bytes and the key's prebuilt headers, sent as they are.
-    return ifNoneMatchHits(ifNoneMatch, etag) ? { status: 304, headerList, headers } : { status: 200, headerList, headers, body: snapshot.body };
+    return ifNoneMatchHits(ifNoneMatch, etag)
+      ? { status: 304, headerList, headers }
+      : { status: 200, headerList, headers, body: snapshot.body };
   }
 
-  function admitted(principal: EnvironmentPrincipal, ifNoneMatch: string | undefined, snapshot: Snapshot): FastLaneAnswer | Promise<FastLaneAnswer> {
+  function admitted(
+    principal: EnvironmentPrincipal,
+    ifNoneMatch: string | undefined,
+    snapshot: Snapshot,
+  ): FastLaneAnswer | Promise<FastLaneAnswer> {
     const quota = delivery.admit(principal);
-    return quota instanceof Promise ? quota.then((settled) => respond(principal, ifNoneMatch, snapshot, settled)) : respond(principal, ifNoneMatch, snapshot, quota);
+    return quota instanceof Promise
+      ? quota.then((settled) => respond(principal, ifNoneMatch, snapshot, settled))
+      : respond(principal, ifNoneMatch, snapshot, quota);
   }
 
   // Synchronous whenever the snapshot and the environment's count are in memory (nearly always):
   // no promise and no closure per request. The first sync of an environment waits for its reads.
-  const deliver = (audience: Audience) => ({ principal, headers }: { principal: EnvironmentPrincipal; headers: IncomingHttpHeaders }) => {
-    const ifNoneMatch = headers['if-none-match'];
-    const snapshot = delivery.snapshot(principal, audience);
-    return snapshot instanceof Promise ? snapshot.then((settled) => admitted(principal, ifNoneMatch, settled)) : admitted(principal, ifNoneMatch, snapshot);
-  };
+  const deliver =
+    (audience: Audience) =>
+    ({ principal, headers }: { principal: EnvironmentPrincipal; headers: IncomingHttpHeaders }) => {
+      const ifNoneMatch = headers['if-none-match'];
+      const snapshot = delivery.snapshot(principal, audience);
+      return snapshot instanceof Promise
+        ? snapshot.then((settled) => admitted(principal, ifNoneMatch, settled))
+        : admitted(principal, ifNoneMatch, snapshot);
+    };
 
   // Each route admits only its audience's environment key.
   const server = fastLaneRoute({ allow: ['sdk'] })(deliver('server'));

@@ -68,7 +68,8 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
       return deps.quotas[await deps.planOf(app.ownerUserId)].configSyncs;
     },
     flushIntervalMs: deps.flushIntervalMs,
-    onFlushError: (err) => deps.log.warn({ err }, 'could not record configuration syncs; refusing syncs until it works'),
+    onFlushError: (err) =>
+      deps.log.warn({ err }, 'could not record configuration syncs; refusing syncs until it works'),
     onRecovered: () => deps.log.info('configuration syncs are recorded again; serving syncs'),
   });
 
@@ -83,10 +84,13 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
         throw refused(metrics, err);
       }
       if (admitted instanceof Promise) {
-        return admitted.then((quota) => {
-          metrics.syncAdmitted();
-          return quota;
-        }, (err: unknown) => Promise.reject(refused(metrics, err)));
+        return admitted.then(
+          (quota) => {
+            metrics.syncAdmitted();
+            return quota;
+          },
+          (err: unknown) => Promise.reject(refused(metrics, err)),
+        );
       }
       metrics.syncAdmitted();
       return admitted;

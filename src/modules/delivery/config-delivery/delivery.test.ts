@@ -2,16 +2,37 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dialects, suiteTestApp } from '../../../../test/helpers/test-app.js';
 import { bearer, createKey } from '../../../../test/helpers/fixtures.js';
-import { environmentFixture, getConfig, putFlags, waitForVersionAbove, type FlagInput } from '../../../../test/helpers/delivery-fixtures.js';
+import {
+  environmentFixture,
+  getConfig,
+  putFlags,
+  waitForVersionAbove,
+  type FlagInput,
+} from '../../../../test/helpers/delivery-fixtures.js';
 
 const FLAGS: FlagInput[] = [
   {
-    key: 'checkout', type: 'bool', value: false, clientEnabled: true, overrides: { 'user-42': true }, metadata: { owner: 'team-secret-owner' },
-    rules: [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } }],
+    key: 'checkout',
+    type: 'bool',
+    value: false,
+    clientEnabled: true,
+    overrides: { 'user-42': true },
+    metadata: { owner: 'team-secret-owner' },
+    rules: [
+      { id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } },
+    ],
     rollout: { percentage: 25, value: true },
   },
   { key: 'banner', type: 'string', value: 'hello', clientEnabled: true },
-  { key: 'limit', type: 'number', value: 10, variants: [{ key: 'low', value: 5, weight: 50 }, { key: 'high', value: 20, weight: 50 }] },
+  {
+    key: 'limit',
+    type: 'number',
+    value: 10,
+    variants: [
+      { key: 'low', value: 5, weight: 50 },
+      { key: 'high', value: 20, weight: 50 },
+    ],
+  },
   { key: 'layout', type: 'json', value: { columns: 2 }, metadata: { note: 'x' } },
 ];
 
@@ -47,15 +68,33 @@ for (const dialect of dialects) {
           { id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } },
           { id: '$rollout', conditions: [], serve: { rollout: { percentage: 25, value: true } } },
         ],
-        limit: [{ id: '$variants', conditions: [], serve: { variants: [{ key: 'low', value: 5, weight: 50 }, { key: 'high', value: 20, weight: 50 }] } }],
+        limit: [
+          {
+            id: '$variants',
+            conditions: [],
+            serve: {
+              variants: [
+                { key: 'low', value: 5, weight: 50 },
+                { key: 'high', value: 20, weight: 50 },
+              ],
+            },
+          },
+        ],
       });
       assert.doesNotMatch(server.body, /metadata|team-secret-owner/);
 
       const client = await getConfig(app, fx.pub, {}, '/api/v1/public-config');
       assert.equal(client.statusCode, 200, client.body);
       assert.deepEqual(client.json(), {
-        appId: fx.target.appId, env: 'prod', version: body.version, ttlSeconds: 60,
-        doc: { flags: { banner: { type: 'string', value: 'hello' }, checkout: { type: 'bool', value: false } }, overrides: {}, rules: {} },
+        appId: fx.target.appId,
+        env: 'prod',
+        version: body.version,
+        ttlSeconds: 60,
+        doc: {
+          flags: { banner: { type: 'string', value: 'hello' }, checkout: { type: 'bool', value: false } },
+          overrides: {},
+          rules: {},
+        },
       });
       assert.doesNotMatch(client.body, /metadata|user-42|team-secret-owner/);
       assert.notEqual(client.headers.etag, server.headers.etag);
@@ -89,7 +128,10 @@ for (const dialect of dialects) {
       const pubTag = String((await getConfig(app, fx.pub, {}, '/api/v1/public-config')).headers.etag);
       assert.equal((await getConfig(app, fx.sdk, { 'if-none-match': pubTag })).statusCode, 200);
       assert.equal((await getConfig(app, fx.pub, { 'if-none-match': etag }, '/api/v1/public-config')).statusCode, 200);
-      assert.equal((await getConfig(app, fx.pub, { 'if-none-match': pubTag }, '/api/v1/public-config')).statusCode, 304);
+      assert.equal(
+        (await getConfig(app, fx.pub, { 'if-none-match': pubTag }, '/api/v1/public-config')).statusCode,
+        304,
+      );
     });
 
     test('a new version changes the tag and the old tag gets the new document', async () => {
@@ -112,7 +154,13 @@ for (const dialect of dialects) {
       const fx = await environmentFixture(app);
       const res = await getConfig(app, fx.sdk);
       assert.equal(res.statusCode, 200, res.body);
-      assert.deepEqual(res.json(), { appId: fx.target.appId, env: 'prod', version: 0, doc: { flags: {}, overrides: {}, rules: {} }, ttlSeconds: 60 });
+      assert.deepEqual(res.json(), {
+        appId: fx.target.appId,
+        env: 'prod',
+        version: 0,
+        doc: { flags: {}, overrides: {}, rules: {} },
+        ttlSeconds: 60,
+      });
     });
 
     test('missing, invalid, wrong-type and revoked credentials get 401 in the legacy shape', async () => {
@@ -139,9 +187,20 @@ for (const dialect of dialects) {
 
       // Revoked: refused from the very next request, although the key was just used successfully.
       assert.equal((await getConfig(app, fx.sdk)).statusCode, 200);
-      const keys = await app.inject({ method: 'GET', url: `/api/v1/keys?appId=${fx.target.appId}&env=prod`, headers: bearer(fx.user.token) });
-      const sdkKey = keys.json().keys.find((k: { type: string; prefix: string }) => k.type === 'sdk' && fx.sdk.startsWith(k.prefix));
-      const revoke = await app.inject({ method: 'PATCH', url: '/api/v1/keys', headers: bearer(fx.user.token), payload: { keyId: sdkKey.id, action: 'revoke' } });
+      const keys = await app.inject({
+        method: 'GET',
+        url: `/api/v1/keys?appId=${fx.target.appId}&env=prod`,
+        headers: bearer(fx.user.token),
+      });
+      const sdkKey = keys
+        .json()
+        .keys.find((k: { type: string; prefix: string }) => k.type === 'sdk' && fx.sdk.startsWith(k.prefix));
+      const revoke = await app.inject({
+        method: 'PATCH',
+        url: '/api/v1/keys',
+        headers: bearer(fx.user.token),
+        payload: { keyId: sdkKey.id, action: 'revoke' },
+      });
       assert.equal(revoke.statusCode, 200, revoke.body);
       const refused = await getConfig(app, fx.sdk);
       assert.equal(refused.statusCode, 401);
@@ -152,13 +211,19 @@ for (const dialect of dialects) {
       const { app } = shared();
       const fx = await environmentFixture(app);
       const preflight = await app.inject({
-        method: 'OPTIONS', url: '/api/v1/public-config',
-        headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, if-none-match' },
+        method: 'OPTIONS',
+        url: '/api/v1/public-config',
+        headers: {
+          origin: 'https://shop.example',
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization, if-none-match',
+        },
       });
       assert.equal(preflight.statusCode, 204);
       assert.equal(preflight.headers['access-control-allow-origin'], '*');
       assert.match(String(preflight.headers['access-control-allow-methods']), /GET/);
-      for (const h of ['Content-Type', 'Authorization', 'X-API-Key', 'If-None-Match']) assert.match(String(preflight.headers['access-control-allow-headers']), new RegExp(h));
+      for (const h of ['Content-Type', 'Authorization', 'X-API-Key', 'If-None-Match'])
+        assert.match(String(preflight.headers['access-control-allow-headers']), new RegExp(h));
       assert.equal(preflight.headers['access-control-allow-credentials'], undefined);
 
       const res = await getConfig(app, fx.pub, { origin: 'https://shop.example' }, '/api/v1/public-config');
@@ -166,13 +231,24 @@ for (const dialect of dialects) {
       assert.equal(res.headers['access-control-allow-origin'], '*');
       assert.match(String(res.headers['access-control-expose-headers']), /ETag/);
       assert.match(String(res.headers['access-control-expose-headers']), /Retry-After/);
-      const denied = await app.inject({ method: 'GET', url: '/api/v1/public-config', headers: { origin: 'https://shop.example' } });
+      const denied = await app.inject({
+        method: 'GET',
+        url: '/api/v1/public-config',
+        headers: { origin: 'https://shop.example' },
+      });
       assert.equal(denied.statusCode, 401);
       assert.equal(denied.headers['access-control-allow-origin'], '*', 'errors are readable by the page too');
 
-      const serverPreflight = await app.inject({ method: 'OPTIONS', url: '/api/v1/config', headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' } });
+      const serverPreflight = await app.inject({
+        method: 'OPTIONS',
+        url: '/api/v1/config',
+        headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET' },
+      });
       assert.equal(serverPreflight.statusCode, 404);
-      assert.equal((await getConfig(app, fx.sdk, { origin: 'https://shop.example' })).headers['access-control-allow-origin'], undefined);
+      assert.equal(
+        (await getConfig(app, fx.sdk, { origin: 'https://shop.example' })).headers['access-control-allow-origin'],
+        undefined,
+      );
     });
   });
 }

@@ -9,7 +9,11 @@ export type Audience = 'server' | 'client';
 
 /** The final pseudo-rule that carries a flag's rollout or variants to legacy server SDKs, which
  * evaluate overrides → rules → value and know nothing else. */
-type TrailingRule = { id: '$rollout' | '$variants'; conditions: []; serve: { rollout: unknown } | { variants: unknown } };
+type TrailingRule = {
+  id: '$rollout' | '$variants';
+  conditions: [];
+  serve: { rollout: unknown } | { variants: unknown };
+};
 
 export interface LegacyEnvelope {
   appId: string;
@@ -30,7 +34,12 @@ function legacyRules(flag: FlagRecord): (Rule | TrailingRule)[] {
   return rules;
 }
 
-export function legacyEnvelope(target: EnvironmentTarget, version: number, state: ConfigState, audience: Audience): LegacyEnvelope {
+export function legacyEnvelope(
+  target: EnvironmentTarget,
+  version: number,
+  state: ConfigState,
+  audience: Audience,
+): LegacyEnvelope {
   const doc: LegacyEnvelope['doc'] = { flags: {}, overrides: {}, rules: {} };
   for (const key of Object.keys(state.flags).sort()) {
     const flag = state.flags[key]!;

@@ -125,7 +125,10 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
       announce(change.envId, change.version);
     }
   });
-  const timer = options.pollIntervalMs === null ? null : setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
+  const timer =
+    options.pollIntervalMs === null
+      ? null
+      : setInterval(() => void poll(), Math.min(options.pollIntervalMs ?? 500, 1000));
   timer?.unref();
 
   return {

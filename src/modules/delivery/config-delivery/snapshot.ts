@@ -33,7 +33,12 @@ export interface KeyAnswer {
 /** Revalidate on every use: the document changes with the environment, and the tag says when. */
 const CACHE_CONTROL = 'private, no-cache';
 
-export function compileSnapshot(target: EnvironmentTarget, current: CurrentConfig, audience: Audience, tagKey: Buffer): Snapshot {
+export function compileSnapshot(
+  target: EnvironmentTarget,
+  current: CurrentConfig,
+  audience: Audience,
+  tagKey: Buffer,
+): Snapshot {
   const body = Buffer.from(JSON.stringify(legacyEnvelope(target, current.version, current.state, audience)));
   const digest = digestOf(body);
   const version = current.version;
@@ -47,7 +52,14 @@ export function compileSnapshot(target: EnvironmentTarget, current: CurrentConfi
     answerFor(keyId) {
       let answer = answers.get(keyId);
       if (answer === undefined) {
-        const etag = entityTag(tagKey, [REPRESENTATION, ROUTE_OF[audience], target.envId, keyId, String(version), digest]);
+        const etag = entityTag(tagKey, [
+          REPRESENTATION,
+          ROUTE_OF[audience],
+          target.envId,
+          keyId,
+          String(version),
+          digest,
+        ]);
         answer = Object.freeze({ etag, headers: Object.freeze(['etag', etag, 'cache-control', CACHE_CONTROL]) });
         answers.set(keyId, answer);
       }

@@ -21,9 +21,22 @@ for (const dialect of dialects) {
       const fx = await flagsFixture(test);
       const enabledVersion = (await getConfig(test.app, fx.sdk)).json().version;
       // checkout has an override and a rule, limit a rollout, banner variants: all disabled.
-      await changeFlags(test, fx, (Object.keys(OFF) as (keyof typeof OFF)[]).map((key) => ({ ...FLAGS.find((f) => f.key === key)!, enabled: false, offValue: OFF[key] })));
+      await changeFlags(
+        test,
+        fx,
+        (Object.keys(OFF) as (keyof typeof OFF)[]).map((key) => ({
+          ...FLAGS.find((f) => f.key === key)!,
+          enabled: false,
+          offValue: OFF[key],
+        })),
+      );
       await waitFor(async () => (await getConfig(test.app, fx.sdk)).json().version >= enabledVersion + 3);
-      const contexts = [{}, { targetingKey: 'user-vip' }, { targetingKey: 'u-1', plan: 'beta', country: 'NO' }, { targetingKey: 'u-2' }];
+      const contexts = [
+        {},
+        { targetingKey: 'user-vip' },
+        { targetingKey: 'u-1', plan: 'beta', country: 'NO' },
+        { targetingKey: 'u-2' },
+      ];
 
       for (const context of contexts) {
         const all = await evaluate(test.app, fx.sdk, { context });
@@ -31,7 +44,11 @@ for (const dialect of dialects) {
         const results = Object.fromEntries(all.json().results.map((r: { key: string }) => [r.key, r]));
         for (const [key, offValue] of Object.entries(OFF)) {
           const one = (await evaluate(test.app, fx.sdk, { flagKey: key, context })).json();
-          assert.deepEqual([one.value, one.reason, one.fallbackClass, one.ruleId, one.variant], [offValue, 'DISABLED', 'none', undefined, undefined], key);
+          assert.deepEqual(
+            [one.value, one.reason, one.fallbackClass, one.ruleId, one.variant],
+            [offValue, 'DISABLED', 'none', undefined, undefined],
+            key,
+          );
           assert.deepEqual([results[key].value, results[key].reason], [offValue, 'DISABLED']);
         }
         // An enabled flag next to them is untouched.
@@ -42,7 +59,10 @@ for (const dialect of dialects) {
           for (const [key, offValue] of Object.entries(OFF)) {
             const res = await single(test.app, key, { context }, { token });
             assert.equal(res.statusCode, 200, res.body);
-            assert.deepEqual([res.json().value, res.json().reason, res.json().variant], [offValue, 'DISABLED', undefined]);
+            assert.deepEqual(
+              [res.json().value, res.json().reason, res.json().variant],
+              [offValue, 'DISABLED', undefined],
+            );
             assert.deepEqual([ofrep[key]!.value, ofrep[key]!.reason], [offValue, 'DISABLED']);
           }
         }
@@ -51,7 +71,10 @@ for (const dialect of dialects) {
       // A disabled flag with a rollout and no targeting key is still just its off value (no TARGETING_KEY_MISSING).
       assert.equal((await single(test.app, 'limit', { context: {} }, { token: fx.sdk })).json().reason, 'DISABLED');
 
-      for (const [token, route] of [[fx.sdk, '/api/v1/config'], [fx.pub, '/api/v1/public-config']] as const) {
+      for (const [token, route] of [
+        [fx.sdk, '/api/v1/config'],
+        [fx.pub, '/api/v1/public-config'],
+      ] as const) {
         const doc = (await getConfig(test.app, token, {}, route)).json().doc;
         for (const [key, offValue] of Object.entries(OFF)) {
           assert.deepEqual(doc.flags[key].value, offValue, `${route} ${key}`);
@@ -72,15 +95,28 @@ for (const dialect of dialects) {
         assert.equal(flags['dark-mode'].enabled, true);
         assert.equal(flags['dark-mode'].offValue, false);
         // A local evaluator fed the document answers as the server does.
-        const local = compileFlagSet(Object.entries(flags as Record<string, { clientVisible: boolean }>).map(([key, { clientVisible, ...flag }]) => ({ ...flag, key, clientEnabled: clientVisible }) as unknown as FlagDefinition));
+        const local = compileFlagSet(
+          Object.entries(flags as Record<string, { clientVisible: boolean }>).map(
+            ([key, { clientVisible, ...flag }]) =>
+              ({ ...flag, key, clientEnabled: clientVisible }) as unknown as FlagDefinition,
+          ),
+        );
         for (const context of contexts) {
-          for (const [key, offValue] of Object.entries(OFF)) assert.deepEqual([local.evaluate(key, context).value, local.evaluate(key, context).reason], [offValue, 'DISABLED']);
+          for (const [key, offValue] of Object.entries(OFF))
+            assert.deepEqual(
+              [local.evaluate(key, context).value, local.evaluate(key, context).reason],
+              [offValue, 'DISABLED'],
+            );
         }
       }
 
       // Enabled again, the targeting is back.
       await changeFlags(test, fx, [{ ...FLAGS.find((f) => f.key === 'checkout')!, enabled: true }]);
-      await waitFor(async () => (await evaluate(test.app, fx.sdk, { flagKey: 'checkout', context: { targetingKey: 'user-vip' } })).json().value === 'vip');
+      await waitFor(
+        async () =>
+          (await evaluate(test.app, fx.sdk, { flagKey: 'checkout', context: { targetingKey: 'user-vip' } })).json()
+            .value === 'vip',
+      );
       const doc = (await getConfig(test.app, fx.sdk)).json().doc;
       assert.equal(doc.flags.checkout.value, 'classic');
       assert.deepEqual(doc.overrides.checkout, { 'user-vip': 'vip' });

@@ -1,7 +1,14 @@
 // What remote evaluation needs of one environment at one config version, built once per version
 // (never per request): the compiled flag set, which flags pub_ keys may see, and each flag's
 // metadata as each audience may see it. Requests only look things up here.
-import { compileFlagSet, ConfigInvalidError, flattenMetadata, type CompiledFlagSet, type FlagMetadata, type FlagType } from '@ensign/engine';
+import {
+  compileFlagSet,
+  ConfigInvalidError,
+  flattenMetadata,
+  type CompiledFlagSet,
+  type FlagMetadata,
+  type FlagType,
+} from '@ensign/engine';
 import type { EvaluationMetrics } from '../../../platform/prometheus-metrics.js';
 import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 
@@ -86,7 +93,10 @@ export function buildEvaluationSet(current: CurrentConfig, metrics?: EvaluationM
   let flags: CompiledFlagSet | null = null;
   let invalid: ConfigInvalidError | null = null;
   try {
-    flags = compileFlagSet(serverKeys.map((key) => current.state.flags[key]!), Object.values(current.state.experiments ?? {}));
+    flags = compileFlagSet(
+      serverKeys.map((key) => current.state.flags[key]!),
+      Object.values(current.state.experiments ?? {}),
+    );
     if (metrics !== undefined) flags = counted(flags, metrics);
   } catch (error) {
     if (!(error instanceof ConfigInvalidError)) throw error;

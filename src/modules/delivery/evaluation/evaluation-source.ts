@@ -29,7 +29,10 @@ export interface EvaluationSourceMetrics {
   evaluation: EvaluationMetrics;
 }
 
-export function createEvaluationSource(delivery: SnapshotProvider, metrics?: EvaluationSourceMetrics): EvaluationSource {
+export function createEvaluationSource(
+  delivery: SnapshotProvider,
+  metrics?: EvaluationSourceMetrics,
+): EvaluationSource {
   const sets = new WeakMap<Snapshot, EvaluationSet>();
 
   function setOf(snapshot: Snapshot): EvaluationSet {

@@ -7,27 +7,65 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { createChangeNotifier } from '../../../db/notifications.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { bearer } from '../../../../test/helpers/fixtures.js';
-import { environmentFixture, putFlags, type EnvironmentFixture, type FlagInput } from '../../../../test/helpers/delivery-fixtures.js';
+import {
+  environmentFixture,
+  putFlags,
+  type EnvironmentFixture,
+  type FlagInput,
+} from '../../../../test/helpers/delivery-fixtures.js';
 import type { TestApp } from '../../../../test/helpers/test-app.js';
 import { createConfigStateStore } from '../../core/config/index.js';
 
 export const FLAGS: FlagInput[] = [
-  { key: 'dark-mode', type: 'bool', value: false, clientEnabled: true, metadata: { team: 'web', ticket: 42, internal: { deep: true } } },
   {
-    key: 'checkout', type: 'string', value: 'classic', clientEnabled: true, overrides: { 'user-vip': 'vip' },
-    rules: [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }, { attribute: 'country', operator: 'eq', values: ['NO'] }], serve: { value: 'new' } }],
+    key: 'dark-mode',
+    type: 'bool',
+    value: false,
+    clientEnabled: true,
+    metadata: { team: 'web', ticket: 42, internal: { deep: true } },
+  },
+  {
+    key: 'checkout',
+    type: 'string',
+    value: 'classic',
+    clientEnabled: true,
+    overrides: { 'user-vip': 'vip' },
+    rules: [
+      {
+        id: 'beta',
+        conditions: [
+          { attribute: 'plan', operator: 'in', values: ['beta'] },
+          { attribute: 'country', operator: 'eq', values: ['NO'] },
+        ],
+        serve: { value: 'new' },
+      },
+    ],
   },
   { key: 'limit', type: 'number', value: 10, clientEnabled: true, rollout: { percentage: 50, value: 20 } },
   {
-    key: 'banner', type: 'json', value: { text: 'hello' }, clientEnabled: true,
-    variants: [{ key: 'red', value: { text: 'hello', color: 'red' }, weight: 50 }, { key: 'blue', value: { text: 'hello', color: 'blue' }, weight: 50 }],
+    key: 'banner',
+    type: 'json',
+    value: { text: 'hello' },
+    clientEnabled: true,
+    variants: [
+      { key: 'red', value: { text: 'hello', color: 'red' }, weight: 50 },
+      { key: 'blue', value: { text: 'hello', color: 'blue' }, weight: 50 },
+    ],
   },
-  { key: 'beta-tools', type: 'bool', value: true, clientEnabled: true, dependencies: [{ flag: 'dark-mode', value: true }] },
+  {
+    key: 'beta-tools',
+    type: 'bool',
+    value: true,
+    clientEnabled: true,
+    dependencies: [{ flag: 'dark-mode', value: true }],
+  },
   { key: 'internal', type: 'string', value: 'secret', clientEnabled: false, metadata: { owner: 'ops' } },
 ];
 
 export const FLAG_KEYS = FLAGS.map((f) => f.key).sort();
-export const CLIENT_KEYS = FLAGS.filter((f) => f.clientEnabled).map((f) => f.key).sort();
+export const CLIENT_KEYS = FLAGS.filter((f) => f.clientEnabled)
+  .map((f) => f.key)
+  .sort();
 
 /** An environment holding FLAGS, with its sdk_, pub_ and admin_ keys. */
 export async function flagsFixture(test: TestApp, flags: FlagInput[] = FLAGS): Promise<EnvironmentFixture> {
@@ -41,7 +79,12 @@ export function changeFlags(test: TestApp, fx: EnvironmentFixture, flags: FlagIn
 }
 
 export function evaluate(app: FastifyInstance, token: string, payload: unknown, headers: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: '/api/v1/evaluate', headers: { ...bearer(token), ...headers }, payload: payload as object });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/evaluate',
+    headers: { ...bearer(token), ...headers },
+    payload: payload as object,
+  });
 }
 
 /** The frozen legacy error shape: reason phrase, UPPER_SNAKE code, message and resolution, plus the
@@ -51,7 +94,8 @@ export function expectLegacyError(res: LightMyRequestResponse, status: number, c
   assert.match(String(res.headers['content-type']), /^application\/json/);
   const body = res.json();
   const fields = ['code', 'error', 'message', 'resolution'];
-  if (/details/.test(body.resolution)) assert.ok(Array.isArray(body.details) && body.details.length > 0, `the resolution points at details: ${res.body}`);
+  if (/details/.test(body.resolution))
+    assert.ok(Array.isArray(body.details) && body.details.length > 0, `the resolution points at details: ${res.body}`);
   if (body.details !== undefined) {
     assert.equal(status, 400, 'details only on validation errors');
     for (const detail of body.details) assert.deepEqual(Object.keys(detail).sort(), ['message', 'path']);
@@ -74,10 +118,28 @@ export async function storeInvalidConfig(test: TestApp, fx: EnvironmentFixture):
       const state = structuredClone(locked.state);
       const at = new Date().toISOString();
       state.flags.broken = {
-        key: 'broken', type: 'bool', value: false, enabled: true, offValue: false, clientEnabled: true, description: '', rollout: null, variants: null,
-        rules: [{ id: 'r', conditions: [], serve: { variant: 'nope' } }], overrides: {}, dependencies: [], metadata: {}, createdAt: at, updatedAt: at,
+        key: 'broken',
+        type: 'bool',
+        value: false,
+        enabled: true,
+        offValue: false,
+        clientEnabled: true,
+        description: '',
+        rollout: null,
+        variants: null,
+        rules: [{ id: 'r', conditions: [], serve: { variant: 'nope' } }],
+        overrides: {},
+        dependencies: [],
+        metadata: {},
+        createdAt: at,
+        updatedAt: at,
       };
-      await store.commit(trx, fx.target, locked, { state, changeId: null, operation: 'test.corrupt', authority: { type: 'system' } });
+      await store.commit(trx, fx.target, locked, {
+        state,
+        changeId: null,
+        operation: 'test.corrupt',
+        authority: { type: 'system' },
+      });
     });
   } finally {
     await notifier.close();
@@ -86,9 +148,17 @@ export async function storeInvalidConfig(test: TestApp, fx: EnvironmentFixture):
 
 /** Revokes an environment key through the keys API. */
 export async function revokeKey(app: FastifyInstance, fx: EnvironmentFixture, token: string) {
-  const keys = await app.inject({ method: 'GET', url: `/api/v1/keys?appId=${fx.target.appId}&env=${fx.target.env}`, headers: bearer(fx.user.token) });
+  const keys = await app.inject({
+    method: 'GET',
+    url: `/api/v1/keys?appId=${fx.target.appId}&env=${fx.target.env}`,
+    headers: bearer(fx.user.token),
+  });
   const key = keys.json().keys.find((k: { prefix: string }) => token.startsWith(k.prefix));
-  const res = await app.inject({ method: 'PATCH', url: '/api/v1/keys', headers: bearer(fx.user.token), payload: { keyId: key.id, action: 'revoke' } });
+  const res = await app.inject({
+    method: 'PATCH',
+    url: '/api/v1/keys',
+    headers: bearer(fx.user.token),
+    payload: { keyId: key.id, action: 'revoke' },
+  });
   assert.equal(res.statusCode, 200, res.body);
 }
-

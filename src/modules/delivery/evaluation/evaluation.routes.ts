@@ -20,7 +20,8 @@ const answerOf = (set: EvaluationSet, body: EvaluateBodyType) => ({ status: 200,
 const serverKeyRequired = {
   code: 'server_key_required',
   legacyCode: 'SERVER_KEY_REQUIRED',
-  message: 'Remote evaluation needs a server (sdk_) key. Browsers and other clients with pub_ keys use the OFREP routes.',
+  message:
+    'Remote evaluation needs a server (sdk_) key. Browsers and other clients with pub_ keys use the OFREP routes.',
 } as const;
 
 function methodNotAllowed(method: string): AppError {
@@ -36,28 +37,36 @@ export const evaluationRoutes: FastifyPluginAsyncTypebox<EvaluationRouteDeps> = 
   useContextJsonParser(app);
   // Only sdk_ keys: the principal names one environment.
   // Synchronous while the environment's set is in memory, without a closure per request.
-  const evaluate = fastLaneRoute({ allow: ['sdk'], wrongType: serverKeyRequired })<EvaluateBodyType>(({ principal, body }) => {
+  const evaluate = fastLaneRoute({ allow: ['sdk'], wrongType: serverKeyRequired })<EvaluateBodyType>(({
+    principal,
+    body,
+  }) => {
     const set = source.current(principal);
     return set instanceof Promise ? set.then((settled) => answerOf(settled, body)) : answerOf(set, body);
   });
 
   // A fast-lane route (platform/fast-lane.ts): request lines at debug, as at evaluation rates they
   // would cost more than evaluating.
-  app.post(PATH, {
-    bodyLimit: EVALUATE_BODY_LIMIT,
-    config: { legacyErrors: true, ...evaluate.config },
-    schema: {
-      tags: ['evaluation'],
-      operationId: 'evaluate',
-      summary: 'Evaluate one, several or all flags for a context (sdk_ key)',
-      description: 'Evaluates with the environment\'s current configuration. Failed evaluations (missing flag, type mismatch, ' +
-        'invalid context) are details with reason ERROR that serve defaultValue when one is sent. Bodies over 64 KiB are refused ' +
-        '(413); a stored configuration that cannot be compiled answers 500 CONFIG_INVALID; other methods answer 405.',
-      security: [{ bearer: [] }],
-      body: EvaluateBody,
-      response: evaluateResponses,
+  app.post(
+    PATH,
+    {
+      bodyLimit: EVALUATE_BODY_LIMIT,
+      config: { legacyErrors: true, ...evaluate.config },
+      schema: {
+        tags: ['evaluation'],
+        operationId: 'evaluate',
+        summary: 'Evaluate one, several or all flags for a context (sdk_ key)',
+        description:
+          "Evaluates with the environment's current configuration. Failed evaluations (missing flag, type mismatch, " +
+          'invalid context) are details with reason ERROR that serve defaultValue when one is sent. Bodies over 64 KiB are refused ' +
+          '(413); a stored configuration that cannot be compiled answers 500 CONFIG_INVALID; other methods answer 405.',
+        security: [{ bearer: [] }],
+        body: EvaluateBody,
+        response: evaluateResponses,
+      },
     },
-  }, evaluate.handler);
+    evaluate.handler,
+  );
 
   // Undocumented on purpose: these exist only to answer 405 (documented on the POST operation).
   app.route({

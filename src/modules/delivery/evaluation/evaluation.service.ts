@@ -12,18 +12,28 @@ const DETAIL_JSON = {};
 /** The flag type a defaultValue stands for: what the caller expects to get back. */
 export function expectedTypeOf(defaultValue: unknown): FlagType {
   switch (typeof defaultValue) {
-    case 'boolean': return 'bool';
-    case 'string': return 'string';
-    case 'number': return 'number';
-    default: return 'json';
+    case 'boolean':
+      return 'bool';
+    case 'string':
+      return 'string';
+    case 'number':
+      return 'number';
+    default:
+      return 'json';
   }
 }
 
 export function configInvalid(set: EvaluationSet): AppError {
-  return new AppError(500, 'config_invalid', `The stored configuration of this environment (version ${set.version}) cannot be compiled, so nothing can be evaluated.`, {
-    legacyCode: 'CONFIG_INVALID',
-    resolution: 'Fix or roll back the configuration through the management API; evaluations work again from the next valid version.',
-  });
+  return new AppError(
+    500,
+    'config_invalid',
+    `The stored configuration of this environment (version ${set.version}) cannot be compiled, so nothing can be evaluated.`,
+    {
+      legacyCode: 'CONFIG_INVALID',
+      resolution:
+        'Fix or roll back the configuration through the management API; evaluations work again from the next valid version.',
+    },
+  );
 }
 
 function detailOf(set: EvaluationSet, result: EvaluationResult, fallback: { value: unknown } | undefined) {
@@ -64,7 +74,9 @@ function detailJson(set: EvaluationSet, result: EvaluationResult, fallback: { va
  */
 export function evaluateToJson(set: EvaluationSet, body: EvaluateBodyType): string {
   if (body.flagKey !== undefined && body.flagKeys !== undefined) {
-    throw validationError('Send either flagKey or flagKeys, not both.', [{ path: '/flagKeys', message: 'must be absent when flagKey is given' }]);
+    throw validationError('Send either flagKey or flagKeys, not both.', [
+      { path: '/flagKeys', message: 'must be absent when flagKey is given' },
+    ]);
   }
   const flags = set.flags;
   if (flags === null) throw configInvalid(set);

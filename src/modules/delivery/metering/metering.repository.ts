@@ -28,7 +28,9 @@ const CHUNK = 500;
 export async function addSyncCounts(db: Executor, increments: SyncIncrement[], at: string): Promise<SyncTotal[]> {
   const totals: SyncTotal[] = [];
   for (let i = 0; i < increments.length; i += CHUNK) {
-    const rows = increments.slice(i, i + CHUNK).map((r) => ({ env_id: r.envId, month: r.month, app_id: r.appId, count: r.count, updated_at: at }));
+    const rows = increments
+      .slice(i, i + CHUNK)
+      .map((r) => ({ env_id: r.envId, month: r.month, app_id: r.appId, count: r.count, updated_at: at }));
     const result = await own(db)
       .insertInto('config_sync_counts')
       .values(rows)
@@ -46,6 +48,11 @@ export async function addSyncCounts(db: Executor, increments: SyncIncrement[], a
 }
 
 export async function readSyncCount(db: Executor, envId: string, month: string): Promise<number> {
-  const row = await own(db).selectFrom('config_sync_counts').select('count').where('env_id', '=', envId).where('month', '=', month).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('config_sync_counts')
+    .select('count')
+    .where('env_id', '=', envId)
+    .where('month', '=', month)
+    .executeTakeFirst();
   return row ? Number(row.count) : 0;
 }

@@ -20,8 +20,14 @@ function rejection(fn: () => unknown): AppError {
 describe('calendar months (UTC)', () => {
   test('month keys and the next month boundary', () => {
     assert.equal(monthKeyOf(Date.parse('2026-12-31T23:59:59.999Z')), '2026-12');
-    assert.equal(new Date(nextMonthStartOf(Date.parse('2026-12-31T23:59:59.999Z'))).toISOString(), '2027-01-01T00:00:00.000Z');
-    assert.equal(new Date(nextMonthStartOf(Date.parse('2026-02-01T00:00:00.000Z'))).toISOString(), '2026-03-01T00:00:00.000Z');
+    assert.equal(
+      new Date(nextMonthStartOf(Date.parse('2026-12-31T23:59:59.999Z'))).toISOString(),
+      '2027-01-01T00:00:00.000Z',
+    );
+    assert.equal(
+      new Date(nextMonthStartOf(Date.parse('2026-02-01T00:00:00.000Z'))).toISOString(),
+      '2026-03-01T00:00:00.000Z',
+    );
   });
 });
 
@@ -43,7 +49,11 @@ for (const dialect of dialects) {
       await writing;
       assert.equal(rejection(() => meter.admit(subject)).statusCode, 429, 'and stays counted once written');
       await meter.flush();
-      const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', subject.envId).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .select('count')
+        .where('env_id', '=', subject.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 3);
     });
 
@@ -54,7 +64,12 @@ for (const dialect of dialects) {
         await database.drop();
       });
       const clock = testClock(Date.parse('2026-11-30T23:59:58.000Z'));
-      const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 2, now: clock.now, flushIntervalMs: 60_000 });
+      const meter = createSyncMeter({
+        db: database.handle.db,
+        quotaOf: async () => 2,
+        now: clock.now,
+        flushIntervalMs: 60_000,
+      });
       t.after(() => meter.close());
 
       assert.deepEqual(await meter.admit(subject), { limit: 2, remaining: 1 });
@@ -67,8 +82,19 @@ for (const dialect of dialects) {
       clock.set(Date.parse('2026-12-01T00:00:00.500Z'));
       assert.deepEqual(meter.admit(subject), { limit: 2, remaining: 1 }, 'a new month');
       await meter.flush();
-      const rows = await database.handle.db.selectFrom('config_sync_counts').select(['month', 'count']).where('env_id', '=', subject.envId).orderBy('month').execute();
-      assert.deepEqual(rows.map((r) => [r.month, Number(r.count)]), [['2026-11', 2], ['2026-12', 1]]);
+      const rows = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .select(['month', 'count'])
+        .where('env_id', '=', subject.envId)
+        .orderBy('month')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.month, Number(r.count)]),
+        [
+          ['2026-11', 2],
+          ['2026-12', 1],
+        ],
+      );
     });
 
     test('a failed write refuses syncs (503) and keeps the counts until a write succeeds', async (t) => {
@@ -78,7 +104,12 @@ for (const dialect of dialects) {
         await database.drop();
       });
       const errors: unknown[] = [];
-      const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 100, flushIntervalMs: 60_000, onFlushError: (err) => errors.push(err) });
+      const meter = createSyncMeter({
+        db: database.handle.db,
+        quotaOf: async () => 100,
+        flushIntervalMs: 60_000,
+        onFlushError: (err) => errors.push(err),
+      });
       t.after(() => meter.close());
       await meter.admit(subject);
       await database.handle.db.schema.alterTable('config_sync_counts').renameTo('config_sync_counts_away').execute();
@@ -94,7 +125,11 @@ for (const dialect of dialects) {
       await meter.flush();
       assert.deepEqual(meter.admit(subject), { limit: 100, remaining: 97 });
       await meter.flush();
-      const row = await database.handle.db.selectFrom('config_sync_counts').select('count').where('env_id', '=', subject.envId).executeTakeFirstOrThrow();
+      const row = await database.handle.db
+        .selectFrom('config_sync_counts')
+        .select('count')
+        .where('env_id', '=', subject.envId)
+        .executeTakeFirstOrThrow();
       assert.equal(Number(row.count), 3);
     });
   });

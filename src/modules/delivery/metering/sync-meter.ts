@@ -67,19 +67,34 @@ export function nextMonthStartOf(ms: number): number {
 }
 
 function quotaExceeded(limit: number, retryAfterSeconds: number) {
-  return new AppError(429, 'monthly_config_sync_quota_exceeded', `This environment has used its ${limit} configuration syncs for this month.`, {
-    legacyCode: 'MONTHLY_CONFIG_SYNC_QUOTA_EXCEEDED',
-    resolution: 'Wait until the next calendar month (UTC; see Retry-After), sync less often, or move the app owner to a larger plan.',
-    headers: { 'retry-after': String(retryAfterSeconds), 'x-sync-quota-limit': String(limit), 'x-sync-quota-remaining': '0' },
-  });
+  return new AppError(
+    429,
+    'monthly_config_sync_quota_exceeded',
+    `This environment has used its ${limit} configuration syncs for this month.`,
+    {
+      legacyCode: 'MONTHLY_CONFIG_SYNC_QUOTA_EXCEEDED',
+      resolution:
+        'Wait until the next calendar month (UTC; see Retry-After), sync less often, or move the app owner to a larger plan.',
+      headers: {
+        'retry-after': String(retryAfterSeconds),
+        'x-sync-quota-limit': String(limit),
+        'x-sync-quota-remaining': '0',
+      },
+    },
+  );
 }
 
 export function meteringUnavailable() {
-  return new AppError(503, 'config_sync_metering_unavailable', 'Configuration syncs cannot be metered right now, so none are served.', {
-    legacyCode: 'CONFIG_SYNC_METERING_UNAVAILABLE',
-    resolution: 'Retry after the time given in Retry-After; keep serving the configuration you already have.',
-    headers: { 'retry-after': '1' },
-  });
+  return new AppError(
+    503,
+    'config_sync_metering_unavailable',
+    'Configuration syncs cannot be metered right now, so none are served.',
+    {
+      legacyCode: 'CONFIG_SYNC_METERING_UNAVAILABLE',
+      resolution: 'Retry after the time given in Retry-After; keep serving the configuration you already have.',
+      headers: { 'retry-after': '1' },
+    },
+  );
 }
 
 export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOptions<S>): SyncMeter<S> {
@@ -133,7 +148,16 @@ export function createSyncMeter<S extends MeterSubject>(options: SyncMeterOption
       const forMonth = month;
       pending = Promise.all([quotaOf(subject), readSyncCount(db, key, forMonth)])
         .then(([limit, stored]) => {
-          const c: EnvCount = { envId: key, appId: subject.appId, stored: forMonth === month ? stored : 0, pending: 0, inFlight: 0, limit, quotaReadAt: now(), quotaReading: false };
+          const c: EnvCount = {
+            envId: key,
+            appId: subject.appId,
+            stored: forMonth === month ? stored : 0,
+            pending: 0,
+            inFlight: 0,
+            limit,
+            quotaReadAt: now(),
+            quotaReading: false,
+          };
           counts.set(key, c);
           return c;
         })

@@ -40,7 +40,15 @@ function setup(options: { revoked?: () => boolean; heartbeatMs?: number; recheck
   });
   const open = (grant: Partial<StreamGrant> = {}, version = 3, lastEventId?: number) => {
     const res = new FakeResponse();
-    const full: StreamGrant = { type: 'pub', appId: 'app_1', envId: 'env_1', env: 'prod', keyId: 'key_1', expiresAt: Math.floor(Date.now() / 1000) + 3600, ...grant };
+    const full: StreamGrant = {
+      type: 'pub',
+      appId: 'app_1',
+      envId: 'env_1',
+      env: 'prod',
+      keyId: 'key_1',
+      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      ...grant,
+    };
     hub.open(full, res as unknown as ServerResponse, { 'x-request-id': 'req_1' }, version, lastEventId);
     return res;
   };
@@ -48,7 +56,11 @@ function setup(options: { revoked?: () => boolean; heartbeatMs?: number; recheck
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const dataOf = (text: string) => text.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+const dataOf = (text: string) =>
+  text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
 
 describe('OFREP event hub', () => {
   test('a stream starts with retry and its version as last event id, then gets refetchEvaluation for its environment only', async (t) => {
@@ -57,7 +69,7 @@ describe('OFREP event hub', () => {
     const res = open();
     assert.equal(res.status, 200);
     assert.equal(res.headers['content-type'], 'text/event-stream; charset=utf-8');
-    assert.equal(res.headers['x-request-id'], 'req_1', 'the request\'s own headers are kept');
+    assert.equal(res.headers['x-request-id'], 'req_1', "the request's own headers are kept");
     assert.match(res.text, /^retry: \d+\n: connected\nid: 3\n\n$/);
     announce('env_other', 9);
     announce('env_1', 4);
@@ -90,7 +102,7 @@ describe('OFREP event hub', () => {
     assert.match(live.text, /: heartbeat\n\n/);
     assert.ok(!live.writableEnded);
     await sleep(1100);
-    assert.ok(expiring.writableEnded, 'ended at its token\'s expiry');
+    assert.ok(expiring.writableEnded, "ended at its token's expiry");
     assert.ok(!live.writableEnded);
     revoked = true;
     await sleep(80);

@@ -19,7 +19,13 @@ export interface EventHubOptions {
 
 export interface EventHub {
   /** Starts streaming on `raw` (headers included). `lastEventId` is the version the client saw last. */
-  open(grant: StreamGrant, raw: ServerResponse, headers: Record<string, unknown>, currentVersion: number, lastEventId: number | undefined): void;
+  open(
+    grant: StreamGrant,
+    raw: ServerResponse,
+    headers: Record<string, unknown>,
+    currentVersion: number,
+    lastEventId: number | undefined,
+  ): void;
   /** Open streams (tests and metrics). */
   size(): number;
   /** Ends every stream: the server cannot close while they are open. */
@@ -39,7 +45,11 @@ const RECENT_CHANGE_MS = 5000;
 const RETRY_MS = 2000;
 
 function refetchEvent(version: number): string {
-  const data = JSON.stringify({ type: 'refetchEvaluation', etag: String(version), lastModified: Math.floor(Date.now() / 1000) });
+  const data = JSON.stringify({
+    type: 'refetchEvaluation',
+    etag: String(version),
+    lastModified: Math.floor(Date.now() / 1000),
+  });
   return `id: ${version}\ndata: ${data}\n\n`;
 }
 
@@ -112,9 +122,15 @@ export function createEventHub(options: EventHubOptions): EventHub {
       raw.on('close', () => end(stream));
 
       const recent = changedAt.get(grant.envId);
-      const missed = lastEventId !== undefined ? lastEventId < currentVersion : recent !== undefined && Date.now() - recent.at < RECENT_CHANGE_MS;
+      const missed =
+        lastEventId !== undefined
+          ? lastEventId < currentVersion
+          : recent !== undefined && Date.now() - recent.at < RECENT_CHANGE_MS;
       // Without an event, the `id` line still sets the client's Last-Event-ID for its reconnects.
-      write(stream, `retry: ${RETRY_MS}\n: connected\n` + (missed ? refetchEvent(currentVersion) : `id: ${currentVersion}\n\n`));
+      write(
+        stream,
+        `retry: ${RETRY_MS}\n: connected\n` + (missed ? refetchEvent(currentVersion) : `id: ${currentVersion}\n\n`),
+      );
     },
     size: () => [...byEnv.values()].reduce((n, streams) => n + streams.size, 0),
     close() {

@@ -81,14 +81,29 @@ export function createBulkAnswers(tagKey: Buffer, streamLink: StreamLinks) {
     return part;
   }
 
-  function build(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
+  function build(
+    principal: EnvironmentPrincipal,
+    set: EvaluationSet,
+    audience: EvaluationAudience,
+    context: EvaluationContext,
+  ): BulkAnswer {
     const body = Buffer.from(flagsJson(set, audience, context) + streamsOf(principal));
-    const tag = createHash('sha256').update(tagSecret).update(principal.keyId).update('\n').update(body).digest('base64url');
+    const tag = createHash('sha256')
+      .update(tagSecret)
+      .update(principal.keyId)
+      .update('\n')
+      .update(body)
+      .digest('base64url');
     return { body, etag: `"${tag.slice(0, 27)}"` };
   }
 
   return {
-    answer(principal: EnvironmentPrincipal, set: EvaluationSet, audience: EvaluationAudience, context: EvaluationContext): BulkAnswer {
+    answer(
+      principal: EnvironmentPrincipal,
+      set: EvaluationSet,
+      audience: EvaluationAudience,
+      context: EvaluationContext,
+    ): BulkAnswer {
       const contextJson = JSON.stringify(context);
       const day = Math.floor(Date.now() / DAY_MS);
       if (contextJson.length > MAX_CACHED_CONTEXT) return build(principal, set, audience, context);

@@ -29,7 +29,11 @@ function errorCodeOf(error: FastifyError | Error, appError: AppError): string {
 export const ofrepErrors: ErrorRenderer = (error, subject) => {
   const appError = toAppError(error);
   const key = (subject.params as { key?: unknown } | undefined)?.key;
-  const body = JSON.stringify({ ...(typeof key === 'string' ? { key } : {}), errorCode: errorCodeOf(error, appError), errorDetails: appError.message });
+  const body = JSON.stringify({
+    ...(typeof key === 'string' ? { key } : {}),
+    errorCode: errorCodeOf(error, appError),
+    errorDetails: appError.message,
+  });
   return { status: appError.statusCode, headers: appError.headers ?? {}, body };
 };
 
@@ -53,5 +57,11 @@ export function registerOfrepErrors(scope: FastifyInstance) {
     route.config = { ...route.config, errorRenderer: ofrepErrors };
   });
   scope.setNotFoundHandler((request, reply) =>
-    sendError(request, reply, new AppError(404, 'not_found', `No OFREP route ${request.method} ${request.url.split('?')[0]}.`), ofrepErrors));
+    sendError(
+      request,
+      reply,
+      new AppError(404, 'not_found', `No OFREP route ${request.method} ${request.url.split('?')[0]}.`),
+      ofrepErrors,
+    ),
+  );
 }

@@ -5,7 +5,13 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../app.js';
-import { buildTestApp, dialects, testConfig, type TestContext, type TestDatabase } from '../../../../test/helpers/test-app.js';
+import {
+  buildTestApp,
+  dialects,
+  testConfig,
+  type TestContext,
+  type TestDatabase,
+} from '../../../../test/helpers/test-app.js';
 import { changeFlags, flagsFixture, revokeKey } from '../evaluation/evaluation.fixtures.js';
 import { bulk, expectOfrepError, OFREP } from './ofrep.fixtures.js';
 import { waitFor } from '../../../../test/helpers/polling.js';
@@ -23,9 +29,16 @@ async function listen(app: FastifyInstance): Promise<string> {
 }
 
 /** What a browser's EventSource does: GET with Accept: text/event-stream, no credentials. */
-async function connect(base: string, requestUri: string, headers: Record<string, string> = {}): Promise<EventStreamClient> {
+async function connect(
+  base: string,
+  requestUri: string,
+  headers: Record<string, string> = {},
+): Promise<EventStreamClient> {
   const abort = new AbortController();
-  const res = await fetch(base + requestUri, { headers: { accept: 'text/event-stream', origin: 'https://shop.example', ...headers }, signal: abort.signal });
+  const res = await fetch(base + requestUri, {
+    headers: { accept: 'text/event-stream', origin: 'https://shop.example', ...headers },
+    signal: abort.signal,
+  });
   let text = '';
   const reader = res.body!.getReader();
   const decoder = new TextDecoder();
@@ -44,7 +57,9 @@ async function connect(base: string, requestUri: string, headers: Record<string,
     status: res.status,
     headers: res.headers,
     async until(pattern, timeoutMs = 1000) {
-      await waitFor(() => pattern.test(text), timeoutMs, { intervalMs: 10, what: `${pattern} in the stream` }).catch((err: Error) => assert.fail(`${err.message}; got ${JSON.stringify(text)}`));
+      await waitFor(() => pattern.test(text), timeoutMs, { intervalMs: 10, what: `${pattern} in the stream` }).catch(
+        (err: Error) => assert.fail(`${err.message}; got ${JSON.stringify(text)}`),
+      );
       return text;
     },
     close() {
@@ -62,7 +77,12 @@ async function streamUri(app: FastifyInstance, token: string): Promise<string> {
 
 async function secondProcess(t: TestContext, database: TestDatabase): Promise<FastifyInstance> {
   const handle = database.open();
-  const app = await buildApp({ db: handle.db, dbHandle: handle, notifyChannel: database.pgSchema, config: testConfig() });
+  const app = await buildApp({
+    db: handle.db,
+    dbHandle: handle,
+    notifyChannel: database.pgSchema,
+    config: testConfig(),
+  });
   t.after(async () => {
     await app.close();
     await handle.close();
@@ -89,7 +109,12 @@ for (const dialect of dialects) {
       await changeFlags(test, fx, [{ key: 'dark-mode', type: 'bool', value: true, clientEnabled: true }]);
       const text = await stream.until(new RegExp(`"etag":"${version + 1}"`));
       t.diagnostic(`event after ${Date.now() - started} ms`);
-      assert.match(text, new RegExp(`id: ${version + 1}\\ndata: \\{"type":"refetchEvaluation","etag":"${version + 1}","lastModified":\\d+\\}\\n\\n`));
+      assert.match(
+        text,
+        new RegExp(
+          `id: ${version + 1}\\ndata: \\{"type":"refetchEvaluation","etag":"${version + 1}","lastModified":\\d+\\}\\n\\n`,
+        ),
+      );
     });
 
     test('a change made through another process reaches a stream of this one within a second', async (t) => {
@@ -123,9 +148,15 @@ for (const dialect of dialects) {
       expectOfrepError(await test.app.inject({ method: 'GET', url: `${OFREP}/events` }), 401, 'MISSING_CREDENTIAL');
       const token = decodeURIComponent(uri.split('token=')[1]!);
       const [payload, signature] = token.split('.');
-      const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), envId: 'env_other' })).toString('base64url');
+      const forged = Buffer.from(
+        JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), envId: 'env_other' }),
+      ).toString('base64url');
       for (const bad of [`${forged}.${signature}`, 'garbage', `${payload}.`]) {
-        expectOfrepError(await test.app.inject({ method: 'GET', url: `${OFREP}/events?token=${encodeURIComponent(bad)}` }), 401, 'INVALID_CREDENTIAL');
+        expectOfrepError(
+          await test.app.inject({ method: 'GET', url: `${OFREP}/events?token=${encodeURIComponent(bad)}` }),
+          401,
+          'INVALID_CREDENTIAL',
+        );
       }
       await revokeKey(test.app, fx, fx.pub);
       expectOfrepError(await test.app.inject({ method: 'GET', url: uri }), 401, 'INVALID_CREDENTIAL');

@@ -18,10 +18,22 @@ export interface OfrepAnswer {
 const MEMO_SPACE: Record<EvaluationAudience, object> = { server: {}, client: {} };
 
 export function flagNotFound(key: string): OfrepAnswer {
-  return failure(404, key, 'FLAG_NOT_FOUND', `flag ${JSON.stringify(key)} does not exist in this environment`, undefined);
+  return failure(
+    404,
+    key,
+    'FLAG_NOT_FOUND',
+    `flag ${JSON.stringify(key)} does not exist in this environment`,
+    undefined,
+  );
 }
 
-function failure(status: OfrepAnswer['status'], key: string, errorCode: string, errorDetails: string, metadata: object | undefined): OfrepAnswer {
+function failure(
+  status: OfrepAnswer['status'],
+  key: string,
+  errorCode: string,
+  errorDetails: string,
+  metadata: object | undefined,
+): OfrepAnswer {
   return { status, json: JSON.stringify({ key, errorCode, errorDetails, metadata }) };
 }
 
@@ -32,16 +44,31 @@ function answerOf(set: EvaluationSet, result: EvaluationResult, audience: Evalua
     // INVALID_CONTEXT, TARGETING_KEY_MISSING and GENERAL (a context that could not be read) are the
     // caller's to fix. PARSE_ERROR is a stored configuration that does not compile: the server's fault.
     const status = resolution.errorCode === 'PARSE_ERROR' ? 500 : 400;
-    return failure(status, key, resolution.errorCode ?? 'GENERAL', resolution.errorMessage ?? 'the flag could not be evaluated', metadata);
+    return failure(
+      status,
+      key,
+      resolution.errorCode ?? 'GENERAL',
+      resolution.errorMessage ?? 'the flag could not be evaluated',
+      metadata,
+    );
   }
   return {
     status: 200,
-    json: JSON.stringify({ key, value: resolution.value, reason: resolution.reason, variant: resolution.variant, metadata }),
+    json: JSON.stringify({
+      key,
+      value: resolution.value,
+      reason: resolution.reason,
+      variant: resolution.variant,
+      metadata,
+    }),
   };
 }
 
 /** OFREP answers of one set and audience: each result's answer built once and stored with the set. */
-export function ofrepAnswers(set: EvaluationSet, audience: EvaluationAudience): (result: EvaluationResult) => OfrepAnswer {
+export function ofrepAnswers(
+  set: EvaluationSet,
+  audience: EvaluationAudience,
+): (result: EvaluationResult) => OfrepAnswer {
   const store = set.fragments<OfrepAnswer>(MEMO_SPACE[audience]);
   return (result) => {
     // A missing flag's result is new each time: never stored (the routes answer it before this).

@@ -12,17 +12,43 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const s = await userWithApp(app);
       const rules = [
-        { id: 'exact', conditions: [{ attribute: 'version', operator: 'semverEq', values: ['1.2.0'] }], serve: { value: 'exact' } },
-        { id: 'newer', conditions: [{ attribute: 'version', operator: 'semverGt', values: ['1.2.0'] }], serve: { value: 'newer' } },
-        { id: 'older', conditions: [{ attribute: 'version', operator: 'semverLt', values: ['1.2.0'] }], serve: { value: 'older' } },
+        {
+          id: 'exact',
+          conditions: [{ attribute: 'version', operator: 'semverEq', values: ['1.2.0'] }],
+          serve: { value: 'exact' },
+        },
+        {
+          id: 'newer',
+          conditions: [{ attribute: 'version', operator: 'semverGt', values: ['1.2.0'] }],
+          serve: { value: 'newer' },
+        },
+        {
+          id: 'older',
+          conditions: [{ attribute: 'version', operator: 'semverLt', values: ['1.2.0'] }],
+          serve: { value: 'older' },
+        },
       ];
-      const set = await call(app, 'PATCH', '/api/v1/flags', { token: s.admin, payload: { appId: s.appId, env: 'prod', key: 'banner', type: 'string', value: 'none', rules } });
+      const set = await call(app, 'PATCH', '/api/v1/flags', {
+        token: s.admin,
+        payload: { appId: s.appId, env: 'prod', key: 'banner', type: 'string', value: 'none', rules },
+      });
       assert.equal(set.statusCode, 200, set.body);
-      for (const [version, expected] of [[1.2, 'exact'], [1.3, 'newer'], [2, 'newer'], [1.1, 'older'], [0.9, 'older'], ['1.2', 'exact'], [-1.2, 'none']] as const) {
+      for (const [version, expected] of [
+        [1.2, 'exact'],
+        [1.3, 'newer'],
+        [2, 'newer'],
+        [1.1, 'older'],
+        [0.9, 'older'],
+        ['1.2', 'exact'],
+        [-1.2, 'none'],
+      ] as const) {
         const ofrep = await single(app, 'banner', { context: { targetingKey: 'u', version } }, { token: s.sdk.prod });
         assert.equal(ofrep.statusCode, 200, ofrep.body);
         assert.equal(ofrep.json().value, expected, `OFREP version ${version}`);
-        const remote = await call(app, 'POST', '/api/v1/evaluate', { token: s.sdk.prod, payload: { flagKey: 'banner', context: { targetingKey: 'u', version } } });
+        const remote = await call(app, 'POST', '/api/v1/evaluate', {
+          token: s.sdk.prod,
+          payload: { flagKey: 'banner', context: { targetingKey: 'u', version } },
+        });
         assert.equal(remote.json().value, expected, `evaluate version ${version}: ${remote.body}`);
       }
     });

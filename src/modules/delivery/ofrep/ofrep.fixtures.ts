@@ -20,15 +20,19 @@ export interface OfrepCall {
 
 export function single(app: FastifyInstance, key: string, payload: unknown, call: OfrepCall = {}) {
   return app.inject({
-    method: 'POST', url: `${OFREP}/evaluate/flags/${encodeURIComponent(key)}`,
-    headers: { ...auth(call.token, call.apiKey), ...call.headers }, payload: payload as object,
+    method: 'POST',
+    url: `${OFREP}/evaluate/flags/${encodeURIComponent(key)}`,
+    headers: { ...auth(call.token, call.apiKey), ...call.headers },
+    payload: payload as object,
   });
 }
 
 export function bulk(app: FastifyInstance, payload: unknown, call: OfrepCall = {}) {
   return app.inject({
-    method: 'POST', url: `${OFREP}/evaluate/flags${call.query ? `?${call.query}` : ''}`,
-    headers: { ...auth(call.token, call.apiKey), ...call.headers }, payload: payload as object,
+    method: 'POST',
+    url: `${OFREP}/evaluate/flags${call.query ? `?${call.query}` : ''}`,
+    headers: { ...auth(call.token, call.apiKey), ...call.headers },
+    payload: payload as object,
   });
 }
 

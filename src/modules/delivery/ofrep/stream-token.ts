@@ -28,7 +28,14 @@ export function createStreamTokens(secret: string): StreamTokens {
     issue(principal, nowMs = Date.now()) {
       // Valid until the end of the next UTC day: between 24 and 48 hours.
       const expiresAt = (Math.floor(nowMs / 1000 / DAY_SECONDS) + 2) * DAY_SECONDS;
-      const grant: StreamGrant = { type: principal.type, appId: principal.appId, envId: principal.envId, env: principal.env, keyId: principal.keyId, expiresAt };
+      const grant: StreamGrant = {
+        type: principal.type,
+        appId: principal.appId,
+        envId: principal.envId,
+        env: principal.env,
+        keyId: principal.keyId,
+        expiresAt,
+      };
       const payload = Buffer.from(JSON.stringify(grant)).toString('base64url');
       return `${payload}.${sign(payload).toString('base64url')}`;
     },

@@ -5,11 +5,14 @@ import { bearer, expectError } from '../../../../test/helpers/fixtures.js';
 import { nextMonthStartOf } from '../metering/index.js';
 import { advancedClient } from './advanced.test-client.js';
 
-const quotas = (configSyncs: number) => ({ free: { configSyncs, apps: 10, flags: 500 }, pro: { configSyncs: 1_000_000, apps: 10, flags: 500 } });
+const quotas = (configSyncs: number) => ({
+  free: { configSyncs, apps: 10, flags: 500 },
+  pro: { configSyncs: 1_000_000, apps: 10, flags: 500 },
+});
 
 for (const dialect of dialects) {
   describe(`advanced-config sync metering on ${dialect}`, () => {
-    test('environment keys share the legacy routes\' monthly quota; over it 429 with Retry-After; management reads still pass', async (t) => {
+    test("environment keys share the legacy routes' monthly quota; over it 429 with Retry-After; management reads still pass", async (t) => {
       const { app } = await buildTestApp(t, { dialect, config: { quotas: quotas(4) } });
       const c = await advancedClient(app);
       const first = await c.get(c.fx.sdk);
@@ -18,14 +21,24 @@ for (const dialect of dialects) {
       // One meter per process: the legacy routes count against the same environment quota.
       const legacy = await app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(c.fx.sdk) });
       assert.equal(legacy.headers['x-sync-quota-remaining'], '1');
-      assert.equal((await c.get(c.fx.sdk, { headers: { 'if-none-match': String(first.headers.etag) } })).statusCode, 304);
+      assert.equal(
+        (await c.get(c.fx.sdk, { headers: { 'if-none-match': String(first.headers.etag) } })).statusCode,
+        304,
+      );
 
-      for (const [token, headers] of [[c.fx.sdk, {}], [c.fx.pub, {}], [c.fx.sdk, { 'if-none-match': String(first.headers.etag) }]] as const) {
+      for (const [token, headers] of [
+        [c.fx.sdk, {}],
+        [c.fx.pub, {}],
+        [c.fx.sdk, { 'if-none-match': String(first.headers.etag) }],
+      ] as const) {
         const over = await c.get(token, { headers });
         const error = expectError(over, 429, 'monthly_config_sync_quota_exceeded');
         assert.match(error.message, /4 configuration syncs/);
         const expected = Math.ceil((nextMonthStartOf(Date.now()) - Date.now()) / 1000);
-        assert.ok(Math.abs(Number(over.headers['retry-after']) - expected) <= 2, `Retry-After ${over.headers['retry-after']}`);
+        assert.ok(
+          Math.abs(Number(over.headers['retry-after']) - expected) <= 2,
+          `Retry-After ${over.headers['retry-after']}`,
+        );
         assert.equal(over.headers['x-sync-quota-remaining'], '0');
       }
       const managed = await c.manage();

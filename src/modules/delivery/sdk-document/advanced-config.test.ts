@@ -7,13 +7,42 @@ import { bearer, createApp, createKey, expectError, signUp } from '../../../../t
 import { createConfigStateStore } from '../../core/config/index.js';
 import { advancedClient } from './advanced.test-client.js';
 
-const DOCUMENT_FIELDS = ['appId', 'audience', 'delivery', 'env', 'experiments', 'flags', 'privacy', 'schemaVersion', 'version'];
-const CORE_FLAG_FIELDS = ['clientVisible', 'dependencies', 'enabled', 'metadata', 'offValue', 'overrides', 'rollout', 'rules', 'type', 'value', 'variants'];
+const DOCUMENT_FIELDS = [
+  'appId',
+  'audience',
+  'delivery',
+  'env',
+  'experiments',
+  'flags',
+  'privacy',
+  'schemaVersion',
+  'version',
+];
+const CORE_FLAG_FIELDS = [
+  'clientVisible',
+  'dependencies',
+  'enabled',
+  'metadata',
+  'offValue',
+  'overrides',
+  'rollout',
+  'rules',
+  'type',
+  'value',
+  'variants',
+];
 
 const checkout = {
-  key: 'checkout', type: 'bool', value: false, clientEnabled: true, metadata: { owner: 'payments' },
-  rules: [{ id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } }],
-  overrides: { 'user-1': true }, rollout: { percentage: 25, value: true },
+  key: 'checkout',
+  type: 'bool',
+  value: false,
+  clientEnabled: true,
+  metadata: { owner: 'payments' },
+  rules: [
+    { id: 'beta', conditions: [{ attribute: 'plan', operator: 'in', values: ['beta'] }], serve: { value: true } },
+  ],
+  overrides: { 'user-1': true },
+  rollout: { percentage: 25, value: true },
 };
 
 for (const dialect of dialects) {
@@ -23,7 +52,11 @@ for (const dialect of dialects) {
     test('sdk_ keys get the whole server document of their environment, with ETag and quota headers', async () => {
       const { app } = shared();
       const c = await advancedClient(app);
-      await c.put(checkout, { key: 'kill', type: 'bool', value: false }, { key: 'banner', type: 'string', value: 'hi', dependencies: [{ flag: 'kill', value: false }] });
+      await c.put(
+        checkout,
+        { key: 'kill', type: 'bool', value: false },
+        { key: 'banner', type: 'string', value: 'hi', dependencies: [{ flag: 'kill', value: false }] },
+      );
 
       const res = await c.get(c.fx.sdk, { query: null });
       assert.equal(res.statusCode, 200, res.body);
@@ -34,7 +67,10 @@ for (const dialect of dialects) {
       assert.equal(res.headers['x-sync-quota-remaining'], '999');
       // The change stream's address, with a token of this key (decision 0044); the same on a 304.
       assert.match(String(res.headers['x-ensign-event-stream']), /^\/api\/ofrep\/v1\/events\?token=[A-Za-z0-9_.%-]+$/);
-      const notModified = await c.get(c.fx.sdk, { query: null, headers: { 'if-none-match': String(res.headers.etag) } });
+      const notModified = await c.get(c.fx.sdk, {
+        query: null,
+        headers: { 'if-none-match': String(res.headers.etag) },
+      });
       assert.equal(notModified.statusCode, 304);
       assert.equal(notModified.headers['x-ensign-event-stream'], res.headers['x-ensign-event-stream']);
       const doc = res.json();
@@ -48,9 +84,17 @@ for (const dialect of dialects) {
       assert.match(doc.delivery.generatedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
       assert.deepEqual(doc.privacy, { privateAttributes: [], clientMetadataKeys: [] });
       assert.deepEqual(Object.keys(doc.flags), ['banner', 'checkout', 'kill']);
-      for (const flag of Object.values(doc.flags)) assert.deepEqual(Object.keys(flag as object).sort(), CORE_FLAG_FIELDS);
+      for (const flag of Object.values(doc.flags))
+        assert.deepEqual(Object.keys(flag as object).sort(), CORE_FLAG_FIELDS);
       const { key: _key, clientEnabled: _visible, ...fields } = checkout;
-      assert.deepEqual(doc.flags.checkout, { ...fields, clientVisible: true, variants: null, dependencies: [], enabled: true, offValue: false });
+      assert.deepEqual(doc.flags.checkout, {
+        ...fields,
+        clientVisible: true,
+        variants: null,
+        dependencies: [],
+        enabled: true,
+        offValue: false,
+      });
       assert.deepEqual(doc.flags.banner.dependencies, [{ flag: 'kill', value: false }]);
       assert.equal(doc.flags.kill.clientVisible, false);
     });
@@ -61,7 +105,10 @@ for (const dialect of dialects) {
       await c.put(checkout);
       const first = await c.get(c.fx.sdk, { query: null });
       const served = first.json();
-      for (const [token, env] of [[c.fx.user.token, 'prod'], [c.fx.admin, 'production']] as const) {
+      for (const [token, env] of [
+        [c.fx.user.token, 'prod'],
+        [c.fx.admin, 'production'],
+      ] as const) {
         const res = await c.get(token, { query: { appId: c.fx.target.appId, env } });
         assert.equal(res.statusCode, 200, res.body);
         assert.equal(res.headers['x-sync-quota-limit'], undefined);
@@ -73,7 +120,10 @@ for (const dialect of dialects) {
         // Tags are per credential: each reader has its own, and the body carries it.
         assert.notEqual(res.headers.etag, first.headers.etag);
         assert.equal(doc.delivery.etag, res.headers.etag);
-        const again = await c.get(token, { query: { appId: c.fx.target.appId, env }, headers: { 'if-none-match': String(res.headers.etag) } });
+        const again = await c.get(token, {
+          query: { appId: c.fx.target.appId, env },
+          headers: { 'if-none-match': String(res.headers.etag) },
+        });
         assert.equal(again.statusCode, 304);
       }
       // Only the sdk_ read counted.
@@ -101,7 +151,16 @@ for (const dialect of dialects) {
       assert.notEqual(other.headers.etag, etag);
       const legacy = await app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(c.fx.sdk) });
       assert.notEqual(legacy.headers.etag, etag);
-      assert.equal((await app.inject({ method: 'GET', url: '/api/v1/config', headers: { ...bearer(c.fx.sdk), 'if-none-match': etag } })).statusCode, 200);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'GET',
+            url: '/api/v1/config',
+            headers: { ...bearer(c.fx.sdk), 'if-none-match': etag },
+          })
+        ).statusCode,
+        200,
+      );
 
       // A new version is a new tag; the old one no longer matches.
       await c.put({ ...checkout, value: true });
@@ -118,7 +177,10 @@ for (const dialect of dialects) {
 
       for (const query of [null, { appId }, { env: 'prod' }] as (Record<string, string> | null)[]) {
         const error = expectError(await c.get(c.fx.admin, { query }), 400, 'validation_error');
-        assert.ok(error.details?.some((d) => /^querystring\.(appId|env)$/.test(d.path)), JSON.stringify(error.details));
+        assert.ok(
+          error.details?.some((d) => /^querystring\.(appId|env)$/.test(d.path)),
+          JSON.stringify(error.details),
+        );
       }
       expectError(await c.get(c.fx.admin, { query: { appId, env: 'x'.repeat(129) } }), 400, 'validation_error');
 
@@ -126,7 +188,17 @@ for (const dialect of dialects) {
       expectError(await c.get('sdk_not-a-real-key'), 401, 'unauthorized');
       expectError(await c.get('bogus'), 401, 'unauthorized');
       const revoked = await createKey(app, c.fx.user.token, { appId, env: 'prod', type: 'sdk' });
-      assert.equal((await app.inject({ method: 'PATCH', url: '/api/v1/keys', headers: bearer(c.fx.user.token), payload: { keyId: revoked.id, action: 'revoke' } })).statusCode, 200);
+      assert.equal(
+        (
+          await app.inject({
+            method: 'PATCH',
+            url: '/api/v1/keys',
+            headers: bearer(c.fx.user.token),
+            payload: { keyId: revoked.id, action: 'revoke' },
+          })
+        ).statusCode,
+        200,
+      );
       expectError(await c.get(revoked.token), 401, 'unauthorized');
 
       // Another user's app, another app's admin key, and an environment key naming another environment.
@@ -145,7 +217,10 @@ for (const dialect of dialects) {
     test('a stored configuration that cannot be compiled is 500 config_invalid, details only for management, and no sync', async () => {
       const { app, database } = shared();
       const c = await advancedClient(app);
-      await c.put({ key: 'base', type: 'bool', value: true }, { key: 'child', type: 'bool', value: true, dependencies: [{ flag: 'base', value: true }] });
+      await c.put(
+        { key: 'base', type: 'bool', value: true },
+        { key: 'child', type: 'bool', value: true, dependencies: [{ flag: 'base', value: true }] },
+      );
       // Written around the validating write paths, as a corrupt or foreign write would be.
       const notifier = createChangeNotifier(database.handle, database.pgSchema);
       try {
@@ -154,7 +229,12 @@ for (const dialect of dialects) {
           const locked = await store.lock(trx, c.fx.target);
           const state = structuredClone(locked.state);
           delete state.flags.base;
-          await store.commit(trx, c.fx.target, locked, { state, changeId: null, operation: 'test.corrupt', authority: { type: 'system' } });
+          await store.commit(trx, c.fx.target, locked, {
+            state,
+            changeId: null,
+            operation: 'test.corrupt',
+            authority: { type: 'system' },
+          });
         });
       } finally {
         await notifier.close();
@@ -163,7 +243,8 @@ for (const dialect of dialects) {
       const managed = expectError(await c.manage(), 500, 'config_invalid');
       assert.match(managed.message, /"base"/);
       const started = Date.now();
-      while ((await c.get(c.fx.sdk)).statusCode !== 500) assert.ok(Date.now() - started < 3000, 'the new version is served within 3 s');
+      while ((await c.get(c.fx.sdk)).statusCode !== 500)
+        assert.ok(Date.now() - started < 3000, 'the new version is served within 3 s');
 
       const legacy = () => app.inject({ method: 'GET', url: '/api/v1/config', headers: bearer(c.fx.sdk) });
       const remaining = Number((await legacy()).headers['x-sync-quota-remaining']);

@@ -9,8 +9,14 @@ import { errorResponses } from '../../../platform/error-schemas.js';
 import { ifNoneMatchHits } from '../../../platform/entity-tag.js';
 import { registerPublicCors } from '../../../platform/public-cors.js';
 import {
-  AdvancedConfigHeaders, AdvancedConfigQuery, advancedConfigResponses, ImpactBody, ImpactResponse,
-  INSPECT_BODY_LIMIT, InspectBody, InspectResponse,
+  AdvancedConfigHeaders,
+  AdvancedConfigQuery,
+  advancedConfigResponses,
+  ImpactBody,
+  ImpactResponse,
+  INSPECT_BODY_LIMIT,
+  InspectBody,
+  InspectResponse,
 } from './advanced.schemas.js';
 import type { AdvancedService, DocumentRequest } from './advanced.service.js';
 import { ADVANCED_ROUTE } from './compiled-document.js';
@@ -42,7 +48,8 @@ export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = asyn
     // Environment keys learn where the change stream is: a header, not a field, so the document's
     // bytes and tag stay the same for every key of the environment.
     const principal = principalOf(request);
-    if (streamLink !== undefined && (principal.type === 'sdk' || principal.type === 'pub')) reply.header(STREAM_HEADER, streamLink(principal));
+    if (streamLink !== undefined && (principal.type === 'sdk' || principal.type === 'pub'))
+      reply.header(STREAM_HEADER, streamLink(principal));
     if (ifNoneMatchHits(request.headers['if-none-match'], etag)) return reply.code(304).send();
     return reply.type(JSON_TYPE).send(body);
   }
@@ -51,51 +58,66 @@ export const advancedRoutes: FastifyPluginAsyncTypebox<AdvancedRouteDeps> = asyn
   await app.register(
     async (scope: FastifyInstance) => {
       await registerPublicCors(scope);
-      scope.get('', {
-        config: { auth: { allow: ['sdk', 'pub', 'cli', 'admin'] } },
-        schema: {
-          tags: ['advanced'],
-          operationId: 'getAdvancedConfig',
-          summary: 'The composed configuration document, core schema v1',
-          description: 'sdk_ keys get the server document of their environment and pub_ keys its client projection (client-visible flags and the flags they depend on; no overrides, no rule reading a private attribute, only the metadata keys in privacy.clientMetadataKeys); both count one sync per 200 or 304. cli_ and admin_ credentials name the environment with appId and env, get the server document, and are not counted.',
-          security: [{ bearer: [] }],
-          querystring: AdvancedConfigQuery,
-          headers: AdvancedConfigHeaders,
-          response: advancedConfigResponses,
+      scope.get(
+        '',
+        {
+          config: { auth: { allow: ['sdk', 'pub', 'cli', 'admin'] } },
+          schema: {
+            tags: ['advanced'],
+            operationId: 'getAdvancedConfig',
+            summary: 'The composed configuration document, core schema v1',
+            description:
+              'sdk_ keys get the server document of their environment and pub_ keys its client projection (client-visible flags and the flags they depend on; no overrides, no rule reading a private attribute, only the metadata keys in privacy.clientMetadataKeys); both count one sync per 200 or 304. cli_ and admin_ credentials name the environment with appId and env, get the server document, and are not counted.',
+            security: [{ bearer: [] }],
+            querystring: AdvancedConfigQuery,
+            headers: AdvancedConfigHeaders,
+            response: advancedConfigResponses,
+          },
         },
-      }, async (request, reply) => {
-        const query = request.query as { appId?: string; env?: string };
-        const found = advanced.documentRequest(principalOf(request), query);
-        return serve(request, reply, found instanceof Promise ? await found : found);
-      });
+        async (request, reply) => {
+          const query = request.query as { appId?: string; env?: string };
+          const found = advanced.documentRequest(principalOf(request), query);
+          return serve(request, reply, found instanceof Promise ? await found : found);
+        },
+      );
     },
     { prefix: ADVANCED_ROUTE },
   );
 
-  app.post('/api/v1/advanced-config/impact', {
-    config: management,
-    schema: {
-      tags: ['advanced'],
-      operationId: 'advancedConfigImpact',
-      summary: 'What proposed flag, advanced and privacy changes would affect; nothing is applied',
-      description: 'Takes the changes PATCH /api/v1/flags/bulk takes and answers the flags they affect, the prerequisite changes, and which flags enter or leave the client projection. Invalid changes are refused with the same 400 as bulk apply, with details under /changes.',
-      security: [{ bearer: [] }],
-      body: ImpactBody,
-      response: { 200: ImpactResponse, ...errorResponses(400, 401, 403, 404) },
+  app.post(
+    '/api/v1/advanced-config/impact',
+    {
+      config: management,
+      schema: {
+        tags: ['advanced'],
+        operationId: 'advancedConfigImpact',
+        summary: 'What proposed flag, advanced and privacy changes would affect; nothing is applied',
+        description:
+          'Takes the changes PATCH /api/v1/flags/bulk takes and answers the flags they affect, the prerequisite changes, and which flags enter or leave the client projection. Invalid changes are refused with the same 400 as bulk apply, with details under /changes.',
+        security: [{ bearer: [] }],
+        body: ImpactBody,
+        response: { 200: ImpactResponse, ...errorResponses(400, 401, 403, 404) },
+      },
     },
-  }, async (request) => advanced.impact(principalOf(request), request.body));
+    async (request) => advanced.impact(principalOf(request), request.body),
+  );
 
-  app.post('/api/v1/advanced-config/inspect', {
-    config: management,
-    bodyLimit: INSPECT_BODY_LIMIT,
-    schema: {
-      tags: ['advanced'],
-      operationId: 'inspectAdvancedConfig',
-      summary: 'Validate a proposed core/v1 document against the current version; nothing is applied',
-      description: 'Answers the document\'s errors and warnings, its normalised form and that form\'s digest. baseVersion must be the current config version (409 version_conflict with metadata.currentVersion otherwise). Bodies over 64 KiB are 413.',
-      security: [{ bearer: [] }],
-      body: InspectBody,
-      response: { 200: InspectResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 413) },
+  app.post(
+    '/api/v1/advanced-config/inspect',
+    {
+      config: management,
+      bodyLimit: INSPECT_BODY_LIMIT,
+      schema: {
+        tags: ['advanced'],
+        operationId: 'inspectAdvancedConfig',
+        summary: 'Validate a proposed core/v1 document against the current version; nothing is applied',
+        description:
+          "Answers the document's errors and warnings, its normalised form and that form's digest. baseVersion must be the current config version (409 version_conflict with metadata.currentVersion otherwise). Bodies over 64 KiB are 413.",
+        security: [{ bearer: [] }],
+        body: InspectBody,
+        response: { 200: InspectResponse, ...errorResponses(400, 401, 403, 404, 'version_conflict', 413) },
+      },
     },
-  }, async (request) => advanced.inspect(principalOf(request), request.body));
+    async (request) => advanced.inspect(principalOf(request), request.body),
+  );
 };

@@ -8,7 +8,12 @@ import type { EnvironmentPrincipal, Principal } from '../../../platform/principa
 import { canonicalEnvSlug } from '../../core/apps/index.js';
 import type { BulkChanges } from '../../core/flags/index.js';
 import type { SyncAdmission } from '../metering/index.js';
-import { resolveTarget, type ConfigState, type ConfigStateStore, type EnvironmentTarget } from '../../core/config/index.js';
+import {
+  resolveTarget,
+  type ConfigState,
+  type ConfigStateStore,
+  type EnvironmentTarget,
+} from '../../core/config/index.js';
 import type { CoreAudience } from './advanced.model.js';
 import { compileCoreDocument, type CompiledCoreDocument, type CoreDocumentBuild } from './compiled-document.js';
 import { impactOf, type ImpactReport } from './impact.js';
@@ -48,29 +53,40 @@ export interface DocumentRequest {
 
 export interface AdvancedService {
   /** Who reads what: 400 / 403 / 404 as the seed's authentication rule 5 says. */
-  documentRequest(principal: Principal, query: { appId?: string; env?: string }): DocumentRequest | Promise<DocumentRequest>;
+  documentRequest(
+    principal: Principal,
+    query: { appId?: string; env?: string },
+  ): DocumentRequest | Promise<DocumentRequest>;
   /** The compiled document (500 config_invalid when the stored configuration cannot be compiled). */
   document(request: DocumentRequest): CompiledCoreDocument | Promise<CompiledCoreDocument>;
   admit(principal: EnvironmentPrincipal): SyncAdmission | Promise<SyncAdmission>;
   impact(principal: Principal, input: { appId: string; env: string; changes: BulkChanges }): Promise<ImpactReport>;
-  inspect(principal: Principal, input: { appId: string; env: string; baseVersion: number; document: ProposedDocument }): Promise<Inspection>;
+  inspect(
+    principal: Principal,
+    input: { appId: string; env: string; baseVersion: number; document: ProposedDocument },
+  ): Promise<Inspection>;
 }
 
 const MAX_FRESHER = 1000;
 
 function configInvalid(management: boolean, reason: string) {
   // Environment keys may be pub_ keys in a browser: the problem names flags they must not learn of.
-  const message = management ? `The stored configuration of this environment cannot be served: ${reason}` : 'The stored configuration of this environment cannot be served.';
+  const message = management
+    ? `The stored configuration of this environment cannot be served: ${reason}`
+    : 'The stored configuration of this environment cannot be served.';
   return new AppError(500, 'config_invalid', message, {
     legacyCode: 'CONFIG_INVALID',
-    resolution: 'Keep using the configuration you have. An operator can see the problem with GET /api/v1/advanced-config (cli_ or admin_) and fix the flags it names.',
+    resolution:
+      'Keep using the configuration you have. An operator can see the problem with GET /api/v1/advanced-config (cli_ or admin_) and fix the flags it names.',
   });
 }
 
 function missingEnvironment(query: { appId?: string; env?: string }) {
   const missing = (['appId', 'env'] as const).filter((field) => query[field] === undefined);
-  return validationError(`cli_ and admin_ credentials must give both appId and env (missing: ${missing.join(', ')}).`,
-    missing.map((field) => ({ path: `querystring.${field}`, message: 'is required with cli_ and admin_ credentials' })));
+  return validationError(
+    `cli_ and admin_ credentials must give both appId and env (missing: ${missing.join(', ')}).`,
+    missing.map((field) => ({ path: `querystring.${field}`, message: 'is required with cli_ and admin_ credentials' })),
+  );
 }
 
 export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
@@ -82,8 +98,18 @@ export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
     let build = builds.get(snapshot);
     if (build === undefined) {
       const { target, audience } = request;
-      build = compileCoreDocument(target, { version: snapshot.version, state: snapshot.state }, audience, deps.tagKey, nowIso());
-      if (!build.ok) deps.log.warn({ envId: target.envId, version: snapshot.version, issues: build.error.issues }, 'stored configuration cannot be compiled');
+      build = compileCoreDocument(
+        target,
+        { version: snapshot.version, state: snapshot.state },
+        audience,
+        deps.tagKey,
+        nowIso(),
+      );
+      if (!build.ok)
+        deps.log.warn(
+          { envId: target.envId, version: snapshot.version, issues: build.error.issues },
+          'stored configuration cannot be compiled',
+        );
       builds.set(snapshot, build);
     }
     return build;
@@ -104,7 +130,10 @@ export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
    * show the version before. Environment keys take the snapshot as it is, like the legacy routes.
    */
   async function latestDocument(request: DocumentRequest): Promise<CompiledCoreDocument> {
-    const [held, current] = await Promise.all([delivery.snapshot(request.target, request.audience), store.current(request.target)]);
+    const [held, current] = await Promise.all([
+      delivery.snapshot(request.target, request.audience),
+      store.current(request.target),
+    ]);
     if (held.version >= current.version) return documentOf(held, request);
     const key = `${request.target.envId}/${request.audience}`;
     let snapshot = fresher.get(key);
@@ -120,15 +149,29 @@ export function createAdvancedService(deps: AdvancedDeps): AdvancedService {
     documentRequest(principal, query) {
       if (principal.type === 'sdk' || principal.type === 'pub') {
         // Environment keys infer both; naming another app or environment is asking for what the key cannot see.
-        if ((query.appId !== undefined && query.appId !== principal.appId) || (query.env !== undefined && canonicalEnvSlug(query.env) !== principal.env)) {
-          throw forbidden(`This ${principal.type}_ key reads its own environment only; leave appId and env out or give its own.`);
+        if (
+          (query.appId !== undefined && query.appId !== principal.appId) ||
+          (query.env !== undefined && canonicalEnvSlug(query.env) !== principal.env)
+        ) {
+          throw forbidden(
+            `This ${principal.type}_ key reads its own environment only; leave appId and env out or give its own.`,
+          );
         }
         const target = { appId: principal.appId, envId: principal.envId, env: principal.env };
-        return { target, audience: principal.type === 'pub' ? 'client' : 'server', credentialId: principal.keyId, meteredBy: principal };
+        return {
+          target,
+          audience: principal.type === 'pub' ? 'client' : 'server',
+          credentialId: principal.keyId,
+          meteredBy: principal,
+        };
       }
       if (query.appId === undefined || query.env === undefined) throw missingEnvironment(query);
       const credentialId = principal.type === 'cli' ? principal.tokenId : principal.keyId;
-      return resolveTarget(access, principal, query.appId, query.env, 'read').then(({ appId, envId, env }) => ({ target: { appId, envId, env }, audience: 'server' as const, credentialId }));
+      return resolveTarget(access, principal, query.appId, query.env, 'read').then(({ appId, envId, env }) => ({
+        target: { appId, envId, env },
+        audience: 'server' as const,
+        credentialId,
+      }));
     },
     document(request) {
       if (request.meteredBy === undefined) return latestDocument(request);

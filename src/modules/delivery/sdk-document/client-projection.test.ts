@@ -5,7 +5,9 @@ import { advancedClient } from './advanced.test-client.js';
 import { clientProjectionKeys, clientRules, readsPrivateAttribute } from './client-projection.js';
 
 const rule = (id: string, ...attributes: string[]) => ({
-  id, conditions: attributes.map((attribute) => ({ attribute, operator: 'exists', values: [] })), serve: { value: true },
+  id,
+  conditions: attributes.map((attribute) => ({ attribute, operator: 'exists', values: [] })),
+  serve: { value: true },
 });
 
 describe('client projection, pure', () => {
@@ -17,15 +19,38 @@ describe('client projection, pure', () => {
     for (const attribute of ['emailVerified', 'plan', 'user.plan', 'userx', 'address']) {
       assert.equal(readsPrivateAttribute(attribute, privateAttributes), false, attribute);
     }
-    const { kept, dropped } = clientRules([rule('a', 'plan'), rule('b', 'plan', 'email'), rule('c', 'user.address.zip')] as never, privateAttributes);
-    assert.deepEqual(kept.map((r) => r.id), ['a']);
+    const { kept, dropped } = clientRules(
+      [rule('a', 'plan'), rule('b', 'plan', 'email'), rule('c', 'user.address.zip')] as never,
+      privateAttributes,
+    );
+    assert.deepEqual(
+      kept.map((r) => r.id),
+      ['a'],
+    );
     assert.deepEqual(dropped, ['b', 'c']);
   });
 
   test('visible flags bring their prerequisites transitively, each once, even through a cycle', () => {
-    const f = (clientEnabled: boolean, ...deps: string[]) => ({ clientEnabled, dependencies: deps.map((flag) => ({ flag, value: true })) });
-    const keys = clientProjectionKeys({ a: f(true, 'b'), b: f(false, 'c'), c: f(false, 'b'), d: f(false), e: f(true, 'a', 'ghost') });
-    assert.deepEqual([...keys], [['a', 'clientVisible'], ['b', 'dependency'], ['c', 'dependency'], ['e', 'clientVisible']]);
+    const f = (clientEnabled: boolean, ...deps: string[]) => ({
+      clientEnabled,
+      dependencies: deps.map((flag) => ({ flag, value: true })),
+    });
+    const keys = clientProjectionKeys({
+      a: f(true, 'b'),
+      b: f(false, 'c'),
+      c: f(false, 'b'),
+      d: f(false),
+      e: f(true, 'a', 'ghost'),
+    });
+    assert.deepEqual(
+      [...keys],
+      [
+        ['a', 'clientVisible'],
+        ['b', 'dependency'],
+        ['c', 'dependency'],
+        ['e', 'clientVisible'],
+      ],
+    );
   });
 });
 
@@ -35,30 +60,56 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const c = await advancedClient(app);
       await c.put(
-        { key: 'region-ok', type: 'bool', value: true, rules: [rule('eu', 'country')], metadata: { owner: 'geo', secret: 1 } },
-        { key: 'kill', type: 'bool', value: false, dependencies: [{ flag: 'region-ok', value: true }], overrides: { 'user-9': true } },
+        {
+          key: 'region-ok',
+          type: 'bool',
+          value: true,
+          rules: [rule('eu', 'country')],
+          metadata: { owner: 'geo', secret: 1 },
+        },
+        {
+          key: 'kill',
+          type: 'bool',
+          value: false,
+          dependencies: [{ flag: 'region-ok', value: true }],
+          overrides: { 'user-9': true },
+        },
         { key: 'internal', type: 'string', value: 'x', metadata: { owner: 'ops' } },
         {
-          key: 'checkout', type: 'bool', value: false, clientEnabled: true,
+          key: 'checkout',
+          type: 'bool',
+          value: false,
+          clientEnabled: true,
           dependencies: [{ flag: 'kill', value: false }],
           rules: [rule('by-email', 'email'), rule('by-plan', 'plan'), rule('by-address', 'user')],
           overrides: { 'user-1': true },
           metadata: { owner: 'payments', jira: 'PAY-1', budget: 100 },
         },
       );
-      const bulk = await c.bulk({ privacy: { privateAttributes: ['email', 'user.address', 'country'], clientMetadataKeys: ['owner', 'jira'] } });
+      const bulk = await c.bulk({
+        privacy: { privateAttributes: ['email', 'user.address', 'country'], clientMetadataKeys: ['owner', 'jira'] },
+      });
       assert.equal(bulk.statusCode, 200, bulk.body);
 
       const res = await c.until(c.fx.pub, bulk.json().version);
       const doc = res.json();
       assert.equal(doc.audience, 'client');
-      assert.deepEqual(doc.privacy, { privateAttributes: ['country', 'email', 'user.address'], clientMetadataKeys: ['jira', 'owner'] });
+      assert.deepEqual(doc.privacy, {
+        privateAttributes: ['country', 'email', 'user.address'],
+        clientMetadataKeys: ['jira', 'owner'],
+      });
       // internal is hidden; kill and region-ok are there only because checkout needs them.
       assert.deepEqual(Object.keys(doc.flags), ['checkout', 'kill', 'region-ok']);
-      assert.deepEqual([doc.flags.checkout.clientVisible, doc.flags.kill.clientVisible, doc.flags['region-ok'].clientVisible], [true, false, false]);
+      assert.deepEqual(
+        [doc.flags.checkout.clientVisible, doc.flags.kill.clientVisible, doc.flags['region-ok'].clientVisible],
+        [true, false, false],
+      );
       assert.deepEqual(doc.flags.checkout.dependencies, [{ flag: 'kill', value: false }]);
       assert.deepEqual(doc.flags.kill.dependencies, [{ flag: 'region-ok', value: true }]);
-      assert.deepEqual(doc.flags.checkout.rules.map((r: { id: string }) => r.id), ['by-plan']);
+      assert.deepEqual(
+        doc.flags.checkout.rules.map((r: { id: string }) => r.id),
+        ['by-plan'],
+      );
       assert.deepEqual(doc.flags['region-ok'].rules, []);
       for (const flag of Object.values(doc.flags) as { overrides: object }[]) assert.deepEqual(flag.overrides, {});
       assert.deepEqual(doc.flags.checkout.metadata, { owner: 'payments', jira: 'PAY-1' });
@@ -83,8 +134,13 @@ for (const dialect of dialects) {
       const c = await advancedClient(app);
       const origin = 'https://shop.example';
       const preflight = await app.inject({
-        method: 'OPTIONS', url: '/api/v1/advanced-config',
-        headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization, if-none-match' },
+        method: 'OPTIONS',
+        url: '/api/v1/advanced-config',
+        headers: {
+          origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization, if-none-match',
+        },
       });
       assert.equal(preflight.statusCode, 204);
       assert.equal(preflight.headers['access-control-allow-origin'], '*');
@@ -94,7 +150,12 @@ for (const dialect of dialects) {
       assert.match(String(res.headers['access-control-expose-headers']), /ETag/);
       const impact = await c.impact({});
       assert.equal(impact.statusCode, 200);
-      assert.equal((await app.inject({ method: 'POST', url: '/api/v1/advanced-config/impact', headers: { origin } })).headers['access-control-allow-origin'], undefined);
+      assert.equal(
+        (await app.inject({ method: 'POST', url: '/api/v1/advanced-config/impact', headers: { origin } })).headers[
+          'access-control-allow-origin'
+        ],
+        undefined,
+      );
     });
   });
 }

@@ -42,11 +42,16 @@ export function clientProjectionKeys(flags: Readonly<Record<string, GraphFlag>>)
  * private hides a condition on `user`, which needs the whole object and so the private part).
  */
 export function readsPrivateAttribute(attribute: string, privateAttributes: readonly string[]): boolean {
-  return privateAttributes.some((p) => attribute === p || attribute.startsWith(`${p}.`) || p.startsWith(`${attribute}.`));
+  return privateAttributes.some(
+    (p) => attribute === p || attribute.startsWith(`${p}.`) || p.startsWith(`${attribute}.`),
+  );
 }
 
 /** The rules a client keeps, and the ids of those it does not. */
-export function clientRules(rules: readonly Rule[], privateAttributes: readonly string[]): { kept: Rule[]; dropped: string[] } {
+export function clientRules(
+  rules: readonly Rule[],
+  privateAttributes: readonly string[],
+): { kept: Rule[]; dropped: string[] } {
   const kept: Rule[] = [];
   const dropped: string[] = [];
   for (const rule of rules) {
@@ -57,7 +62,10 @@ export function clientRules(rules: readonly Rule[], privateAttributes: readonly 
 }
 
 /** The metadata a client keeps: only the keys listed in clientMetadataKeys. */
-export function clientMetadata(metadata: Readonly<Record<string, unknown>>, privacy: PrivacySettings): Record<string, unknown> {
+export function clientMetadata(
+  metadata: Readonly<Record<string, unknown>>,
+  privacy: PrivacySettings,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of privacy.clientMetadataKeys) {
     if (Object.prototype.hasOwnProperty.call(metadata, key)) out[key] = metadata[key];
@@ -66,4 +74,17 @@ export function clientMetadata(metadata: Readonly<Record<string, unknown>>, priv
 }
 
 /** Flag fields the projection reads. */
-export type ProjectableFlag = Pick<FlagDefinition, 'type' | 'value' | 'enabled' | 'offValue' | 'clientEnabled' | 'rollout' | 'variants' | 'rules' | 'overrides' | 'dependencies' | 'metadata'>;
+export type ProjectableFlag = Pick<
+  FlagDefinition,
+  | 'type'
+  | 'value'
+  | 'enabled'
+  | 'offValue'
+  | 'clientEnabled'
+  | 'rollout'
+  | 'variants'
+  | 'rules'
+  | 'overrides'
+  | 'dependencies'
+  | 'metadata'
+>;

@@ -30,15 +30,25 @@ export type CoreDocumentBuild = { ok: true; document: CompiledCoreDocument } | {
  * serialises the document. An invalid configuration is reported, not thrown, so the caller can
  * keep the failure with the snapshot and answer 500 without re-validating on every request.
  */
-export function compileCoreDocument(target: EnvironmentTarget, current: CurrentConfig, audience: CoreAudience, tagKey: Buffer, generatedAt: string): CoreDocumentBuild {
+export function compileCoreDocument(
+  target: EnvironmentTarget,
+  current: CurrentConfig,
+  audience: CoreAudience,
+  tagKey: Buffer,
+  generatedAt: string,
+): CoreDocumentBuild {
   const issues = validateFlagSet(Object.values(current.state.flags));
   if (issues.length > 0) return { ok: false, error: new ConfigInvalidError(issues) };
 
   // The tag covers what the document says, not when this process built it: every process then
   // gives the same tag for the same version, and a 304 holds behind a load balancer.
-  const content = JSON.stringify(coreDocument(target, current.version, current.state, audience, { etag: '', generatedAt: '' }));
+  const content = JSON.stringify(
+    coreDocument(target, current.version, current.state, audience, { etag: '', generatedAt: '' }),
+  );
   const digest = digestOf(Buffer.from(content));
-  const text = JSON.stringify(coreDocument(target, current.version, current.state, audience, { etag: '\u0000etag\u0000', generatedAt }));
+  const text = JSON.stringify(
+    coreDocument(target, current.version, current.state, audience, { etag: '\u0000etag\u0000', generatedAt }),
+  );
   const at = text.indexOf(TAG_PLACEHOLDER);
   const head = text.slice(0, at);
   const tail = text.slice(at + TAG_PLACEHOLDER.length);
@@ -52,7 +62,15 @@ export function compileCoreDocument(target: EnvironmentTarget, current: CurrentC
       forCredential(credentialId) {
         let found = kept.get(credentialId);
         if (found === undefined) {
-          const etag = entityTag(tagKey, [REPRESENTATION, ADVANCED_ROUTE, audience, target.envId, credentialId, String(version), digest]);
+          const etag = entityTag(tagKey, [
+            REPRESENTATION,
+            ADVANCED_ROUTE,
+            audience,
+            target.envId,
+            credentialId,
+            String(version),
+            digest,
+          ]);
           found = { etag, body: Buffer.from(head + JSON.stringify(etag) + tail) };
           if (kept.size < MAX_KEPT_CREDENTIALS) kept.set(credentialId, found);
         }

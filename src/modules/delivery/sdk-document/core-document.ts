@@ -17,10 +17,10 @@ export function coreFlag(flag: ProjectableFlag, audience: CoreAudience, privacy:
     clientVisible: flag.clientEnabled === true,
     rollout: flag.rollout ?? null,
     variants: flag.variants ?? null,
-    rules: client ? clientRules(flag.rules ?? [], privacy.privateAttributes).kept : flag.rules ?? [],
-    overrides: client ? {} : flag.overrides ?? {},
+    rules: client ? clientRules(flag.rules ?? [], privacy.privateAttributes).kept : (flag.rules ?? []),
+    overrides: client ? {} : (flag.overrides ?? {}),
     dependencies: flag.dependencies ?? [],
-    metadata: client ? clientMetadata(flag.metadata ?? {}, privacy) : flag.metadata ?? {},
+    metadata: client ? clientMetadata(flag.metadata ?? {}, privacy) : (flag.metadata ?? {}),
   };
 }
 
@@ -34,13 +34,22 @@ export function coreFlags(state: ConfigState, audience: CoreAudience): Record<st
 
 function runningExperiments(state: ConfigState): ServedExperiment[] {
   const all = state.experiments ?? {};
-  return Object.keys(all).sort().map((id) => all[id]!).filter((e) => e.state === 'running');
+  return Object.keys(all)
+    .sort()
+    .map((id) => all[id]!)
+    .filter((e) => e.state === 'running');
 }
 
 /** The delivery fields that vary by credential or process; the rest of the document does not. */
 export type VariableDelivery = Pick<CoreDocument['delivery'], 'etag' | 'generatedAt'>;
 
-export function coreDocument(target: EnvironmentTarget, version: number, state: ConfigState, audience: CoreAudience, variable: VariableDelivery): CoreDocument {
+export function coreDocument(
+  target: EnvironmentTarget,
+  version: number,
+  state: ConfigState,
+  audience: CoreAudience,
+  variable: VariableDelivery,
+): CoreDocument {
   const ttlSeconds = state.settings.ttlSeconds;
   return {
     schemaVersion: CORE_SCHEMA_VERSION,
@@ -51,7 +60,10 @@ export function coreDocument(target: EnvironmentTarget, version: number, state: 
     // Polling as often as the document may be cached is the most an SDK needs: a 304 costs a sync
     // like a 200, so polling faster only spends quota.
     delivery: { ttlSeconds, etag: variable.etag, generatedAt: variable.generatedAt, pollIntervalSeconds: ttlSeconds },
-    privacy: { privateAttributes: [...state.privacy.privateAttributes], clientMetadataKeys: [...state.privacy.clientMetadataKeys] },
+    privacy: {
+      privateAttributes: [...state.privacy.privateAttributes],
+      clientMetadataKeys: [...state.privacy.clientMetadataKeys],
+    },
     flags: coreFlags(state, audience),
     // Paused experiments assign nobody, so they are not sent; clients (pub_ keys) get assignments
     // through OFREP, never experiment definitions (targeting may read private attributes).

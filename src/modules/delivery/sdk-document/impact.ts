@@ -5,7 +5,13 @@ import { canonicalJson } from '../../../platform/canonical-json.js';
 import { AppError } from '../../../platform/errors.js';
 import { bulkApply, type BulkChanges } from '../../core/flags/index.js';
 import type { DiffEntry } from '../../core/journal/index.js';
-import { dependencyChanges, diffStates, type ConfigState, type CurrentConfig, type DependencyChange } from '../../core/config/index.js';
+import {
+  dependencyChanges,
+  diffStates,
+  type ConfigState,
+  type CurrentConfig,
+  type DependencyChange,
+} from '../../core/config/index.js';
 import { clientProjectionKeys, type ClientVisibility } from './client-projection.js';
 import { coreFlags } from './core-document.js';
 
@@ -53,7 +59,9 @@ function visibilityOf(before: ConfigState, after: ConfigState): ImpactReport['vi
   const newFlags = coreFlags(after, 'client');
   const becomeVisible = [...is].filter(([key]) => !was.has(key)).map(([key, via]) => ({ key, via }));
   const becomeHidden = [...was].filter(([key]) => !is.has(key)).map(([key, via]) => ({ key, via }));
-  const projectionChanged = [...is.keys()].filter((key) => was.has(key) && canonicalJson(oldFlags[key]) !== canonicalJson(newFlags[key]));
+  const projectionChanged = [...is.keys()].filter(
+    (key) => was.has(key) && canonicalJson(oldFlags[key]) !== canonicalJson(newFlags[key]),
+  );
   return { becomeVisible, becomeHidden, projectionChanged };
 }
 
@@ -82,7 +90,11 @@ export function impactOf(current: CurrentConfig, changes: BulkChanges, now: stri
   const add = (key: string, reason: AffectedReason) => reasons.set(key, [...(reasons.get(key) ?? []), reason]);
   for (const key of changed) add(key, 'changed');
   for (const key of dependentsOf(after, changed)) add(key, 'dependent');
-  const projected = new Set([...visibility.becomeVisible.map((v) => v.key), ...visibility.becomeHidden.map((v) => v.key), ...visibility.projectionChanged]);
+  const projected = new Set([
+    ...visibility.becomeVisible.map((v) => v.key),
+    ...visibility.becomeHidden.map((v) => v.key),
+    ...visibility.projectionChanged,
+  ]);
   for (const key of projected) add(key, 'client_projection');
 
   return {

@@ -6,9 +6,17 @@ import { advancedClient } from './advanced.test-client.js';
 
 const proposal = {
   checkout: {
-    type: 'bool', value: false, clientVisible: true,
+    type: 'bool',
+    value: false,
+    clientVisible: true,
     dependencies: [{ flag: 'kill', value: false }],
-    rules: [{ id: 'staff', conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@corp.example'] }], serve: { value: true } }],
+    rules: [
+      {
+        id: 'staff',
+        conditions: [{ attribute: 'email', operator: 'endsWith', values: ['@corp.example'] }],
+        serve: { value: true },
+      },
+    ],
     overrides: { 'user-1': true },
     metadata: { owner: 'pay', cost: 3 },
   },
@@ -21,35 +29,63 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect });
       const c = await advancedClient(app);
       await c.put({ key: 'legacy', type: 'string', value: 'x' });
-      const document = { schemaVersion: 'core/v1', flags: proposal, privacy: { privateAttributes: ['email', 'email'], clientMetadataKeys: ['owner'] } };
+      const document = {
+        schemaVersion: 'core/v1',
+        flags: proposal,
+        privacy: { privateAttributes: ['email', 'email'], clientMetadataKeys: ['owner'] },
+      };
 
       const res = await c.inspect({ baseVersion: 1, document });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(Object.keys(body).sort(), ['baseVersion', 'digest', 'errors', 'normalized', 'valid', 'warnings']);
+      assert.deepEqual(Object.keys(body).sort(), [
+        'baseVersion',
+        'digest',
+        'errors',
+        'normalized',
+        'valid',
+        'warnings',
+      ]);
       assert.equal(body.valid, true);
       assert.equal(body.baseVersion, 1);
       assert.deepEqual(body.errors, []);
       assert.match(body.digest, /^[0-9a-f]{64}$/);
       const { normalized } = body;
       assert.equal(normalized.schemaVersion, 'core/v1');
-      assert.deepEqual(normalized.settings, { ttlSeconds: 60 }, 'a section left out keeps the base version\'s');
+      assert.deepEqual(normalized.settings, { ttlSeconds: 60 }, "a section left out keeps the base version's");
       assert.deepEqual(normalized.privacy, { privateAttributes: ['email'], clientMetadataKeys: ['owner'] });
       assert.deepEqual(Object.keys(normalized.flags), ['checkout', 'kill']);
       assert.deepEqual(normalized.flags.kill, {
-        type: 'bool', value: false, clientVisible: false, rollout: null, variants: null, rules: [], overrides: {}, dependencies: [], metadata: {}, description: '', enabled: true, offValue: false,
+        type: 'bool',
+        value: false,
+        clientVisible: false,
+        rollout: null,
+        variants: null,
+        rules: [],
+        overrides: {},
+        dependencies: [],
+        metadata: {},
+        description: '',
+        enabled: true,
+        offValue: false,
       });
-      assert.deepEqual(body.warnings.map((w: any) => [w.code, w.path]), [
-        ['dependency_exposed', '/document/flags/kill/clientVisible'],
-        ['flag_removed', '/document/flags/legacy'],
-        ['metadata_filtered', '/document/flags/checkout/metadata'],
-        ['overrides_not_sent_to_clients', '/document/flags/checkout/overrides'],
-        ['rule_dropped_for_clients', '/document/flags/checkout/rules/0'],
-      ].sort((a, b) => (a[1]! < b[1]! ? -1 : 1)));
+      assert.deepEqual(
+        body.warnings.map((w: any) => [w.code, w.path]),
+        [
+          ['dependency_exposed', '/document/flags/kill/clientVisible'],
+          ['flag_removed', '/document/flags/legacy'],
+          ['metadata_filtered', '/document/flags/checkout/metadata'],
+          ['overrides_not_sent_to_clients', '/document/flags/checkout/overrides'],
+          ['rule_dropped_for_clients', '/document/flags/checkout/rules/0'],
+        ].sort((a, b) => (a[1]! < b[1]! ? -1 : 1)),
+      );
       for (const w of body.warnings) assert.ok(w.message.length > 0);
 
       // Same content in another order and spelling gives the same digest; nothing was applied.
-      const reordered = { flags: { kill: { value: false, type: 'bool', metadata: {} }, checkout: proposal.checkout }, privacy: { clientMetadataKeys: ['owner'], privateAttributes: ['email'] } };
+      const reordered = {
+        flags: { kill: { value: false, type: 'bool', metadata: {} }, checkout: proposal.checkout },
+        privacy: { clientMetadataKeys: ['owner'], privateAttributes: ['email'] },
+      };
       const again = (await c.inspect({ baseVersion: 1, document: reordered })).json();
       assert.equal(again.digest, body.digest);
       assert.equal((await c.manage()).json().version, 1);
@@ -74,15 +110,28 @@ for (const dialect of dialects) {
       assert.equal(body.normalized, null);
       assert.equal(body.digest, null);
       const paths = body.errors.map((e: any) => e.path);
-      for (const path of ['/document/flags/c/value', '/document/flags/c/clientVisible', '/document/flags/d/dependencies/0/flag', '/document/flags/e', '/document/flags/f/clientEnabled', '/document/flags/g/key']) {
+      for (const path of [
+        '/document/flags/c/value',
+        '/document/flags/c/clientVisible',
+        '/document/flags/d/dependencies/0/flag',
+        '/document/flags/e',
+        '/document/flags/f/clientEnabled',
+        '/document/flags/g/key',
+      ]) {
         assert.ok(paths.includes(path), `${path} in ${JSON.stringify(paths)}`);
       }
-      assert.ok(body.errors.every((e: any) => !/clientEnabled must/.test(e.message)), 'messages use core/v1 names');
+      assert.ok(
+        body.errors.every((e: any) => !/clientEnabled must/.test(e.message)),
+        'messages use core/v1 names',
+      );
 
       // Only the cycle: the set-wide checks run once every flag is valid on its own.
       const cycle = (await c.inspect({ baseVersion: 0, document: { flags: { a: flags.a, b: flags.b } } })).json();
       assert.equal(cycle.valid, false);
-      assert.ok(cycle.errors.some((e: any) => e.code === 'dependency_cycle' && /a → b → a|b → a → b/.test(e.message)), JSON.stringify(cycle.errors));
+      assert.ok(
+        cycle.errors.some((e: any) => e.code === 'dependency_cycle' && /a → b → a|b → a → b/.test(e.message)),
+        JSON.stringify(cycle.errors),
+      );
     });
 
     test('409 when baseVersion is not current, with metadata.currentVersion', async (t) => {
@@ -102,11 +151,23 @@ for (const dialect of dialects) {
       expectValidation(await c.inspect({ document: { flags: {} } }), '/baseVersion');
       expectValidation(await c.inspect({ baseVersion: -1, document: { flags: {} } }), '/baseVersion');
       expectValidation(await c.inspect({ baseVersion: 0, document: { flags: {} }, extra: true }), '/extra');
-      expectValidation(await c.inspect({ baseVersion: 0, document: { flags: {}, delivery: {} } }), '/document/delivery');
+      expectValidation(
+        await c.inspect({ baseVersion: 0, document: { flags: {}, delivery: {} } }),
+        '/document/delivery',
+      );
       expectValidation(await c.inspect({ baseVersion: 0, document: {} }), '/document/flags');
-      expectValidation(await c.inspect({ baseVersion: 0, document: { flags: {}, schemaVersion: 'core/v2' } }), '/document/schemaVersion');
-      expectValidation(await c.inspect({ baseVersion: 0, document: { flags: {}, settings: { ttlSeconds: 0 } } }), '/document/settings/ttlSeconds');
-      expectValidation(await c.inspect({ baseVersion: 0, document: { flags: {}, privacy: { privateAttributes: [''] } } }), '/document/privacy/privateAttributes/0');
+      expectValidation(
+        await c.inspect({ baseVersion: 0, document: { flags: {}, schemaVersion: 'core/v2' } }),
+        '/document/schemaVersion',
+      );
+      expectValidation(
+        await c.inspect({ baseVersion: 0, document: { flags: {}, settings: { ttlSeconds: 0 } } }),
+        '/document/settings/ttlSeconds',
+      );
+      expectValidation(
+        await c.inspect({ baseVersion: 0, document: { flags: {}, privacy: { privateAttributes: [''] } } }),
+        '/document/privacy/privateAttributes/0',
+      );
 
       const big = { baseVersion: 0, document: { flags: { huge: { type: 'string', value: 'x'.repeat(64 * 1024) } } } };
       expectError(await c.inspect(big), 413, 'payload_too_large');
@@ -117,7 +178,11 @@ for (const dialect of dialects) {
       assert.equal(inspected.json().errors[0].path, '/document/flags/huge/value');
 
       expectError(await c.inspect({ baseVersion: 0, document: { flags: {} } }, c.fx.sdk), 401, 'unauthorized');
-      expectError(await c.inspect({ baseVersion: 0, document: { flags: {} } }, (await signUp(app)).token), 403, 'forbidden');
+      expectError(
+        await c.inspect({ baseVersion: 0, document: { flags: {} } }, (await signUp(app)).token),
+        403,
+        'forbidden',
+      );
       expectError(await c.inspect({ env: 'qa', baseVersion: 0, document: { flags: {} } }), 404, 'not_found');
     });
   });

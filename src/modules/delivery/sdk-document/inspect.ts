@@ -8,7 +8,13 @@ import type { ConfigState, CurrentConfig } from '../../core/config/index.js';
 import { CORE_SCHEMA_VERSION } from './advanced.model.js';
 import { coreFlag } from './core-document.js';
 import { inspectionWarnings } from './inspect-warnings.js';
-import { flagPath, type Inspection, type InspectionIssue, type NormalizedDocument, type ProposedDocument } from './inspection.model.js';
+import {
+  flagPath,
+  type Inspection,
+  type InspectionIssue,
+  type NormalizedDocument,
+  type ProposedDocument,
+} from './inspection.model.js';
 
 /** Stored sorted and without duplicates, as bulk apply stores them. */
 const normalisedList = (list: readonly string[]) => [...new Set(list)].sort();
@@ -17,24 +23,39 @@ const normalisedList = (list: readonly string[]) => [...new Set(list)].sort();
 const toCoreName = (text: string) => text.replace(/clientEnabled/g, 'clientVisible');
 
 /** The definition the engine validates from a document entry, or the issues that prevent one. */
-function definitionOf(key: string, entry: unknown): { definition: Record<string, unknown> } | { issues: InspectionIssue[] } {
+function definitionOf(
+  key: string,
+  entry: unknown,
+): { definition: Record<string, unknown> } | { issues: InspectionIssue[] } {
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
     return { issues: [{ path: flagPath(key), code: 'invalid_type', message: `flag "${key}" must be an object` }] };
   }
   const { clientVisible, clientEnabled, ...fields } = entry as Record<string, unknown>;
   const issues: InspectionIssue[] = [];
   if (clientEnabled !== undefined) {
-    issues.push({ path: flagPath(key, '/clientEnabled'), code: 'unknown_field', message: `flag "${key}": clientEnabled is the management name; core/v1 documents use clientVisible` });
+    issues.push({
+      path: flagPath(key, '/clientEnabled'),
+      code: 'unknown_field',
+      message: `flag "${key}": clientEnabled is the management name; core/v1 documents use clientVisible`,
+    });
   }
   if (fields.key !== undefined && fields.key !== key) {
-    issues.push({ path: flagPath(key, '/key'), code: 'key_mismatch', message: `flag "${key}": key must equal the key the flag is listed under, or be left out` });
+    issues.push({
+      path: flagPath(key, '/key'),
+      code: 'key_mismatch',
+      message: `flag "${key}": key must equal the key the flag is listed under, or be left out`,
+    });
   }
   if (issues.length > 0) return { issues };
   return { definition: { ...fields, key, ...(clientVisible !== undefined ? { clientEnabled: clientVisible } : {}) } };
 }
 
 function engineIssue(issue: ValidationIssue): InspectionIssue {
-  return { path: flagPath(issue.flagKey ?? '', toCoreName(issue.path)), code: issue.code, message: toCoreName(issue.message) };
+  return {
+    path: flagPath(issue.flagKey ?? '', toCoreName(issue.path)),
+    code: issue.code,
+    message: toCoreName(issue.message),
+  };
 }
 
 function normalise(definitions: FlagDefinition[], document: ProposedDocument, base: ConfigState): NormalizedDocument {
@@ -65,7 +86,8 @@ export function inspectDocument(base: CurrentConfig, document: ProposedDocument)
   }
   // The set-wide checks (prerequisites, cycles) need the flags that did parse as objects.
   errors.push(...validateFlagSet(definitions).map(engineIssue));
-  if (errors.length > 0) return { baseVersion: base.version, valid: false, errors, warnings: [], normalized: null, digest: null };
+  if (errors.length > 0)
+    return { baseVersion: base.version, valid: false, errors, warnings: [], normalized: null, digest: null };
 
   const parsed = definitions.map((d) => (parseFlagDefinition(d) as { ok: true; flag: FlagDefinition }).flag);
   const normalized = normalise(parsed, document, base.state);

@@ -43,16 +43,36 @@ function selectRevisions(db: Executor, scope: MetricScope) {
   return own(db)
     .selectFrom('metrics')
     .innerJoin('metric_revisions', 'metric_revisions.metric_id', 'metrics.id')
-    .select(['metrics.id', 'metrics.app_id', 'metrics.key', 'metric_revisions.revision', 'metric_revisions.definition', 'metric_revisions.created_at', 'metric_revisions.created_by'])
+    .select([
+      'metrics.id',
+      'metrics.app_id',
+      'metrics.key',
+      'metric_revisions.revision',
+      'metric_revisions.definition',
+      'metric_revisions.created_at',
+      'metric_revisions.created_by',
+    ])
     .where('metrics.env_id', '=', scope.envId);
 }
 
 /** Inserts a new metric at revision 1; false when the key is taken in the environment. */
-export async function insertMetric(db: Executor, scope: MetricScope, row: { id: string; key: string; fields: MetricFields; at: string; by: JournalAuthority }): Promise<boolean> {
-  const taken = await own(db).selectFrom('metrics').select('id').where('env_id', '=', scope.envId).where('key', '=', row.key).executeTakeFirst();
+export async function insertMetric(
+  db: Executor,
+  scope: MetricScope,
+  row: { id: string; key: string; fields: MetricFields; at: string; by: JournalAuthority },
+): Promise<boolean> {
+  const taken = await own(db)
+    .selectFrom('metrics')
+    .select('id')
+    .where('env_id', '=', scope.envId)
+    .where('key', '=', row.key)
+    .executeTakeFirst();
   if (taken) return false;
   try {
-    await own(db).insertInto('metrics').values({ id: row.id, app_id: scope.appId, env_id: scope.envId, key: row.key, revision: 1, created_at: row.at }).execute();
+    await own(db)
+      .insertInto('metrics')
+      .values({ id: row.id, app_id: scope.appId, env_id: scope.envId, key: row.key, revision: 1, created_at: row.at })
+      .execute();
   } catch (err) {
     // A concurrent create of the same key committed between the check and the insert.
     if (isUniqueViolation(err)) return false;
@@ -62,8 +82,24 @@ export async function insertMetric(db: Executor, scope: MetricScope, row: { id: 
   return true;
 }
 
-async function insertRevision(db: Executor, id: string, revision: number, fields: MetricFields, at: string, by: JournalAuthority) {
-  await own(db).insertInto('metric_revisions').values({ metric_id: id, revision, definition: JSON.stringify(fields), created_at: at, created_by: JSON.stringify(by) }).execute();
+async function insertRevision(
+  db: Executor,
+  id: string,
+  revision: number,
+  fields: MetricFields,
+  at: string,
+  by: JournalAuthority,
+) {
+  await own(db)
+    .insertInto('metric_revisions')
+    .values({
+      metric_id: id,
+      revision,
+      definition: JSON.stringify(fields),
+      created_at: at,
+      created_by: JSON.stringify(by),
+    })
+    .execute();
 }
 
 /**
@@ -71,27 +107,53 @@ async function insertRevision(db: Executor, id: string, revision: number, fields
  * row's lock, so of two concurrent appends on one head exactly one wins. Returns false on a stale
  * `expected`.
  */
-export async function appendRevision(db: Executor, id: string, expected: number, fields: MetricFields, at: string, by: JournalAuthority): Promise<boolean> {
-  const updated = await own(db).updateTable('metrics').set({ revision: expected + 1 }).where('id', '=', id).where('revision', '=', expected).executeTakeFirst();
+export async function appendRevision(
+  db: Executor,
+  id: string,
+  expected: number,
+  fields: MetricFields,
+  at: string,
+  by: JournalAuthority,
+): Promise<boolean> {
+  const updated = await own(db)
+    .updateTable('metrics')
+    .set({ revision: expected + 1 })
+    .where('id', '=', id)
+    .where('revision', '=', expected)
+    .executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) return false;
   await insertRevision(db, id, expected + 1, fields, at, by);
   return true;
 }
 
 export async function listHeads(db: Executor, scope: MetricScope): Promise<MetricRevision[]> {
-  const rows = await selectRevisions(db, scope).whereRef('metric_revisions.revision', '=', 'metrics.revision').orderBy('metrics.key').execute();
+  const rows = await selectRevisions(db, scope)
+    .whereRef('metric_revisions.revision', '=', 'metrics.revision')
+    .orderBy('metrics.key')
+    .execute();
   return rows.map((r) => toRevision(r, scope.env));
 }
 
 /** The head (no revision) or exactly one revision of a metric of the environment. */
-export async function findRevision(db: Executor, scope: MetricScope, id: string, revision?: number): Promise<MetricRevision | undefined> {
+export async function findRevision(
+  db: Executor,
+  scope: MetricScope,
+  id: string,
+  revision?: number,
+): Promise<MetricRevision | undefined> {
   let q = selectRevisions(db, scope).where('metrics.id', '=', id);
-  q = revision === undefined ? q.whereRef('metric_revisions.revision', '=', 'metrics.revision') : q.where('metric_revisions.revision', '=', revision);
+  q =
+    revision === undefined
+      ? q.whereRef('metric_revisions.revision', '=', 'metrics.revision')
+      : q.where('metric_revisions.revision', '=', revision);
   const row = await q.executeTakeFirst();
   return row ? toRevision(row, scope.env) : undefined;
 }
 
 export async function listRevisions(db: Executor, scope: MetricScope, id: string): Promise<MetricRevision[]> {
-  const rows = await selectRevisions(db, scope).where('metrics.id', '=', id).orderBy('metric_revisions.revision').execute();
+  const rows = await selectRevisions(db, scope)
+    .where('metrics.id', '=', id)
+    .orderBy('metric_revisions.revision')
+    .execute();
   return rows.map((r) => toRevision(r, scope.env));
 }

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
-import { AuthoritySchema, DefinitionKey, DescriptionString, Literals, NameString } from '../../../platform/definition-schemas.js';
+import {
+  AuthoritySchema,
+  DefinitionKey,
+  DescriptionString,
+  Literals,
+  NameString,
+} from '../../../platform/definition-schemas.js';
 import { METRIC_DIRECTIONS, METRIC_KINDS } from './metrics.model.js';
 
 const EventKey = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
@@ -11,7 +17,11 @@ const fields = {
   eventMetricKey: EventKey('The metricKey of the outcome events this metric reads.'),
   denominatorMetricKey: EventKey('Ratio metrics only (required there): the metricKey of the denominator events.'),
   direction: Literals(METRIC_DIRECTIONS),
-  winsorizePercentile: Type.Number({ minimum: 90, maximum: 100, description: 'Values above this percentile are capped at it (90 to 100).' }),
+  winsorizePercentile: Type.Number({
+    minimum: 90,
+    maximum: 100,
+    description: 'Values above this percentile are capped at it (90 to 100).',
+  }),
   description: DescriptionString,
 };
 
@@ -35,16 +45,30 @@ export const ReviseMetricBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    revision: Int32({ minimum: 1, description: 'Compare-and-swap: the current head revision (409 version_conflict with metadata.currentRevision otherwise).' }),
+    revision: Int32({
+      minimum: 1,
+      description:
+        'Compare-and-swap: the current head revision (409 version_conflict with metadata.currentRevision otherwise).',
+    }),
     name: Type.Optional(fields.name),
     kind: Type.Optional(fields.kind),
     eventMetricKey: Type.Optional(fields.eventMetricKey),
-    denominatorMetricKey: Type.Optional(Type.Union([fields.denominatorMetricKey, Type.Null()], { description: 'null removes it (when the kind stops being ratio).' })),
+    denominatorMetricKey: Type.Optional(
+      Type.Union([fields.denominatorMetricKey, Type.Null()], {
+        description: 'null removes it (when the kind stops being ratio).',
+      }),
+    ),
     direction: Type.Optional(fields.direction),
-    winsorizePercentile: Type.Optional(Type.Union([fields.winsorizePercentile, Type.Null()], { description: 'null: no winsorizing.' })),
+    winsorizePercentile: Type.Optional(
+      Type.Union([fields.winsorizePercentile, Type.Null()], { description: 'null: no winsorizing.' }),
+    ),
     description: Type.Optional(fields.description),
   },
-  { additionalProperties: false, title: 'MetricRevise', description: 'Fields given replace those of the head; the others are kept.' },
+  {
+    additionalProperties: false,
+    title: 'MetricRevise',
+    description: 'Fields given replace those of the head; the others are kept.',
+  },
 );
 
 export const MetricSchema = Type.Object(
@@ -74,5 +98,9 @@ export const MetricQuery = Type.Object({
 });
 
 export const MetricResponse = Type.Object({ metric: MetricSchema });
-export const MetricListResponse = Type.Object({ metrics: Type.Array(MetricSchema, { description: 'Head revisions, sorted by key.' }) });
-export const MetricRevisionsResponse = Type.Object({ revisions: Type.Array(MetricSchema, { description: 'Every revision, oldest first.' }) });
+export const MetricListResponse = Type.Object({
+  metrics: Type.Array(MetricSchema, { description: 'Head revisions, sorted by key.' }),
+});
+export const MetricRevisionsResponse = Type.Object({
+  revisions: Type.Array(MetricSchema, { description: 'Every revision, oldest first.' }),
+});

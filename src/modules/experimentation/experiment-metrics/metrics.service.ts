@@ -17,7 +17,10 @@ interface EnvInput {
   env: string;
 }
 
-export type CreateMetricInput = EnvInput & { key: string } & Omit<MetricFields, 'denominatorMetricKey' | 'winsorizePercentile' | 'description'> &
+export type CreateMetricInput = EnvInput & { key: string } & Omit<
+    MetricFields,
+    'denominatorMetricKey' | 'winsorizePercentile' | 'description'
+  > &
   Partial<Pick<MetricFields, 'denominatorMetricKey' | 'winsorizePercentile' | 'description'>>;
 export type ReviseMetricInput = EnvInput & { revision: number } & Partial<MetricFields>;
 
@@ -26,15 +29,28 @@ export interface MetricsService {
   list(principal: Principal, appId: string, env: string): Promise<MetricRevision[]>;
   get(principal: Principal, appId: string, env: string, id: string, revision?: number): Promise<MetricRevision>;
   revisions(principal: Principal, appId: string, env: string, id: string): Promise<MetricRevision[]>;
-  revise(trx: Executor, principal: Principal, id: string, input: ReviseMetricInput, source: JournalSource): Promise<MetricRevision>;
+  revise(
+    trx: Executor,
+    principal: Principal,
+    id: string,
+    input: ReviseMetricInput,
+    source: JournalSource,
+  ): Promise<MetricRevision>;
   /** Exactly one revision of a metric of the environment, or undefined (experiments pin one). */
-  findRevision(executor: Executor, target: EnvironmentTarget, id: string, revision: number): Promise<MetricRevision | undefined>;
+  findRevision(
+    executor: Executor,
+    target: EnvironmentTarget,
+    id: string,
+    revision: number,
+  ): Promise<MetricRevision | undefined>;
 }
 
 /** The ratio rule: a denominator exactly when the kind is ratio. */
 function checkFields(fields: MetricFields): void {
   if (fields.kind === 'ratio' && fields.denominatorMetricKey === null) {
-    throw validationError('A ratio metric needs denominatorMetricKey.', [{ path: '/denominatorMetricKey', message: 'is required when kind is ratio' }]);
+    throw validationError('A ratio metric needs denominatorMetricKey.', [
+      { path: '/denominatorMetricKey', message: 'is required when kind is ratio' },
+    ]);
   }
   if (fields.kind !== 'ratio' && fields.denominatorMetricKey !== null) {
     throw validationError(`denominatorMetricKey is for ratio metrics only; this one is a ${fields.kind} metric.`, [
@@ -53,12 +69,17 @@ const fieldsOf = (m: MetricRevision): MetricFields => ({
   description: m.description,
 });
 
-export function createMetricsService(deps: { db: Kysely<Database>; access: AppAccess; journal: JournalService }): MetricsService {
+export function createMetricsService(deps: {
+  db: Kysely<Database>;
+  access: AppAccess;
+  journal: JournalService;
+}): MetricsService {
   const scopeOf = async (principal: Principal, appId: string, env: string, need: Permission, executor?: Executor) => {
     const target = await resolveTarget(deps.access, principal, appId, env, need, executor);
     return { appId: target.appId, envId: target.envId, env: target.env };
   };
-  const metricNotFound = (id: string, revision?: number) => notFound(revision === undefined ? `Metric ${id}` : `Revision ${revision} of metric ${id}`);
+  const metricNotFound = (id: string, revision?: number) =>
+    notFound(revision === undefined ? `Metric ${id}` : `Revision ${revision} of metric ${id}`);
 
   return {
     async create(trx, principal, input, source) {
@@ -77,11 +98,21 @@ export function createMetricsService(deps: { db: Kysely<Database>; access: AppAc
       const by = authorityOf(principal);
       const created = await repo.insertMetric(trx, scope, { id, key: input.key, fields, at: nowIso(), by });
       if (!created) {
-        throw conflict('key_conflict', `A metric with key "${input.key}" already exists in ${scope.env}.`, { resolution: 'Choose another key, or append a revision to the existing metric.' });
+        throw conflict('key_conflict', `A metric with key "${input.key}" already exists in ${scope.env}.`, {
+          resolution: 'Choose another key, or append a revision to the existing metric.',
+        });
       }
       await deps.journal.record(trx, {
-        appId: scope.appId, env: scope.env, operation: 'metric.create', source, resourceType: 'metric', resourceId: id,
-        authority: by, beforeVersion: null, afterVersion: null, diff: definitionDiff('metric', input.key, undefined, { ...fields }),
+        appId: scope.appId,
+        env: scope.env,
+        operation: 'metric.create',
+        source,
+        resourceType: 'metric',
+        resourceId: id,
+        authority: by,
+        beforeVersion: null,
+        afterVersion: null,
+        diff: definitionDiff('metric', input.key, undefined, { ...fields }),
       });
       return (await repo.findRevision(trx, scope, id, 1))!;
     },
@@ -112,7 +143,8 @@ export function createMetricsService(deps: { db: Kysely<Database>; access: AppAc
       if (head.revision !== revision) throw versionConflict(head.revision, 'currentRevision');
       const before = fieldsOf(head);
       const after: MetricFields = { ...before };
-      for (const [field, value] of Object.entries(changes)) if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
+      for (const [field, value] of Object.entries(changes))
+        if (value !== undefined) (after as unknown as Record<string, unknown>)[field] = value;
       checkFields(after);
       const diff = definitionDiff('metric', head.key, { ...before }, { ...after });
       // Nothing changes: the head is the answer, and no revision is appended (CONTRACT: a no-op).
@@ -123,8 +155,16 @@ export function createMetricsService(deps: { db: Kysely<Database>; access: AppAc
         throw versionConflict(current?.revision ?? revision, 'currentRevision');
       }
       await deps.journal.record(trx, {
-        appId: scope.appId, env: scope.env, operation: 'metric.revise', source, resourceType: 'metric', resourceId: id,
-        authority: by, beforeVersion: null, afterVersion: null, diff,
+        appId: scope.appId,
+        env: scope.env,
+        operation: 'metric.revise',
+        source,
+        resourceType: 'metric',
+        resourceId: id,
+        authority: by,
+        beforeVersion: null,
+        afterVersion: null,
+        diff,
       });
       return (await repo.findRevision(trx, scope, id, revision + 1))!;
     },

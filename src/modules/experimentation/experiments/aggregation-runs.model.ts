@@ -6,7 +6,13 @@ import { createHash } from 'node:crypto';
 import { analyzeExperiment, isFiniteStatistic, ANALYSIS_ENGINE_VERSION } from '../../../analysis/index.js';
 import type { ExperimentDefinition } from './experiments.model.js';
 import type { StoredVariant } from './iteration-aggregate.js';
-import type { AggregateWatermark, AggregationRun, AggregationRunCause, ExperimentResults, GuardrailHealth } from './results.model.js';
+import type {
+  AggregateWatermark,
+  AggregationRun,
+  AggregationRunCause,
+  ExperimentResults,
+  GuardrailHealth,
+} from './results.model.js';
 
 /** Scheduled runs of one iteration start at most this often. */
 export const AGGREGATION_INTERVAL_MS = 60_000;
@@ -51,11 +57,23 @@ export function publicRun(run: StoredRun): AggregationRun {
 }
 
 export const bounded = (list: string[]): string[] =>
-  list.length <= MAX_DIAGNOSTICS ? list : [...list.slice(0, MAX_DIAGNOSTICS - 1), `${list.length - MAX_DIAGNOSTICS + 1} more diagnostic(s) omitted.`];
+  list.length <= MAX_DIAGNOSTICS
+    ? list
+    : [...list.slice(0, MAX_DIAGNOSTICS - 1), `${list.length - MAX_DIAGNOSTICS + 1} more diagnostic(s) omitted.`];
 
 export function requestHashOf(experimentId: string, body: RecomputeRequest): string {
   const { appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark } = body;
-  const canonical = JSON.stringify([experimentId, appId, env, iterationId, iterationRevision, analysisEngineVersion, confirm, priorWatermark?.receivedAt ?? null, priorWatermark?.eventId ?? null]);
+  const canonical = JSON.stringify([
+    experimentId,
+    appId,
+    env,
+    iterationId,
+    iterationRevision,
+    analysisEngineVersion,
+    confirm,
+    priorWatermark?.receivedAt ?? null,
+    priorWatermark?.eventId ?? null,
+  ]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -74,7 +92,9 @@ export function scheduleDecision(input: {
   const { newest, watermark, now } = input;
   if (newest && (newest.state === 'queued' || newest.state === 'running')) return null;
   const changed = !newest || newest.iterationRevision !== input.iterationRevision;
-  const fresh = watermark !== null && (newest === undefined || newest.watermark === null || watermark.receivedAt > newest.watermark.receivedAt);
+  const fresh =
+    watermark !== null &&
+    (newest === undefined || newest.watermark === null || watermark.receivedAt > newest.watermark.receivedAt);
   const due = !newest || Date.parse(newest.queuedAt) <= now - AGGREGATION_INTERVAL_MS;
   if (!changed && !(fresh && due)) return null;
   // A ramp (new revision) or a new iteration after earlier runs of the experiment.
@@ -91,20 +111,39 @@ export function pinnedAggregateOf(
   return {
     variants: aggregate.variants,
     multipleExposures: aggregate.multipleExposures,
-    primaryMetricId: definition.primaryMetric && found.has(definition.primaryMetric.metricId) ? definition.primaryMetric.metricId : null,
-    guardrails: definition.guardrailMetrics.filter((g) => found.has(g.metricId))
-      .map((g) => ({ metricId: g.metricId, higherIsBetter: higherIsBetter(g.metricId), maxRelativeDegradation: g.maxRelativeDegradation })),
+    primaryMetricId:
+      definition.primaryMetric && found.has(definition.primaryMetric.metricId)
+        ? definition.primaryMetric.metricId
+        : null,
+    guardrails: definition.guardrailMetrics
+      .filter((g) => found.has(g.metricId))
+      .map((g) => ({
+        metricId: g.metricId,
+        higherIsBetter: higherIsBetter(g.metricId),
+        maxRelativeDegradation: g.maxRelativeDegradation,
+      })),
   };
 }
 
 /** The results document of a succeeded run's pinned aggregate, analysed now with descriptive-v1. */
-export function resultsOf(experiment: { id: string; definition: Pick<ExperimentDefinition, 'analysis'> }, run: StoredRun & { aggregate: PinnedAggregate; finishedAt: string }, now: number): ExperimentResults {
+export function resultsOf(
+  experiment: { id: string; definition: Pick<ExperimentDefinition, 'analysis'> },
+  run: StoredRun & { aggregate: PinnedAggregate; finishedAt: string },
+  now: number,
+): ExperimentResults {
   const pinned = run.aggregate;
   // An aggregate pinned before runs refused non-finite values may hold null where a sum overflowed:
   // such a metric is left out with a diagnostic, never analysed as zeros.
   const unusable = new Set<string>();
-  for (const v of pinned.variants) for (const [metricId, stat] of Object.entries(v.metrics)) if (!isFiniteStatistic(stat)) unusable.add(metricId);
-  const variants = unusable.size === 0 ? pinned.variants : pinned.variants.map((v) => ({ ...v, metrics: Object.fromEntries(Object.entries(v.metrics).filter(([id]) => !unusable.has(id))) }));
+  for (const v of pinned.variants)
+    for (const [metricId, stat] of Object.entries(v.metrics)) if (!isFiniteStatistic(stat)) unusable.add(metricId);
+  const variants =
+    unusable.size === 0
+      ? pinned.variants
+      : pinned.variants.map((v) => ({
+          ...v,
+          metrics: Object.fromEntries(Object.entries(v.metrics).filter(([id]) => !unusable.has(id))),
+        }));
   const { analysis: settings } = experiment.definition;
   const analysis = analyzeExperiment({
     variants,
@@ -118,7 +157,8 @@ export function resultsOf(experiment: { id: string; definition: Pick<ExperimentD
   const guardrails: GuardrailHealth[] = analysis.health.guardrails;
   const watermark = run.watermark ?? { receivedAt: 0, eventId: '' };
   const diagnostics = [...run.diagnostics];
-  for (const metricId of unusable) diagnostics.push(`Metric ${metricId} is left out: its pinned sums are not finite numbers. Recompute the results.`);
+  for (const metricId of unusable)
+    diagnostics.push(`Metric ${metricId} is left out: its pinned sums are not finite numbers. Recompute the results.`);
   for (const c of analysis.inference.fixedHorizon) {
     if (c.unavailable) diagnostics.push(`No effect for ${c.metricId} in ${c.variant}: ${c.unavailable}.`);
   }
@@ -131,7 +171,10 @@ export function resultsOf(experiment: { id: string; definition: Pick<ExperimentD
     inference: analysis.inference,
     analysisDecision: analysis.analysisDecision,
     health: { srm: analysis.health.srm, multipleExposures: analysis.health.multipleExposures, guardrails },
-    freshness: { computedAt: run.finishedAt, lagSeconds: Math.max(0, Math.round((now - (watermark.receivedAt || Date.parse(run.finishedAt))) / 1000)) },
+    freshness: {
+      computedAt: run.finishedAt,
+      lagSeconds: Math.max(0, Math.round((now - (watermark.receivedAt || Date.parse(run.finishedAt))) / 1000)),
+    },
     diagnostics: bounded(diagnostics),
   };
 }

@@ -18,11 +18,30 @@ import { environmentSlugOf } from '../../core/apps/index.js';
 import type { MetricsService } from '../experiment-metrics/index.js';
 import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, telemetryReadModel } from '../../telemetry/ingestion/index.js';
 import { enqueueRun } from './aggregation-runs.jobs.js';
-import { bounded, pinnedAggregateOf, publicRun, requestHashOf, resultsOf, scheduleDecision, type RecomputeRequest, type StoredRun } from './aggregation-runs.model.js';
+import {
+  bounded,
+  pinnedAggregateOf,
+  publicRun,
+  requestHashOf,
+  resultsOf,
+  scheduleDecision,
+  type RecomputeRequest,
+  type StoredRun,
+} from './aggregation-runs.model.js';
 import * as runs from './aggregation-runs.repository.js';
 import * as repo from './experiments.repository.js';
-import { aggregateIteration, AggregationInputInvalid, AggregationTooLarge, type AggregatedMetric } from './iteration-aggregate.js';
-import type { AggregationRun, AggregationRunCause, ExperimentResults, ExperimentResultsSource } from './results.model.js';
+import {
+  aggregateIteration,
+  AggregationInputInvalid,
+  AggregationTooLarge,
+  type AggregatedMetric,
+} from './iteration-aggregate.js';
+import type {
+  AggregationRun,
+  AggregationRunCause,
+  ExperimentResults,
+  ExperimentResultsSource,
+} from './results.model.js';
 
 const { iterationAssignments, outcomeEvents, watermarkOf } = telemetryReadModel;
 
@@ -38,8 +57,17 @@ export interface ResultsQuery {
 
 export interface AggregationService extends ExperimentResultsSource {
   results(principal: Principal, experimentId: string, query: ResultsQuery): Promise<ExperimentResults>;
-  recompute(principal: Principal, experimentId: string, body: RecomputeRequest): Promise<{ run: AggregationRun; replayed: boolean }>;
-  run(principal: Principal, experimentId: string, runId: string, query: { appId: string; env: string }): Promise<AggregationRun>;
+  recompute(
+    principal: Principal,
+    experimentId: string,
+    body: RecomputeRequest,
+  ): Promise<{ run: AggregationRun; replayed: boolean }>;
+  run(
+    principal: Principal,
+    experimentId: string,
+    runId: string,
+    query: { appId: string; env: string },
+  ): Promise<AggregationRun>;
   /** The job: computes and pins one run (idempotent: a finished run is left alone). */
   execute(runId: string): Promise<void>;
   /**
@@ -53,7 +81,11 @@ export interface AggregationService extends ExperimentResultsSource {
    * In the transaction that deletes an erased subject's events: queue a recompute of every iteration
    * it was in that has runs (so none keeps it), and answer the runs, which the erasure job executes at once.
    */
-  queueAfterErasure(trx: Executor, envId: string, iterations: { experimentId: string; iterationId: string }[]): Promise<string[]>;
+  queueAfterErasure(
+    trx: Executor,
+    envId: string,
+    iterations: { experimentId: string; iterationId: string }[],
+  ): Promise<string[]>;
 }
 
 export interface AggregationDeps {
@@ -71,14 +103,26 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
   const now = deps.now ?? Date.now;
   const { db } = deps;
 
-  async function experimentOf(executor: Executor, principal: Principal, appId: string, env: string, id: string, need: 'read' | 'change') {
+  async function experimentOf(
+    executor: Executor,
+    principal: Principal,
+    appId: string,
+    env: string,
+    id: string,
+    need: 'read' | 'change',
+  ) {
     const { env: envRef } = await deps.access.requireEnv(principal, appId, env, need, executor);
     const row = await repo.findExperiment(executor, envRef.id, id);
     if (!row) throw notFound(`Experiment ${id}`);
     return row;
   }
 
-  async function iterationRevisionExists(executor: Executor, experimentId: string, iterationId: string, revision: number) {
+  async function iterationRevisionExists(
+    executor: Executor,
+    experimentId: string,
+    iterationId: string,
+    revision: number,
+  ) {
     const iteration = await repo.findIterationRevision(executor, experimentId, iterationId, revision);
     if (!iteration) throw notFound(`Iteration ${iterationId} revision ${revision} of experiment ${experimentId}`);
     return { startedAt: Date.parse(iteration.startedAt), number: iteration.number };
@@ -86,7 +130,18 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
 
   const latestSucceeded = runs.latestSucceededRun;
 
-  async function createRun(trx: Executor, input: { envId: string; experimentId: string; iterationId: string; iterationRevision: number; cause: AggregationRunCause; idempotencyKey?: string; requestHash?: string }): Promise<StoredRun> {
+  async function createRun(
+    trx: Executor,
+    input: {
+      envId: string;
+      experimentId: string;
+      iterationId: string;
+      iterationRevision: number;
+      cause: AggregationRunCause;
+      idempotencyKey?: string;
+      requestHash?: string;
+    },
+  ): Promise<StoredRun> {
     const run = await runs.insertRun(trx, { ...input, id: newId('run'), queuedAt: iso(now()) });
     await enqueueRun(trx, run.id, now);
     return run;
@@ -102,7 +157,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     const found = new Map<string, Awaited<ReturnType<AggregationDeps['metrics']['findRevision']>>>();
     for (const ref of refs) {
       if (found.has(ref.metricId)) continue;
-      found.set(ref.metricId, await deps.metrics.findRevision(db, { appId, envId, env: slug }, ref.metricId, ref.revision));
+      found.set(
+        ref.metricId,
+        await deps.metrics.findRevision(db, { appId, envId, env: slug }, ref.metricId, ref.revision),
+      );
     }
     return found;
   }
@@ -113,7 +171,10 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     const experiment = await repo.findExperimentById(db, run.experimentId);
     const iteration = await repo.findIterationRevision(db, run.experimentId, run.iterationId, run.iterationRevision);
     if (!experiment || !iteration) {
-      await finish(runId, 'failed', { diagnostics: ['The experiment or its iteration no longer exists.'], remediation: 'Nothing to recompute.' });
+      await finish(runId, 'failed', {
+        diagnostics: ['The experiment or its iteration no longer exists.'],
+        remediation: 'Nothing to recompute.',
+      });
       return;
     }
     const watermark = await watermarkOf(db, run.envId);
@@ -130,7 +191,14 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     const specs: AggregatedMetric[] = [];
     for (const [metricId, m] of metrics) {
       if (!m) diagnostics.push(`Metric ${metricId} at the pinned revision no longer exists; it is left out.`);
-      else specs.push({ metricId, kind: m.kind, eventMetricKey: m.eventMetricKey, denominatorMetricKey: m.denominatorMetricKey, winsorizePercentile: m.winsorizePercentile });
+      else
+        specs.push({
+          metricId,
+          kind: m.kind,
+          eventMetricKey: m.eventMetricKey,
+          denominatorMetricKey: m.denominatorMetricKey,
+          winsorizePercentile: m.winsorizePercentile,
+        });
     }
     const receivedUpTo = watermark ? Number(watermark.receivedAt) : 0;
     const started = Date.parse(iteration.startedAt);
@@ -152,13 +220,18 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       });
     } catch (err) {
       if (err instanceof AggregationTooLarge) {
-        await finish(runId, 'failed', { diagnostics: [err.message], remediation: 'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.' });
+        await finish(runId, 'failed', {
+          diagnostics: [err.message],
+          remediation:
+            'Start a new iteration with a smaller allocation, or analyse this one outside Ensign from the raw export.',
+        });
         throw new PermanentJobError(err.message);
       }
       if (err instanceof AggregationInputInvalid) {
         await finish(runId, 'failed', {
           diagnostics: [err.message],
-          remediation: 'Outcome values are finite and at most 10^15 in magnitude (ingestion refuses others); erase the subject whose events carry the value, or wait for the 30-day retention to drop them, then recompute. The previous aggregate stays pinned.',
+          remediation:
+            'Outcome values are finite and at most 10^15 in magnitude (ingestion refuses others); erase the subject whose events carry the value, or wait for the 30-day retention to drop them, then recompute. The previous aggregate stays pinned.',
         });
         throw new PermanentJobError(err.message);
       }
@@ -180,9 +253,16 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
     execute,
 
     async fail(runId, message, trx = db) {
-      await runs.failUnfinishedRun(trx, runId, {
-        diagnostics: bounded([`The run failed: ${message}`]), remediation: 'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.',
-      }, iso(now()));
+      await runs.failUnfinishedRun(
+        trx,
+        runId,
+        {
+          diagnostics: bounded([`The run failed: ${message}`]),
+          remediation:
+            'Recompute with a new idempotencyKey once the cause is fixed; the previous aggregate stays pinned.',
+        },
+        iso(now()),
+      );
     },
 
     async results(principal, experimentId, query) {
@@ -193,11 +273,25 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         // The first read of an iteration without a run asks for one (the scheduler would, within a minute).
         const newest = await newestRunOf(db, experimentId, query.iterationId);
         if (!newest) {
-          await inTransaction(db, (trx) => createRun(trx, { envId: experiment.envId, experimentId, iterationId: query.iterationId, iterationRevision: query.iterationRevision, cause: 'schedule' }));
+          await inTransaction(db, (trx) =>
+            createRun(trx, {
+              envId: experiment.envId,
+              experimentId,
+              iterationId: query.iterationId,
+              iterationRevision: query.iterationRevision,
+              cause: 'schedule',
+            }),
+          );
         }
-        throw new AppError(404, 'not_found', `No aggregation run of iteration ${query.iterationId} revision ${query.iterationRevision} has succeeded yet.`, {
-          resolution: 'A run has been queued; read the results again in a minute, or follow it through POST …/results/recompute and GET …/results/runs/{runId}.',
-        });
+        throw new AppError(
+          404,
+          'not_found',
+          `No aggregation run of iteration ${query.iterationId} revision ${query.iterationRevision} has succeeded yet.`,
+          {
+            resolution:
+              'A run has been queued; read the results again in a minute, or follow it through POST …/results/recompute and GET …/results/runs/{runId}.',
+          },
+        );
       }
       return resultsOf(experiment, run, now());
     },
@@ -216,7 +310,9 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         const prior = await runs.runByIdempotencyKey(db, experimentId, body.idempotencyKey);
         if (!prior) return null;
         if (prior.requestHash !== requestHash) {
-          throw conflict('idempotency_conflict', 'This idempotencyKey was used with a different recompute request.', { resolution: 'Use a new idempotencyKey for a different request.' });
+          throw conflict('idempotency_conflict', 'This idempotencyKey was used with a different recompute request.', {
+            resolution: 'Use a new idempotencyKey for a different request.',
+          });
         }
         return { run: publicRun(prior), replayed: true };
       };
@@ -224,27 +320,56 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       if (replayed) return replayed;
       const iteration = await iterationRevisionExists(db, experimentId, body.iterationId, body.iterationRevision);
       if (iteration.startedAt < now() - RAW_RETENTION_MS) {
-        throw conflict('raw_input_gap', `Raw events of iteration ${body.iterationId} from before ${iso(now() - RAW_RETENTION_MS)} were purged by the 30-day retention; a recompute would silently lose them.`, {
-          resolution: 'Keep the pinned aggregate, or start a new iteration.',
-        });
+        throw conflict(
+          'raw_input_gap',
+          `Raw events of iteration ${body.iterationId} from before ${iso(now() - RAW_RETENTION_MS)} were purged by the 30-day retention; a recompute would silently lose them.`,
+          {
+            resolution: 'Keep the pinned aggregate, or start a new iteration.',
+          },
+        );
       }
       try {
         const row = await inTransaction(db, async (trx) => {
           const running = await runs.runningRunId(trx, experimentId, body.iterationId);
           if (running) {
-            throw conflict('unsafe_recovery', `Run ${running} of this iteration is running; a second run now could race it.`, { resolution: 'Wait for it to finish (GET …/results/runs/{runId}), then recompute.' });
+            throw conflict(
+              'unsafe_recovery',
+              `Run ${running} of this iteration is running; a second run now could race it.`,
+              { resolution: 'Wait for it to finish (GET …/results/runs/{runId}), then recompute.' },
+            );
           }
           if (body.priorWatermark) {
             const pinned = await latestSucceeded(trx, experimentId, body.iterationId, body.iterationRevision);
-            const matches = pinned?.watermark?.receivedAt === body.priorWatermark.receivedAt && pinned.watermark.eventId === body.priorWatermark.eventId;
+            const matches =
+              pinned?.watermark?.receivedAt === body.priorWatermark.receivedAt &&
+              pinned.watermark.eventId === body.priorWatermark.eventId;
             if (!matches) {
-              throw conflict('watermark_mismatch', 'priorWatermark is not the watermark of the pinned aggregate: the results changed since you read them.', {
-                resolution: 'Read the results again and send their aggregate.watermark.',
-                details: [{ path: '/priorWatermark', message: pinned ? `the pinned watermark is ${pinned.watermark?.receivedAt ?? null}/${pinned.watermark?.eventId ?? null}` : 'no aggregate is pinned yet' }],
-              });
+              throw conflict(
+                'watermark_mismatch',
+                'priorWatermark is not the watermark of the pinned aggregate: the results changed since you read them.',
+                {
+                  resolution: 'Read the results again and send their aggregate.watermark.',
+                  details: [
+                    {
+                      path: '/priorWatermark',
+                      message: pinned
+                        ? `the pinned watermark is ${pinned.watermark?.receivedAt ?? null}/${pinned.watermark?.eventId ?? null}`
+                        : 'no aggregate is pinned yet',
+                    },
+                  ],
+                },
+              );
             }
           }
-          return createRun(trx, { envId: experiment.envId, experimentId, iterationId: body.iterationId, iterationRevision: body.iterationRevision, cause: 'recompute', idempotencyKey: body.idempotencyKey, requestHash });
+          return createRun(trx, {
+            envId: experiment.envId,
+            experimentId,
+            iterationId: body.iterationId,
+            iterationRevision: body.iterationRevision,
+            cause: 'recompute',
+            idempotencyKey: body.idempotencyKey,
+            requestHash,
+          });
         });
         return { run: publicRun(row), replayed: false };
       } catch (err) {
@@ -273,15 +398,23 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
         const watermark = await watermarkOf(db, experiment.envId);
         const newest = await newestRunOf(db, experiment.id, iteration.id);
         const cause = scheduleDecision({
-          newest, iterationRevision: iteration.revision, now: now(),
+          newest,
+          iterationRevision: iteration.revision,
+          now: now(),
           watermark: watermark && { receivedAt: Number(watermark.receivedAt), eventId: watermark.eventId },
           // Only asked of an iteration without runs, which is queued anyway.
-          hadRuns: newest !== undefined || await runs.hasAnyRun(db, experiment.id),
+          hadRuns: newest !== undefined || (await runs.hasAnyRun(db, experiment.id)),
         });
         if (cause === null) continue;
-        await inTransaction(db, (trx) => createRun(trx, {
-          envId: experiment.envId, experimentId: experiment.id, iterationId: iteration.id, iterationRevision: iteration.revision, cause,
-        }));
+        await inTransaction(db, (trx) =>
+          createRun(trx, {
+            envId: experiment.envId,
+            experimentId: experiment.id,
+            iterationId: iteration.id,
+            iterationRevision: iteration.revision,
+            cause,
+          }),
+        );
         queued++;
       }
       return queued;
@@ -292,7 +425,13 @@ export function createAggregationService(deps: AggregationDeps): AggregationServ
       for (const { experimentId, iterationId } of iterations) {
         const newest = await newestRunOf(trx, experimentId, iterationId);
         if (!newest || newest.envId !== envId) continue;
-        const row = await createRun(trx, { envId, experimentId, iterationId, iterationRevision: newest.iterationRevision, cause: 'recompute' });
+        const row = await createRun(trx, {
+          envId,
+          experimentId,
+          iterationId,
+          iterationRevision: newest.iterationRevision,
+          cause: 'recompute',
+        });
         runIds.push(row.id);
       }
       return runIds;

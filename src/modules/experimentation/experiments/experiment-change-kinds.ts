@@ -4,7 +4,12 @@
 // what the flag serves exactly as the direct route would.
 import type { Executor } from '../../../db/transaction.js';
 import { IdString } from '../../../platform/common-schemas.js';
-import { proposalBody, type ChangeKindCall, type ChangeKindHandler, type ResourceView } from '../../core/authority/index.js';
+import {
+  proposalBody,
+  type ChangeKindCall,
+  type ChangeKindHandler,
+  type ResourceView,
+} from '../../core/authority/index.js';
 import type { EnvironmentTarget } from '../../core/config/index.js';
 import type { Experiment } from './experiments.model.js';
 import type { ExperimentsService, PatchExperimentInput, TransitionInput } from './experiments.service.js';
@@ -16,13 +21,23 @@ const ids = { experimentId: IdString('exp_…: the experiment') };
 export function stableExperiment(e: Experiment): Record<string, unknown> {
   const { createdAt: _created, updatedAt: _updated, createdBy: _by, lastTransition, currentIteration, ...rest } = e;
   const iteration = currentIteration ? (({ startedAt: _started, ...kept }) => kept)(currentIteration) : null;
-  return { ...rest, lastTransition: lastTransition ? { from: lastTransition.from, to: lastTransition.to, reason: lastTransition.reason } : null, currentIteration: iteration };
+  return {
+    ...rest,
+    lastTransition: lastTransition
+      ? { from: lastTransition.from, to: lastTransition.to, reason: lastTransition.reason }
+      : null,
+    currentIteration: iteration,
+  };
 }
 
 type Body = Record<string, unknown> & { experimentId: string };
 
 export function experimentChangeKinds(experiments: ExperimentsService): ChangeKindHandler[] {
-  const view = async (executor: Executor, target: EnvironmentTarget, body: Record<string, unknown>): Promise<ResourceView> => {
+  const view = async (
+    executor: Executor,
+    target: EnvironmentTarget,
+    body: Record<string, unknown>,
+  ): Promise<ResourceView> => {
     const id = String(body.experimentId);
     const found = await experiments.find(executor, target, id);
     return { type: 'experiment', id, state: found ? stableExperiment(found) : null };
@@ -41,7 +56,14 @@ export function experimentChangeKinds(experiments: ExperimentsService): ChangeKi
       async apply(trx, call) {
         const { experimentId, input: move } = input<TransitionInput>(call);
         const reason = move.reason ?? call.reason ?? undefined;
-        await experiments.transition(trx, call.principal, experimentId, { ...move, ...(reason !== undefined ? { reason } : {}) }, 'authority', call.clearance);
+        await experiments.transition(
+          trx,
+          call.principal,
+          experimentId,
+          { ...move, ...(reason !== undefined ? { reason } : {}) },
+          'authority',
+          call.clearance,
+        );
       },
     },
     {
@@ -49,7 +71,12 @@ export function experimentChangeKinds(experiments: ExperimentsService): ChangeKi
       body: proposalBody(RampBody, ids, [], 'ProposedExperimentRamp'),
       view,
       async apply(trx, call) {
-        const { experimentId, input: move } = input<{ appId: string; env: string; revision: number; allocation: number }>(call);
+        const { experimentId, input: move } = input<{
+          appId: string;
+          env: string;
+          revision: number;
+          allocation: number;
+        }>(call);
         await experiments.ramp(trx, call.principal, experimentId, move, 'authority', call.clearance);
       },
     },

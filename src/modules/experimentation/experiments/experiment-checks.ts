@@ -17,24 +17,38 @@ export interface CheckDeps {
 }
 
 const invalid = (details: ErrorDetail[]) =>
-  new AppError(400, 'validation_error', details[0]!.message, { details, resolution: 'Correct the fields listed in details and send the request again.' });
+  new AppError(400, 'validation_error', details[0]!.message, {
+    details,
+    resolution: 'Correct the fields listed in details and send the request again.',
+  });
 
 /** The flag's type, or a 400 naming /flagKey. */
 export function flagTypeOf(state: ConfigState, flagKey: string): FlagType {
   const flag = Object.prototype.hasOwnProperty.call(state.flags, flagKey) ? state.flags[flagKey] : undefined;
-  if (!flag) throw validationError(`Flag "${flagKey}" does not exist in this environment.`, [{ path: '/flagKey', message: 'must name an existing flag of the environment' }]);
+  if (!flag)
+    throw validationError(`Flag "${flagKey}" does not exist in this environment.`, [
+      { path: '/flagKey', message: 'must name an existing flag of the environment' },
+    ]);
   return flag.type;
 }
 
 /** Variants and targeting against the flag (validated as a whole, so a changed flag re-checks both). */
-export function checkServedFields(state: ConfigState, definition: Pick<ExperimentDefinition, 'flagKey' | 'variants' | 'targeting'>): void {
+export function checkServedFields(
+  state: ConfigState,
+  definition: Pick<ExperimentDefinition, 'flagKey' | 'variants' | 'targeting'>,
+): void {
   const type = flagTypeOf(state, definition.flagKey);
   const issues = validateExperimentFields({ type, variants: definition.variants, targeting: definition.targeting });
   if (issues.length > 0) throw invalid(issues.map((i) => ({ path: i.path, message: i.message })));
 }
 
 /** Every pinned metric revision exists in the environment; holdout and layer exist. */
-export async function checkReferences(deps: CheckDeps, executor: Executor, target: EnvironmentTarget, definition: Partial<ExperimentDefinition>): Promise<void> {
+export async function checkReferences(
+  deps: CheckDeps,
+  executor: Executor,
+  target: EnvironmentTarget,
+  definition: Partial<ExperimentDefinition>,
+): Promise<void> {
   const refs: Array<[string, MetricRef]> = [];
   if (definition.primaryMetric) refs.push(['/primaryMetric', definition.primaryMetric]);
   definition.secondaryMetrics?.forEach((m, i) => refs.push([`/secondaryMetrics/${i}`, m]));
@@ -57,7 +71,9 @@ export async function checkReferences(deps: CheckDeps, executor: Executor, targe
 /** Allocation is a percentage with two decimals: a layer range is allocation × 100 whole buckets. */
 export function checkAllocation(allocation: number): void {
   if (Math.abs(allocation * 100 - Math.round(allocation * 100)) > 1e-6) {
-    throw validationError('allocation has at most two decimals.', [{ path: '/allocation', message: 'must have at most two decimals' }]);
+    throw validationError('allocation has at most two decimals.', [
+      { path: '/allocation', message: 'must have at most two decimals' },
+    ]);
   }
 }
 

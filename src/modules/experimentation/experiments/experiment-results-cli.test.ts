@@ -12,10 +12,24 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   await c.served(exp.id, 'transition', { to: 'running' });
   const iteration = (await c.get(`/api/v1/experiments/${exp.id}`)).json().experiment.currentIteration;
   const at = new Date(Date.now() + 1000).toISOString();
-  const events = ['control', 'treatment'].flatMap((variant) => Array.from({ length: 10 }, (_, i) => ({
-    id: `cli-${variant}-${i}`, kind: 'exposure', timestamp: at, targetingKey: `person-${variant}-${i}`, flagKey: 'checkout', variant, experimentId: exp.id, iterationId: iteration.id,
-  })));
-  const sent = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${c.sdk}` }, payload: { schemaVersion: 1, events } });
+  const events = ['control', 'treatment'].flatMap((variant) =>
+    Array.from({ length: 10 }, (_, i) => ({
+      id: `cli-${variant}-${i}`,
+      kind: 'exposure',
+      timestamp: at,
+      targetingKey: `person-${variant}-${i}`,
+      flagKey: 'checkout',
+      variant,
+      experimentId: exp.id,
+      iterationId: iteration.id,
+    })),
+  );
+  const sent = await app.inject({
+    method: 'POST',
+    url: '/api/v1/events/batch',
+    headers: { authorization: `Bearer ${c.sdk}` },
+    payload: { schemaVersion: 1, events },
+  });
   assert.equal(sent.json().accepted, 20, sent.body);
 
   const { env, ok } = cliUser(address, c.token, dir);
@@ -27,7 +41,10 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   assert.deepEqual(run.run, recomputed.run);
   const results = JSON.parse(await ok(['experiments', 'results', exp.id, ...scope, '--json']));
   assert.equal(results.aggregate.runId, recomputed.run.id);
-  assert.deepEqual(results.aggregate.variants.map((v: any) => v.units), [10, 10]);
+  assert.deepEqual(
+    results.aggregate.variants.map((v: any) => v.units),
+    [10, 10],
+  );
   const table = await ok(['experiments', 'results', exp.id, ...scope]);
   assert.match(table, /decision: not_ready/);
   assert.match(table, /treatment\s+10/);
@@ -39,7 +56,10 @@ test('ensign experiments recompute --wait, run and results', async (t) => {
   assert.equal(JSON.parse(await ok(['experiments', 'results', exp.id, '--json'])).aggregate.runId, recomputed.run.id);
   assert.ok(Array.isArray(JSON.parse(await ok(['metrics', 'list', '--json'])).metrics));
   assert.ok(Array.isArray(JSON.parse(await ok(['members', 'list', '--json'])).members));
-  const stale = await runCli(['experiments', 'recompute', exp.id, ...scope, '--prior-watermark', '1/nope', '--json'], env);
+  const stale = await runCli(
+    ['experiments', 'recompute', exp.id, ...scope, '--prior-watermark', '1/nope', '--json'],
+    env,
+  );
   assert.notEqual(stale.code, 0);
   assert.match(stale.stderr + stale.stdout, /watermark_mismatch/);
 });

@@ -33,7 +33,13 @@ export interface AnalysisSettings {
   minimumUnitsPerVariant: number;
 }
 
-export const DEFAULT_ANALYSIS: AnalysisSettings = { alpha: 0.05, sequential: false, sequentialTuning: 5000, cuped: false, minimumUnitsPerVariant: 100 };
+export const DEFAULT_ANALYSIS: AnalysisSettings = {
+  alpha: 0.05,
+  sequential: false,
+  sequentialTuning: 5000,
+  cuped: false,
+  minimumUnitsPerVariant: 100,
+};
 
 export interface ExperimentDefinition {
   name: string;
@@ -57,7 +63,17 @@ export interface ExperimentDefinition {
 }
 
 /** Fields only a draft may change: they decide who is assigned what, and what is measured. */
-export const DRAFT_ONLY_FIELDS = ['flagKey', 'variants', 'allocation', 'layerId', 'holdoutId', 'primaryMetric', 'secondaryMetrics', 'guardrailMetrics', 'targeting'] as const;
+export const DRAFT_ONLY_FIELDS = [
+  'flagKey',
+  'variants',
+  'allocation',
+  'layerId',
+  'holdoutId',
+  'primaryMetric',
+  'secondaryMetrics',
+  'guardrailMetrics',
+  'targeting',
+] as const;
 
 export interface Iteration {
   id: string;

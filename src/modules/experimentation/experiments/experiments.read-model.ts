@@ -33,7 +33,9 @@ export interface ExperimentsReadModel {
 export const experimentsReadModel: ExperimentsReadModel = {
   async experiment(executor, envId, experimentId) {
     const found = await findExperiment(executor, envId, experimentId);
-    return found ? { id: found.id, state: found.state, flagKey: found.definition.flagKey, variants: found.definition.variants } : null;
+    return found
+      ? { id: found.id, state: found.state, flagKey: found.definition.flagKey, variants: found.definition.variants }
+      : null;
   },
   async currentIteration(executor, experimentId) {
     const iteration = await currentIteration(executor, experimentId);

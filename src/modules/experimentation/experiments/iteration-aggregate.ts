@@ -5,8 +5,15 @@
 // function, keyed by a keyed hash of the subject, and leave it as per-variant sufficient statistics.
 import { createHmac } from 'node:crypto';
 import {
-  cupedRatioStatistic, cupedStatistic, emptyMoments, isFiniteStatistic, observe, ratioStatistic,
-  type CupedRatioObservation, type Moments, type VariantStatistic,
+  cupedRatioStatistic,
+  cupedStatistic,
+  emptyMoments,
+  isFiniteStatistic,
+  observe,
+  ratioStatistic,
+  type CupedRatioObservation,
+  type Moments,
+  type VariantStatistic,
 } from '../../../analysis/index.js';
 import type { Variant } from '@ensign/engine';
 import type { MetricKind } from '../experiment-metrics/index.js';
@@ -102,9 +109,16 @@ export function percentileCap(values: Float64Array, p: number): number {
 
 export async function aggregateIteration(input: AggregateInput): Promise<IterationAggregate> {
   const maxSubjects = input.maxSubjects ?? MAX_AGGREGATED_SUBJECTS;
-  const keyed = (subject: string) => createHmac('sha256', input.secret).update(subject).digest('base64url').slice(0, 22);
+  const keyed = (subject: string) =>
+    createHmac('sha256', input.secret).update(subject).digest('base64url').slice(0, 22);
   const variantKeys = new Set(input.variants.map((v) => v.key));
-  const metricKeys = [...new Set(input.metrics.flatMap((m) => (m.denominatorMetricKey ? [m.eventMetricKey, m.denominatorMetricKey] : [m.eventMetricKey])))];
+  const metricKeys = [
+    ...new Set(
+      input.metrics.flatMap((m) =>
+        m.denominatorMetricKey ? [m.eventMetricKey, m.denominatorMetricKey] : [m.eventMetricKey],
+      ),
+    ),
+  ];
   const slot = new Map(metricKeys.map((k, i) => [k, i]));
   const subjects = new Map<string, Subject>();
   let unknownVariants = 0;
@@ -118,9 +132,17 @@ export async function aggregateIteration(input: AggregateInput): Promise<Iterati
       const key = keyed(e.targetingKey);
       let s = subjects.get(key);
       if (!s) {
-        if (subjects.size >= maxSubjects) throw new AggregationTooLarge(`the iteration has more than ${maxSubjects} subjects`);
+        if (subjects.size >= maxSubjects)
+          throw new AggregationTooLarge(`the iteration has more than ${maxSubjects} subjects`);
         const n = metricKeys.length;
-        s = { exposure: null, assignment: null, post: new Float64Array(n), postCount: new Uint32Array(n), pre: new Float64Array(n), preCount: new Uint32Array(n) };
+        s = {
+          exposure: null,
+          assignment: null,
+          post: new Float64Array(n),
+          postCount: new Uint32Array(n),
+          pre: new Float64Array(n),
+          preCount: new Uint32Array(n),
+        };
         subjects.set(key, s);
       }
       if (e.kind === 'exposure') s.exposure = note(s.exposure, e);
@@ -150,7 +172,9 @@ export async function aggregateIteration(input: AggregateInput): Promise<Iterati
         if (!member || i === undefined) continue;
         const value = e.metricValue ?? 1;
         if (!Number.isFinite(value)) {
-          throw new AggregationInputInvalid(`Outcome event ${e.id} of ${metricsNamed(input.metrics, e.metricKey!)} holds a value that is not a finite number.`);
+          throw new AggregationInputInvalid(
+            `Outcome event ${e.id} of ${metricsNamed(input.metrics, e.metricKey!)} holds a value that is not a finite number.`,
+          );
         }
         const s = member.subject;
         if (e.ts >= member.at) {
@@ -165,30 +189,53 @@ export async function aggregateIteration(input: AggregateInput): Promise<Iterati
   }
 
   const members = [...included.values()];
-  const variants: StoredVariant[] = input.variants.map((v) => ({ key: v.key, weight: v.weight, units: 0, metrics: {} }));
+  const variants: StoredVariant[] = input.variants.map((v) => ({
+    key: v.key,
+    weight: v.weight,
+    units: 0,
+    metrics: {},
+  }));
   const byKey = new Map(variants.map((v) => [v.key, v]));
   for (const m of members) byKey.get(m.variant)!.units++;
   for (const metric of input.metrics) {
-    const stats = metricStatistics(metric, variants.map((v) => v.key), members, slot, input.cuped);
+    const stats = metricStatistics(
+      metric,
+      variants.map((v) => v.key),
+      members,
+      slot,
+      input.cuped,
+    );
     for (const v of variants) {
       const stat = stats.get(v.key)!;
       if (!isFiniteStatistic(stat)) {
-        throw new AggregationInputInvalid(`The sums of metric ${metric.metricId} (outcome key "${metric.eventMetricKey}") in variant ${v.key} are not finite: its outcome values are too large to sum.`);
+        throw new AggregationInputInvalid(
+          `The sums of metric ${metric.metricId} (outcome key "${metric.eventMetricKey}") in variant ${v.key} are not finite: its outcome values are too large to sum.`,
+        );
       }
       v.metrics[metric.metricId] = stat;
     }
   }
 
   const diagnostics: string[] = [];
-  if (multipleExposures > 0) diagnostics.push(`${multipleExposures} subject(s) were seen in more than one variant and are excluded.`);
-  if (unknownVariants > 0) diagnostics.push(`${unknownVariants} exposure or assignment event(s) named no variant of the experiment and were ignored.`);
+  if (multipleExposures > 0)
+    diagnostics.push(`${multipleExposures} subject(s) were seen in more than one variant and are excluded.`);
+  if (unknownVariants > 0)
+    diagnostics.push(
+      `${unknownVariants} exposure or assignment event(s) named no variant of the experiment and were ignored.`,
+    );
   return { variants, multipleExposures, diagnostics };
 }
 
 type Member = { subject: Subject; variant: string };
 
 /** Per-variant sufficient statistics of one metric. */
-function metricStatistics(metric: AggregatedMetric, variantKeys: string[], members: Member[], slot: Map<string, number>, cuped: boolean): Map<string, VariantStatistic> {
+function metricStatistics(
+  metric: AggregatedMetric,
+  variantKeys: string[],
+  members: Member[],
+  slot: Map<string, number>,
+  cuped: boolean,
+): Map<string, VariantStatistic> {
   const i = slot.get(metric.eventMetricKey)!;
   const binary = metric.kind === 'proportion';
   const valueOf = (sum: number, count: number) => (binary ? (count > 0 ? 1 : 0) : sum);
@@ -217,13 +264,24 @@ function metricStatistics(metric: AggregatedMetric, variantKeys: string[], membe
     const denPre = capped(Float64Array.from(members, (m) => m.subject.pre[d]!));
     const statOf = (idx: number[]): VariantStatistic => {
       if (!cuped) return ratioStatistic(idx.map((k) => ({ numerator: y[k]!, denominator: den[k]! })));
-      return cupedRatioStatistic(idx.map((k): CupedRatioObservation => ({ numeratorPost: y[k]!, denominatorPost: den[k]!, numeratorPre: x[k]!, denominatorPre: denPre[k]! })));
+      return cupedRatioStatistic(
+        idx.map((k): CupedRatioObservation => ({
+          numeratorPost: y[k]!,
+          denominatorPost: den[k]!,
+          numeratorPre: x[k]!,
+          denominatorPre: denPre[k]!,
+        })),
+      );
     };
     for (const key of variantKeys) out.set(key, statOf(all(key)));
   } else {
     const kind = binary ? 'proportion' : 'mean';
     const statOf = (idx: number[]): VariantStatistic => {
-      if (cuped) return cupedStatistic(kind, idx.map((k) => ({ post: y[k]!, pre: x[k]! })));
+      if (cuped)
+        return cupedStatistic(
+          kind,
+          idx.map((k) => ({ post: y[k]!, pre: x[k]! })),
+        );
       let m: Moments = emptyMoments();
       for (const k of idx) m = observe(m, y[k]!);
       return { kind, ...m };

@@ -1,6 +1,12 @@
 // The results document of an experiment iteration (issue 12) and the port through which other slices
 // (rollout plans, cleanup) read the newest one. Aggregation runs write it; nothing else computes it.
-import type { AnalysisDecision, GuardrailStatus, MetricComparison, MultipleExposuresResult, SrmResult } from '../../../analysis/index.js';
+import type {
+  AnalysisDecision,
+  GuardrailStatus,
+  MetricComparison,
+  MultipleExposuresResult,
+  SrmResult,
+} from '../../../analysis/index.js';
 
 export type AggregationRunState = 'queued' | 'running' | 'succeeded' | 'failed' | 'superseded';
 export type AggregationRunCause = 'schedule' | 'recompute' | 'iteration_change';
@@ -63,5 +69,11 @@ export interface ExperimentResults {
 
 /** How rollout plans and cleanup read results: the newest pinned aggregate's analysis, or null when no run has succeeded. */
 export interface ExperimentResultsSource {
-  latest(input: { appId: string; envId: string; experimentId: string; iterationId: string; iterationRevision: number }): Promise<ExperimentResults | null>;
+  latest(input: {
+    appId: string;
+    envId: string;
+    experimentId: string;
+    iterationId: string;
+    iterationRevision: number;
+  }): Promise<ExperimentResults | null>;
 }

@@ -13,17 +13,31 @@ export function stableHoldout(holdout: Holdout): Record<string, unknown> {
 }
 
 export function holdoutChangeKinds(holdouts: HoldoutsService): ChangeKindHandler[] {
-  return [{
-    kind: 'holdout.patch',
-    body: proposalBody(PatchHoldoutBody, { holdoutId: IdString('hol_…: the holdout') }, ['dryRun'], 'ProposedHoldoutPatch'),
-    async view(executor, target, body) {
-      const id = String(body.holdoutId);
-      const found = await holdouts.find(executor, target, id);
-      return { type: 'holdout', id, state: found ? stableHoldout(found) : null };
+  return [
+    {
+      kind: 'holdout.patch',
+      body: proposalBody(
+        PatchHoldoutBody,
+        { holdoutId: IdString('hol_…: the holdout') },
+        ['dryRun'],
+        'ProposedHoldoutPatch',
+      ),
+      async view(executor, target, body) {
+        const id = String(body.holdoutId);
+        const found = await holdouts.find(executor, target, id);
+        return { type: 'holdout', id, state: found ? stableHoldout(found) : null };
+      },
+      async apply(trx, call) {
+        const { holdoutId, ...fields } = call.body as Record<string, unknown> & { holdoutId: string };
+        await holdouts.patch(
+          trx,
+          call.principal,
+          holdoutId,
+          { appId: call.target.appId, env: call.target.env, ...fields } as PatchHoldoutInput,
+          'authority',
+          call.clearance,
+        );
+      },
     },
-    async apply(trx, call) {
-      const { holdoutId, ...fields } = call.body as Record<string, unknown> & { holdoutId: string };
-      await holdouts.patch(trx, call.principal, holdoutId, { appId: call.target.appId, env: call.target.env, ...fields } as PatchHoldoutInput, 'authority', call.clearance);
-    },
-  }];
+  ];
 }

@@ -10,7 +10,14 @@ import type { HoldoutsTables } from './holdouts.table.js';
 const own = ownTables<HoldoutsTables>();
 
 export async function keyTaken(db: Executor, envId: string, key: string): Promise<boolean> {
-  return (await own(db).selectFrom('holdouts').select('id').where('env_id', '=', envId).where('key', '=', key).executeTakeFirst()) !== undefined;
+  return (
+    (await own(db)
+      .selectFrom('holdouts')
+      .select('id')
+      .where('env_id', '=', envId)
+      .where('key', '=', key)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Inserts a holdout at version 1; false when its key is taken in the environment. */
@@ -34,7 +41,18 @@ export async function listHoldouts(db: Executor, envId: string): Promise<Version
 }
 
 /** Writes `definition` as version `expected + 1` if the holdout is still at `expected`. */
-export async function updateHoldout(db: Executor, id: string, expected: number, definition: string, at: string): Promise<boolean> {
-  const result = await own(db).updateTable('holdouts').set({ version: expected + 1, definition, updated_at: at }).where('id', '=', id).where('version', '=', expected).executeTakeFirst();
+export async function updateHoldout(
+  db: Executor,
+  id: string,
+  expected: number,
+  definition: string,
+  at: string,
+): Promise<boolean> {
+  const result = await own(db)
+    .updateTable('holdouts')
+    .set({ version: expected + 1, definition, updated_at: at })
+    .where('id', '=', id)
+    .where('version', '=', expected)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }

@@ -13,17 +13,26 @@ export function stableLayer(layer: Layer): Record<string, unknown> {
 }
 
 export function layerChangeKinds(layers: LayersService): ChangeKindHandler[] {
-  return [{
-    kind: 'layer.patch',
-    body: proposalBody(PatchLayerBody, { layerId: IdString('lay_…: the layer') }, ['dryRun'], 'ProposedLayerPatch'),
-    async view(executor, target, body) {
-      const id = String(body.layerId);
-      const found = await layers.find(executor, target, id);
-      return { type: 'layer', id, state: found ? stableLayer(found) : null };
+  return [
+    {
+      kind: 'layer.patch',
+      body: proposalBody(PatchLayerBody, { layerId: IdString('lay_…: the layer') }, ['dryRun'], 'ProposedLayerPatch'),
+      async view(executor, target, body) {
+        const id = String(body.layerId);
+        const found = await layers.find(executor, target, id);
+        return { type: 'layer', id, state: found ? stableLayer(found) : null };
+      },
+      async apply(trx, call) {
+        const { layerId, ...fields } = call.body as Record<string, unknown> & { layerId: string };
+        await layers.patch(
+          trx,
+          call.principal,
+          layerId,
+          { appId: call.target.appId, env: call.target.env, ...fields } as PatchLayerInput,
+          'authority',
+          call.clearance,
+        );
+      },
     },
-    async apply(trx, call) {
-      const { layerId, ...fields } = call.body as Record<string, unknown> & { layerId: string };
-      await layers.patch(trx, call.principal, layerId, { appId: call.target.appId, env: call.target.env, ...fields } as PatchLayerInput, 'authority', call.clearance);
-    },
-  }];
+  ];
 }

@@ -40,7 +40,11 @@ export const freeBucketsOf = (allocations: readonly LayerAllocation[]) =>
  * its start (its subjects stay) and grows or shrinks at its end; growing needs the buckets right
  * after it to be free. A new one takes the first gap large enough. Null when it does not fit.
  */
-export function placeInLayer(allocations: readonly LayerAllocation[], experimentId: string, buckets: number): LayerAllocation[] | null {
+export function placeInLayer(
+  allocations: readonly LayerAllocation[],
+  experimentId: string,
+  buckets: number,
+): LayerAllocation[] | null {
   const others = allocations.filter((a) => a.experimentId !== experimentId).sort((a, b) => a.start - b.start);
   const own = allocations.find((a) => a.experimentId === experimentId);
   let start: number | null = null;

@@ -1,6 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { IdString, Timestamp, Int32 } from '../../../platform/common-schemas.js';
-import { AuthoritySchema, DefinitionKey, DescriptionString, DryRun, NameString } from '../../../platform/definition-schemas.js';
+import {
+  AuthoritySchema,
+  DefinitionKey,
+  DescriptionString,
+  DryRun,
+  NameString,
+} from '../../../platform/definition-schemas.js';
 
 export const CreateLayerBody = Type.Object(
   {
@@ -18,7 +24,11 @@ export const PatchLayerBody = Type.Object(
   {
     appId: IdString(),
     env: IdString(),
-    version: Int32({ minimum: 1, description: 'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).' }),
+    version: Int32({
+      minimum: 1,
+      description:
+        'Compare-and-swap: the current version (409 version_conflict with metadata.currentVersion otherwise).',
+    }),
     name: Type.Optional(NameString),
     description: Type.Optional(DescriptionString),
     dryRun: Type.Optional(DryRun),
@@ -32,8 +42,13 @@ const layerFields = {
   key: Type.String(),
   name: Type.String(),
   description: Type.String(),
-  version: Type.Integer({ minimum: 1, description: 'Raised by every change, including experiments taking or releasing buckets.' }),
-  salt: Type.String({ description: 'Salt of the layer\'s bucketing: bucket = murmur3(salt + "/" + targetingKey) mod 10000.' }),
+  version: Type.Integer({
+    minimum: 1,
+    description: 'Raised by every change, including experiments taking or releasing buckets.',
+  }),
+  salt: Type.String({
+    description: 'Salt of the layer\'s bucketing: bucket = murmur3(salt + "/" + targetingKey) mod 10000.',
+  }),
   allocations: Type.Array(
     Type.Object({
       experimentId: Type.String(),
@@ -48,13 +63,21 @@ const layerFields = {
   createdBy: AuthoritySchema,
 };
 
-export const LayerSchema = Type.Object({ id: Type.String({ description: 'lay_…' }), ...layerFields }, { title: 'Layer' });
+export const LayerSchema = Type.Object(
+  { id: Type.String({ description: 'lay_…' }), ...layerFields },
+  { title: 'Layer' },
+);
 const LayerPreviewSchema = Type.Object(
-  { id: Type.Union([Type.String(), Type.Null()], { description: 'null for a creation: no id is taken by a dry run.' }), ...layerFields },
+  {
+    id: Type.Union([Type.String(), Type.Null()], { description: 'null for a creation: no id is taken by a dry run.' }),
+    ...layerFields,
+  },
   { title: 'LayerPreview', description: 'The layer as the request would leave it; nothing was stored.' },
 );
 
 export const LayerResponse = Type.Object({ layer: LayerSchema });
 export const LayerPreviewResponse = Type.Object({ preview: LayerPreviewSchema });
 export const LayerListResponse = Type.Object({ layers: Type.Array(LayerSchema, { description: 'Sorted by key.' }) });
-export const LayerPatchResponse = Type.Union([LayerResponse, LayerPreviewResponse], { description: '{ layer } when applied; { preview } for a dry run (nothing stored).' });
+export const LayerPatchResponse = Type.Union([LayerResponse, LayerPreviewResponse], {
+  description: '{ layer } when applied; { preview } for a dry run (nothing stored).',
+});

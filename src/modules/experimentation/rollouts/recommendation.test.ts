@@ -7,35 +7,79 @@ import type { RolloutPlan } from './rollouts.model.js';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 const plan: RolloutPlan = {
-  id: 'rop_1', appId: 'app_1', env: 'prod', experimentId: 'exp_1', flagKey: 'checkout', iterationId: 'itr_1', planVersion: 3, state: 'active', variant: 'treatment',
-  steps: [{ percentage: 10, minDurationHours: 0 }, { percentage: 100, minDurationHours: 0 }],
-  guardrails: [{ metricId: 'met_err', revision: 1, maxRelativeDegradation: 0.05 }], minimumUnitsPerStep: 100, currentStep: 0,
-  stepStartedAt: new Date(NOW - 3_600_000).toISOString(), baseVersion: 4, recommendation: null, history: [], createdAt: '', updatedAt: '',
+  id: 'rop_1',
+  appId: 'app_1',
+  env: 'prod',
+  experimentId: 'exp_1',
+  flagKey: 'checkout',
+  iterationId: 'itr_1',
+  planVersion: 3,
+  state: 'active',
+  variant: 'treatment',
+  steps: [
+    { percentage: 10, minDurationHours: 0 },
+    { percentage: 100, minDurationHours: 0 },
+  ],
+  guardrails: [{ metricId: 'met_err', revision: 1, maxRelativeDegradation: 0.05 }],
+  minimumUnitsPerStep: 100,
+  currentStep: 0,
+  stepStartedAt: new Date(NOW - 3_600_000).toISOString(),
+  baseVersion: 4,
+  recommendation: null,
+  history: [],
+  createdAt: '',
+  updatedAt: '',
   createdBy: { type: 'system' },
 };
 
-function results(fields: { relativeCi?: [number, number]; units?: [number, number]; srm?: 'healthy' | 'unhealthy'; pinnedAgoMs?: number; iterationId?: string } = {}): ExperimentResults {
+function results(
+  fields: {
+    relativeCi?: [number, number];
+    units?: [number, number];
+    srm?: 'healthy' | 'unhealthy';
+    pinnedAgoMs?: number;
+    iterationId?: string;
+  } = {},
+): ExperimentResults {
   const [lo, hi] = fields.relativeCi ?? [-0.02, 0.03];
   const effect = { effect: (lo + hi) / 2, standardError: 0.01, ci: [lo, hi] as [number, number], pValue: 0.5 };
   const [c, t] = fields.units ?? [500, 500];
   return {
-    experimentId: 'exp_1', iterationId: fields.iterationId ?? 'itr_1', iterationRevision: 1, analysisEngineVersion: 'descriptive-v1',
+    experimentId: 'exp_1',
+    iterationId: fields.iterationId ?? 'itr_1',
+    iterationRevision: 1,
+    analysisEngineVersion: 'descriptive-v1',
     aggregate: {
-      runId: 'run_1', pinnedAt: new Date(NOW - (fields.pinnedAgoMs ?? 60_000)).toISOString(), watermark: { receivedAt: NOW - 120_000, eventId: 'e1' },
-      variants: [{ key: 'control', units: c, metrics: {} }, { key: 'treatment', units: t, metrics: {} }],
+      runId: 'run_1',
+      pinnedAt: new Date(NOW - (fields.pinnedAgoMs ?? 60_000)).toISOString(),
+      watermark: { receivedAt: NOW - 120_000, eventId: 'e1' },
+      variants: [
+        { key: 'control', units: c, metrics: {} },
+        { key: 'treatment', units: t, metrics: {} },
+      ],
     },
     inference: { fixedHorizon: [{ metricId: 'met_err', variant: 'treatment', absolute: effect, relative: effect }] },
     analysisDecision: 'continue',
     health: {
-      srm: { chiSquare: 1, degreesOfFreedom: 1, pValue: fields.srm === 'unhealthy' ? 1e-6 : 0.3, status: fields.srm ?? 'healthy' },
-      multipleExposures: { count: 0, rate: 0, status: 'healthy' }, guardrails: [],
+      srm: {
+        chiSquare: 1,
+        degreesOfFreedom: 1,
+        pValue: fields.srm === 'unhealthy' ? 1e-6 : 0.3,
+        status: fields.srm ?? 'healthy',
+      },
+      multipleExposures: { count: 0, rate: 0, status: 'healthy' },
+      guardrails: [],
     },
-    freshness: { computedAt: new Date(NOW).toISOString(), lagSeconds: 60 }, diagnostics: [],
+    freshness: { computedAt: new Date(NOW).toISOString(), lagSeconds: 60 },
+    diagnostics: [],
   };
 }
 
-const run = (r: ExperimentResults | null, overrides: Partial<RolloutPlan> = {}, iteration: { id: string; revision: number } | null = { id: 'itr_1', revision: 1 }) =>
-  recommend({ plan: { ...plan, ...overrides }, iteration, results: r, higherIsBetter: () => false, now: NOW });
+const run = (
+  r: ExperimentResults | null,
+  overrides: Partial<RolloutPlan> = {},
+  iteration: { id: string; revision: number } | null = { id: 'itr_1', revision: 1 },
+) => recommend({ plan: { ...plan, ...overrides }, iteration, results: r, higherIsBetter: () => false, now: NOW });
 
 test('proceed on fresh, healthy data within the guardrail; the digest names plan version and content', () => {
   const a = run(results());
@@ -65,10 +109,18 @@ test('stale: no aggregate, an aggregate older than 2 hours, a step below its min
   assert.equal(run(results({ pinnedAgoMs: 2 * 3_600_000 + 1 })).kind, 'stale');
   assert.equal(run(results({ pinnedAgoMs: 2 * 3_600_000 - 1000 })).kind, 'proceed');
   assert.equal(run(results({ units: [500, 99] })).kind, 'stale');
-  assert.equal(run(results(), { steps: [{ percentage: 10, minDurationHours: 2 }, { percentage: 100, minDurationHours: 0 }] }).kind, 'stale');
+  assert.equal(
+    run(results(), {
+      steps: [
+        { percentage: 10, minDurationHours: 2 },
+        { percentage: 100, minDurationHours: 0 },
+      ],
+    }).kind,
+    'stale',
+  );
 });
 
-test('invalid_data when the aggregate or the current iteration is not the plan\'s', () => {
+test("invalid_data when the aggregate or the current iteration is not the plan's", () => {
   assert.equal(run(results({ iterationId: 'itr_2' })).kind, 'invalid_data');
   assert.equal(run(results(), {}, { id: 'itr_2', revision: 1 }).kind, 'invalid_data');
   assert.equal(run(results(), {}, null).kind, 'invalid_data');
@@ -78,14 +130,22 @@ test('an experiment guardrail breached for the rolled variant (analysisDecision 
   const violated = (variant: string): ExperimentResults => {
     const r = results();
     return {
-      ...r, analysisDecision: 'guardrail_violation',
-      health: { ...r.health, guardrails: [{ metricId: 'met_latency', variant, ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' }] },
+      ...r,
+      analysisDecision: 'guardrail_violation',
+      health: {
+        ...r.health,
+        guardrails: [
+          { metricId: 'met_latency', variant, ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' },
+        ],
+      },
     };
   };
   const rolled = run(violated('treatment'));
   assert.equal(rolled.kind, 'recommend_rollback');
   assert.match(rolled.reasons.join(' '), /Experiment guardrail met_latency: .*\[1\.2, 2\.4\].*guardrail_violation/);
-  assert.deepEqual(rolled.evidence.experimentGuardrails, [{ metricId: 'met_latency', ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' }]);
+  assert.deepEqual(rolled.evidence.experimentGuardrails, [
+    { metricId: 'met_latency', ci: [1.2, 2.4], maxRelativeDegradation: 0.05, status: 'breached' },
+  ]);
   // A breach in another treatment is not this plan's variant.
   assert.equal(run(violated('other-arm')).kind, 'proceed');
   // Fresh data come first: an old aggregate is stale, not a rollback.

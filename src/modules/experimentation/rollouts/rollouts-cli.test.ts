@@ -12,10 +12,44 @@ test('ensign rollouts create, transition, recommend, approve, get', async (t) =>
   await c.served(exp.id, 'transition', { to: 'running' });
   const { env, ok } = cliUser(address, c.token, dir);
   const scope = ['--app', c.appId, '--env', 'dev'];
-  const dry = JSON.parse(await ok(['rollouts', 'create', exp.id, ...scope, '--variant', 'treatment', '--steps', '25:0,100:0', '--guardrail', `${c.metricId}:1:0.1`, '--dry-run', '--json']));
+  const dry = JSON.parse(
+    await ok([
+      'rollouts',
+      'create',
+      exp.id,
+      ...scope,
+      '--variant',
+      'treatment',
+      '--steps',
+      '25:0,100:0',
+      '--guardrail',
+      `${c.metricId}:1:0.1`,
+      '--dry-run',
+      '--json',
+    ]),
+  );
   assert.equal(dry.dryRun, true);
-  const created = JSON.parse(await ok(['rollouts', 'create', exp.id, ...scope, '--variant', 'treatment', '--steps', '25:0,100:0', '--guardrail', `${c.metricId}:1:0.1`, '--plan-id', 'cli-plan', '--json']));
-  assert.deepEqual([created.plan.id, created.plan.state, created.plan.steps.length, created.plan.guardrails[0].maxRelativeDegradation], ['cli-plan', 'draft', 2, 0.1]);
+  const created = JSON.parse(
+    await ok([
+      'rollouts',
+      'create',
+      exp.id,
+      ...scope,
+      '--variant',
+      'treatment',
+      '--steps',
+      '25:0,100:0',
+      '--guardrail',
+      `${c.metricId}:1:0.1`,
+      '--plan-id',
+      'cli-plan',
+      '--json',
+    ]),
+  );
+  assert.deepEqual(
+    [created.plan.id, created.plan.state, created.plan.steps.length, created.plan.guardrails[0].maxRelativeDegradation],
+    ['cli-plan', 'draft', 2, 0.1],
+  );
   const active = await ok(['rollouts', 'transition', exp.id, 'cli-plan', ...scope, '--to', 'active']);
   assert.match(active, /active, step 0 \(25 %\)/);
   const rec = await ok(['rollouts', 'recommend', exp.id, 'cli-plan', ...scope, '--confirm']);

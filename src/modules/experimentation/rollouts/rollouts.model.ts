@@ -19,11 +19,21 @@ export const PLAN_TRANSITIONS: Readonly<Record<PlanState, readonly TransitionTar
   rolled_back: [],
 };
 
-export const RECOMMENDATION_KINDS = ['proceed', 'recommend_pause', 'recommend_rollback', 'invalid_data', 'stale'] as const;
+export const RECOMMENDATION_KINDS = [
+  'proceed',
+  'recommend_pause',
+  'recommend_rollback',
+  'invalid_data',
+  'stale',
+] as const;
 export type RecommendationKind = (typeof RECOMMENDATION_KINDS)[number];
 
 /** Recommendations approval acts on; the others only inform. */
-export const ACTIONABLE: ReadonlySet<RecommendationKind> = new Set(['proceed', 'recommend_pause', 'recommend_rollback']);
+export const ACTIONABLE: ReadonlySet<RecommendationKind> = new Set([
+  'proceed',
+  'recommend_pause',
+  'recommend_rollback',
+]);
 
 /** An aggregate older than this makes a recommendation `stale`. */
 export const STALE_AGGREGATE_MS = 2 * 3_600_000;
@@ -97,7 +107,8 @@ export function stepProblems(steps: readonly RolloutStep[]): string[] {
   const problems: string[] = [];
   steps.forEach((s, i) => {
     if (!(s.percentage > 0 && s.percentage <= 100)) problems.push(`steps[${i}].percentage must be in (0, 100]`);
-    if (i > 0 && !(s.percentage > steps[i - 1]!.percentage)) problems.push(`steps[${i}].percentage must be greater than the step before`);
+    if (i > 0 && !(s.percentage > steps[i - 1]!.percentage))
+      problems.push(`steps[${i}].percentage must be greater than the step before`);
   });
   if (steps.length > 0 && steps[steps.length - 1]!.percentage !== 100) problems.push('the last step must be 100');
   return problems;

@@ -4,10 +4,22 @@
 import type { FlagDefinition } from '@ensign/engine';
 import { canonicalJson, digestOf } from '../../../platform/canonical-json.js';
 import type {
-  CleanupPlan, CleanupReport, CodeReference, EvaluationUsage, InventoryEntry, LastChange, PlanStep, Readiness, ReadinessBlocker, ServingShape,
+  CleanupPlan,
+  CleanupReport,
+  CodeReference,
+  EvaluationUsage,
+  InventoryEntry,
+  LastChange,
+  PlanStep,
+  Readiness,
+  ReadinessBlocker,
+  ServingShape,
 } from './cleanup.model.js';
 
-export type CleanupFlag = Pick<FlagDefinition, 'key' | 'type' | 'value' | 'rollout' | 'variants' | 'rules' | 'overrides' | 'dependencies'> & {
+export type CleanupFlag = Pick<
+  FlagDefinition,
+  'key' | 'type' | 'value' | 'rollout' | 'variants' | 'rules' | 'overrides' | 'dependencies'
+> & {
   enabled?: boolean;
   offValue?: unknown;
   updatedAt: string;
@@ -37,7 +49,10 @@ const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /** How a flag serves in one environment, and the one value it serves when it serves one. */
-export function servingShapeOf(flag: CleanupFlag, inExperiment: boolean): { shape: ServingShape; servedValue: unknown; single: boolean } {
+export function servingShapeOf(
+  flag: CleanupFlag,
+  inExperiment: boolean,
+): { shape: ServingShape; servedValue: unknown; single: boolean } {
   if (flag.enabled === false) return { shape: 'static', servedValue: flag.offValue ?? flag.value, single: true };
   if (inExperiment) return { shape: 'experiment', servedValue: null, single: false };
   const hasOverrides = Object.keys(flag.overrides ?? {}).length > 0;
@@ -46,10 +61,13 @@ export function servingShapeOf(flag: CleanupFlag, inExperiment: boolean): { shap
   }
   if (flag.variants && flag.variants.length > 0) {
     const whole = flag.variants.find((v) => v.weight >= 100);
-    return whole ? { shape: 'fully_rolled_out', servedValue: whole.value, single: true } : { shape: 'split', servedValue: null, single: false };
+    return whole
+      ? { shape: 'fully_rolled_out', servedValue: whole.value, single: true }
+      : { shape: 'split', servedValue: null, single: false };
   }
   if (flag.rollout) {
-    if (flag.rollout.percentage >= 100) return { shape: 'fully_rolled_out', servedValue: flag.rollout.value, single: true };
+    if (flag.rollout.percentage >= 100)
+      return { shape: 'fully_rolled_out', servedValue: flag.rollout.value, single: true };
     if (flag.rollout.percentage <= 0) return { shape: 'static', servedValue: flag.value, single: true };
     return { shape: 'split', servedValue: null, single: false };
   }
@@ -58,8 +76,14 @@ export function servingShapeOf(flag: CleanupFlag, inExperiment: boolean): { shap
 
 /** A flag that serves one value and has nothing left to strip (no rollout, variants or off switch). */
 function isPlain(flag: CleanupFlag): boolean {
-  return flag.enabled !== false && !flag.rollout && !(flag.variants && flag.variants.length > 0)
-    && (flag.rules ?? []).length === 0 && Object.keys(flag.overrides ?? {}).length === 0 && (flag.dependencies ?? []).length === 0;
+  return (
+    flag.enabled !== false &&
+    !flag.rollout &&
+    !(flag.variants && flag.variants.length > 0) &&
+    (flag.rules ?? []).length === 0 &&
+    Object.keys(flag.overrides ?? {}).length === 0 &&
+    (flag.dependencies ?? []).length === 0
+  );
 }
 
 function inventoryOf(input: CleanupInput): InventoryEntry[] {
@@ -103,12 +127,18 @@ function reconcileOf(inventory: InventoryEntry[], references: CodeReference[] | 
   const referenced = new Map<string, CodeReference[]>();
   for (const ref of references ?? []) referenced.set(ref.flagKey, [...(referenced.get(ref.flagKey) ?? []), ref]);
 
-  const missingInService = [...referenced.keys()].filter((k) => !inService.has(k)).sort(byString)
+  const missingInService = [...referenced.keys()]
+    .filter((k) => !inService.has(k))
+    .sort(byString)
     .map((flagKey) => ({ flagKey, references: sortReferences(referenced.get(flagKey)!) }));
-  const unreferencedInCode = references === undefined ? null : [...inService.keys()].filter((k) => !referenced.has(k)).sort(byString);
+  const unreferencedInCode =
+    references === undefined ? null : [...inService.keys()].filter((k) => !referenced.has(k)).sort(byString);
   const inconsistentAcrossEnvs = [...inService.entries()]
     .filter(([, entries]) => entries.some((e) => e.type !== entries[0]!.type || !sameJson(e.value, entries[0]!.value)))
-    .map(([flagKey, entries]) => ({ flagKey, environments: entries.map((e) => ({ env: e.env, type: e.type, value: e.value })) }))
+    .map(([flagKey, entries]) => ({
+      flagKey,
+      environments: entries.map((e) => ({ env: e.env, type: e.type, value: e.value })),
+    }))
     .sort((a, b) => byString(a.flagKey, b.flagKey));
   return { missingInService, unreferencedInCode, inconsistentAcrossEnvs };
 }
@@ -131,19 +161,37 @@ function readinessOf(inventory: InventoryEntry[], input: CleanupInput): Readines
   for (const [flagKey, entries] of byFlag) {
     const blockers: ReadinessBlocker[] = [];
     for (const e of entries) {
-      if (!e.servesSingleValue) blockers.push({ code: 'serves_several_values', env: e.env, message: `serves more than one value (${e.servingShape}) in ${e.env}` });
+      if (!e.servesSingleValue)
+        blockers.push({
+          code: 'serves_several_values',
+          env: e.env,
+          message: `serves more than one value (${e.servingShape}) in ${e.env}`,
+        });
       if (e.lastChange && Date.parse(e.lastChange.at) > cutoff) {
-        blockers.push({ code: 'changed_recently', env: e.env, message: `changed in ${e.env} at ${e.lastChange.at}, within the last ${input.staleAfterDays} days` });
+        blockers.push({
+          code: 'changed_recently',
+          env: e.env,
+          message: `changed in ${e.env} at ${e.lastChange.at}, within the last ${input.staleAfterDays} days`,
+        });
       }
       if (e.evaluations.count > 0) {
-        blockers.push({ code: 'recently_evaluated', env: e.env, message: `evaluated ${e.evaluations.count} times in ${e.env} within the last ${input.staleAfterDays} days` });
+        blockers.push({
+          code: 'recently_evaluated',
+          env: e.env,
+          message: `evaluated ${e.evaluations.count} times in ${e.env} within the last ${input.staleAfterDays} days`,
+        });
       }
-      for (const id of e.experiments) blockers.push({ code: 'experiment_in_progress', env: e.env, message: `experiment ${id} uses it in ${e.env}` });
-      for (const id of e.rolloutPlans) blockers.push({ code: 'rollout_in_progress', env: e.env, message: `rollout plan ${id} uses it in ${e.env}` });
+      for (const id of e.experiments)
+        blockers.push({ code: 'experiment_in_progress', env: e.env, message: `experiment ${id} uses it in ${e.env}` });
+      for (const id of e.rolloutPlans)
+        blockers.push({ code: 'rollout_in_progress', env: e.env, message: `rollout plan ${id} uses it in ${e.env}` });
     }
     const single = entries.filter((e) => e.servesSingleValue);
     if (single.length === entries.length && single.some((e) => !sameJson(e.servedValue, single[0]!.servedValue))) {
-      blockers.push({ code: 'values_differ_across_envs', message: 'serves different values in different environments' });
+      blockers.push({
+        code: 'values_differ_across_envs',
+        message: 'serves different values in different environments',
+      });
     }
     own.set(flagKey, blockers);
   }
@@ -166,7 +214,10 @@ function readinessOf(inventory: InventoryEntry[], input: CleanupInput): Readines
     const blockers = [...own.get(flagKey)!];
     if (blockers.length === 0 && !ready.has(flagKey)) {
       const staying = [...new Set(entries.flatMap((e) => e.dependents).filter((d) => !ready.has(d)))].sort(byString);
-      blockers.push({ code: 'has_dependents', message: `named as a prerequisite by ${staying.join(', ')}, which stay` });
+      blockers.push({
+        code: 'has_dependents',
+        message: `named as a prerequisite by ${staying.join(', ')}, which stay`,
+      });
     }
     const isReady = blockers.length === 0;
     const reasons = isReady
@@ -183,7 +234,8 @@ function readinessOf(inventory: InventoryEntry[], input: CleanupInput): Readines
 function planOf(inventory: InventoryEntry[], readiness: Readiness[], input: CleanupInput): CleanupPlan {
   const ready = new Set(readiness.filter((r) => r.ready).map((r) => r.flagKey));
   const references = new Map<string, CodeReference[]>();
-  for (const ref of input.codeReferences ?? []) references.set(ref.flagKey, [...(references.get(ref.flagKey) ?? []), ref]);
+  for (const ref of input.codeReferences ?? [])
+    references.set(ref.flagKey, [...(references.get(ref.flagKey) ?? []), ref]);
 
   const makeStatic: PlanStep[] = [];
   for (const environment of input.envs) {
@@ -195,7 +247,11 @@ function planOf(inventory: InventoryEntry[], readiness: Readiness[], input: Clea
     }
   }
   const readyKeys = [...ready].sort(byString);
-  const removeReferences: PlanStep[] = readyKeys.map((flagKey) => ({ stage: 'remove_code_references', flagKey, references: sortReferences(references.get(flagKey) ?? []) }));
+  const removeReferences: PlanStep[] = readyKeys.map((flagKey) => ({
+    stage: 'remove_code_references',
+    flagKey,
+    references: sortReferences(references.get(flagKey) ?? []),
+  }));
   const deletes: PlanStep[] = deleteOrder(readyKeys, inventory).map((flagKey) => ({
     stage: 'delete_flag',
     flagKey,
@@ -234,5 +290,10 @@ function deleteOrder(keys: string[], inventory: InventoryEntry[]): string[] {
 export function analyseCleanup(input: CleanupInput): Omit<CleanupReport, 'asOf' | 'staleAfterDays' | 'envs'> {
   const inventory = inventoryOf(input);
   const readiness = readinessOf(inventory, input);
-  return { inventory, reconcile: reconcileOf(inventory, input.codeReferences), readiness, plan: planOf(inventory, readiness, input) };
+  return {
+    inventory,
+    reconcile: reconcileOf(inventory, input.codeReferences),
+    readiness,
+    plan: planOf(inventory, readiness, input),
+  };
 }

@@ -49,7 +49,8 @@ export interface CleanupService {
 /** Running and paused experiments live in the served state (docs/decisions/0018). */
 function experimentsByFlag(state: ConfigState): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const experiment of Object.values(state.experiments ?? {})) out.set(experiment.flagKey, [...(out.get(experiment.flagKey) ?? []), experiment.id]);
+  for (const experiment of Object.values(state.experiments ?? {}))
+    out.set(experiment.flagKey, [...(out.get(experiment.flagKey) ?? []), experiment.id]);
   return out;
 }
 
@@ -64,7 +65,8 @@ export function createCleanupService(deps: CleanupDeps): CleanupService {
       const page = await deps.journal.list({ appId, env, limit: JOURNAL_PAGE, cursor });
       for (const entry of page.changes) {
         for (const d of entry.diff) {
-          if (d.resourceType === 'flag' && !found.has(d.key)) found.set(d.key, { at: entry.createdAt, changeId: entry.id, operation: entry.operation });
+          if (d.resourceType === 'flag' && !found.has(d.key))
+            found.set(d.key, { at: entry.createdAt, changeId: entry.id, operation: entry.operation });
         }
       }
       read += page.changes.length;
@@ -77,7 +79,10 @@ export function createCleanupService(deps: CleanupDeps): CleanupService {
   return {
     async report(principal, request) {
       const now = request.now !== undefined ? Date.parse(request.now) : clock();
-      if (Number.isNaN(now)) throw validationError('now must be an RFC 3339 date-time.', [{ path: '/now', message: 'must be an RFC 3339 date-time' }]);
+      if (Number.isNaN(now))
+        throw validationError('now must be an RFC 3339 date-time.', [
+          { path: '/now', message: 'must be an RFC 3339 date-time' },
+        ]);
       const staleAfterDays = request.staleAfterDays ?? DEFAULT_STALE_AFTER_DAYS;
       const app = await deps.access.requireApp(principal, request.appId, 'read');
       const slugs = request.envs ?? (await deps.environmentsOf(principal, app.id)).map((e) => e.slug);
@@ -97,7 +102,14 @@ export function createCleanupService(deps: CleanupDeps): CleanupService {
           deps.evaluations.evaluations(target, since, until),
           deps.rolloutPlans ? deps.rolloutPlans.unfinishedByFlag(target) : new Map<string, string[]>(),
         ]);
-        envs.push({ env: env.slug, flags: current.state.flags, lastChanges: changes, evaluations, experiments: experimentsByFlag(current.state), rolloutPlans });
+        envs.push({
+          env: env.slug,
+          flags: current.state.flags,
+          lastChanges: changes,
+          evaluations,
+          experiments: experimentsByFlag(current.state),
+          rolloutPlans,
+        });
       }
       const analysis = analyseCleanup({ envs, codeReferences: request.codeReferences, staleAfterDays, now });
       return { asOf: until, staleAfterDays, envs: envs.map((e) => e.env), ...analysis };

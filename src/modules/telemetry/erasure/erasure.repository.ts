@@ -13,8 +13,12 @@ export async function insertErasure(trx: Executor, row: ErasureRow): Promise<voi
 
 /** An erasure of the environment (what a receipt shows). */
 export async function findReceipt(executor: Executor, envId: string, id: string) {
-  return own(executor).selectFrom('subject_erasures').select(['id', 'status', 'requested_at', 'completed_at', 'cutoff'])
-    .where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
+  return own(executor)
+    .selectFrom('subject_erasures')
+    .select(['id', 'status', 'requested_at', 'completed_at', 'cutoff'])
+    .where('env_id', '=', envId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findErasure(executor: Executor, id: string): Promise<ErasureRow | undefined> {
@@ -23,5 +27,9 @@ export async function findErasure(executor: Executor, id: string): Promise<Erasu
 
 /** Marks the erasure completed and forgets its sealed subject. */
 export async function completeErasure(trx: Executor, id: string, completedAt: string): Promise<void> {
-  await own(trx).updateTable('subject_erasures').set({ status: 'completed', completed_at: completedAt, subject_sealed: null }).where('id', '=', id).execute();
+  await own(trx)
+    .updateTable('subject_erasures')
+    .set({ status: 'completed', completed_at: completedAt, subject_sealed: null })
+    .where('id', '=', id)
+    .execute();
 }

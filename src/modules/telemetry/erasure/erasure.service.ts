@@ -32,7 +32,11 @@ export interface ErasureReceipt {
 }
 
 export interface ErasureService {
-  request(principal: Principal, input: { appId: string; env: string; namespace: 'targetingKey'; subjectId: string }, source?: JournalSource): Promise<ErasureReceipt>;
+  request(
+    principal: Principal,
+    input: { appId: string; env: string; namespace: 'targetingKey'; subjectId: string },
+    source?: JournalSource,
+  ): Promise<ErasureReceipt>;
   get(principal: Principal, appId: string, env: string, id: string): Promise<ErasureReceipt>;
   /** The job: erase the subject of one request (idempotent: a second run finds nothing to delete). */
   run(erasureId: string): Promise<void>;
@@ -49,13 +53,23 @@ export interface ErasureServiceDeps {
   journal?: Pick<JournalService, 'record'>;
   /** Experiment aggregates holding the subject are recomputed without it before the receipt completes. */
   aggregates?: {
-    queueAfterErasure(trx: Executor, envId: string, iterations: { experimentId: string; iterationId: string }[]): Promise<string[]>;
+    queueAfterErasure(
+      trx: Executor,
+      envId: string,
+      iterations: { experimentId: string; iterationId: string }[],
+    ): Promise<string[]>;
     execute(runId: string): Promise<void>;
   };
 }
 
-const receiptOf = (row: Pick<SubjectErasuresTable, 'id' | 'status' | 'requested_at' | 'completed_at' | 'cutoff'>): ErasureReceipt => ({
-  id: row.id, status: row.status as ErasureReceipt['status'], requestedAt: row.requested_at, completedAt: row.completed_at, cutoff: row.cutoff,
+const receiptOf = (
+  row: Pick<SubjectErasuresTable, 'id' | 'status' | 'requested_at' | 'completed_at' | 'cutoff'>,
+): ErasureReceipt => ({
+  id: row.id,
+  status: row.status as ErasureReceipt['status'],
+  requestedAt: row.requested_at,
+  completedAt: row.completed_at,
+  cutoff: row.cutoff,
 });
 
 export function createErasureService(deps: ErasureServiceDeps): ErasureService {
@@ -65,15 +79,37 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
       const now = deps.now();
       const at = new Date(now).toISOString();
       // An opaque id: random, never derived from the subject.
-      const row = { id: newId('ers'), app_id: app.id, env_id: env.id, status: 'pending', subject_sealed: deps.box.seal(input.subjectId), cutoff: at, requested_at: at, completed_at: null };
+      const row = {
+        id: newId('ers'),
+        app_id: app.id,
+        env_id: env.id,
+        status: 'pending',
+        subject_sealed: deps.box.seal(input.subjectId),
+        cutoff: at,
+        requested_at: at,
+        completed_at: null,
+      };
       try {
         await inTransaction(deps.db, async (trx) => {
           await repo.insertErasure(trx, row);
-          await writeTombstone(trx, { envId: env.id, subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId), cutoff: now });
+          await writeTombstone(trx, {
+            envId: env.id,
+            subjectHash: subjectHashOf(deps.secret, env.id, input.subjectId),
+            cutoff: now,
+          });
           await enqueueErasure(trx, row.id, deps.now);
           await deps.journal?.record(trx, {
-            appId: app.id, env: env.slug, operation: 'erasure.request', source, resourceType: 'subject_erasure', resourceId: row.id,
-            authority: authorityOf(principal), beforeVersion: null, afterVersion: null, diff: [], context: { namespace: input.namespace, cutoff: at },
+            appId: app.id,
+            env: env.slug,
+            operation: 'erasure.request',
+            source,
+            resourceType: 'subject_erasure',
+            resourceId: row.id,
+            authority: authorityOf(principal),
+            beforeVersion: null,
+            afterVersion: null,
+            diff: [],
+            context: { namespace: input.namespace, cutoff: at },
           });
         });
       } catch (error) {
@@ -81,7 +117,9 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
         // defect and answers 500 (both keep the cause for the error log).
         if (!isStorageUnavailable(error)) throw error;
         throw new AppError(503, 'service_unavailable', 'The erasure could not be recorded; nothing was changed.', {
-          resolution: 'Retry the request after Retry-After seconds.', headers: { 'retry-after': '1' }, cause: error,
+          resolution: 'Retry the request after Retry-After seconds.',
+          headers: { 'retry-after': '1' },
+          cause: error,
         });
       }
       return receiptOf(row);
@@ -111,8 +149,17 @@ export function createErasureService(deps: ErasureServiceDeps): ErasureService {
         await repo.completeErasure(trx, erasureId, completedAt);
         if (deps.journal) {
           await deps.journal.record(trx, {
-            appId: row.app_id, env: await environmentSlugOf(trx, row.env_id), operation: 'erasure.complete', source: 'system', resourceType: 'subject_erasure', resourceId: erasureId,
-            authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [], context: { cutoff: row.cutoff, completedAt, experimentRuns: runs.length },
+            appId: row.app_id,
+            env: await environmentSlugOf(trx, row.env_id),
+            operation: 'erasure.complete',
+            source: 'system',
+            resourceType: 'subject_erasure',
+            resourceId: erasureId,
+            authority: { type: 'system' },
+            beforeVersion: null,
+            afterVersion: null,
+            diff: [],
+            context: { cutoff: row.cutoff, completedAt, experimentRuns: runs.length },
           });
         }
         await purgeExpiredTombstones(trx, deps.now());

@@ -48,17 +48,40 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 export function backfillView(row: ExportBackfillsTable): BackfillView {
   return {
-    id: row.id, destinationId: row.destination_id, from: iso(Number(row.from_ts)), to: iso(Number(row.to_ts)), status: row.status as BackfillStatus,
-    deliveries: Number(row.deliveries), events: Number(row.events), createdAt: row.created_at, completedAt: row.completed_at, lastError: row.last_error,
+    id: row.id,
+    destinationId: row.destination_id,
+    from: iso(Number(row.from_ts)),
+    to: iso(Number(row.to_ts)),
+    status: row.status as BackfillStatus,
+    deliveries: Number(row.deliveries),
+    events: Number(row.events),
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    lastError: row.last_error,
   };
 }
 
 /** Records a backfill and queues its job (in the caller's transaction). */
-export async function requestBackfill(trx: Executor, input: { destinationId: string; envId: string; from: number; to: number }, now: () => number): Promise<BackfillView> {
+export async function requestBackfill(
+  trx: Executor,
+  input: { destinationId: string; envId: string; from: number; to: number },
+  now: () => number,
+): Promise<BackfillView> {
   const start = backfillStart(input.from);
   const row: ExportBackfillsTable = {
-    id: newId('bkf'), destination_id: input.destinationId, env_id: input.envId, from_ts: input.from, to_ts: input.to, status: 'queued', deliveries: 0, events: 0,
-    cursor_received_at: start.receivedAt, cursor_event_id: start.eventId, created_at: iso(now()), completed_at: null, last_error: null,
+    id: newId('bkf'),
+    destination_id: input.destinationId,
+    env_id: input.envId,
+    from_ts: input.from,
+    to_ts: input.to,
+    status: 'queued',
+    deliveries: 0,
+    events: 0,
+    cursor_received_at: start.receivedAt,
+    cursor_event_id: start.eventId,
+    created_at: iso(now()),
+    completed_at: null,
+    last_error: null,
   };
   await own(trx).insertInto('export_backfills').values(row).execute();
   await enqueue(trx, { kind: BACKFILL_JOB, payload: { backfillId: row.id }, maxAttempts: 10 }, now);
@@ -66,19 +89,38 @@ export async function requestBackfill(trx: Executor, input: { destinationId: str
 }
 
 export async function findBackfill(db: Executor, destinationId: string, id: string): Promise<BackfillView | undefined> {
-  const row = await own(db).selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).where('id', '=', id).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('export_backfills')
+    .selectAll()
+    .where('destination_id', '=', destinationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
   return row ? backfillView(row) : undefined;
 }
 
 export async function listBackfills(db: Executor, destinationId: string, limit = 50): Promise<BackfillView[]> {
-  const rows = await own(db).selectFrom('export_backfills').selectAll().where('destination_id', '=', destinationId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  const rows = await own(db)
+    .selectFrom('export_backfills')
+    .selectAll()
+    .where('destination_id', '=', destinationId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
   return rows.map(backfillView);
 }
 
 export interface BackfillRunnerDeps {
   db: Kysely<Database>;
   /** One page of a backfill (the delivery worker's backfillPage). */
-  worker: { backfillPage(trx: Executor, destination: Database['export_destinations'], window: { from: number; to: number; receivedBefore: number }, after: FeedPosition): Promise<BackfillPage> };
+  worker: {
+    backfillPage(
+      trx: Executor,
+      destination: Database['export_destinations'],
+      window: { from: number; to: number; receivedBefore: number },
+      after: FeedPosition,
+    ): Promise<BackfillPage>;
+  };
   now: () => number;
 }
 
@@ -88,24 +130,43 @@ export async function runBackfill(deps: BackfillRunnerDeps, backfillId: string, 
   for (;;) {
     if (signal?.aborted) throw new Error('backfill interrupted; it resumes from its cursor');
     const finished = await inTransaction(db, async (trx) => {
-      const row = await own(trx).selectFrom('export_backfills').selectAll().where('id', '=', backfillId).executeTakeFirst();
+      const row = await own(trx)
+        .selectFrom('export_backfills')
+        .selectAll()
+        .where('id', '=', backfillId)
+        .executeTakeFirst();
       if (!row || row.status === 'completed' || row.status === 'failed') return true;
-      const destination = await own(trx).selectFrom('export_destinations').selectAll().where('id', '=', row.destination_id).executeTakeFirst();
+      const destination = await own(trx)
+        .selectFrom('export_destinations')
+        .selectAll()
+        .where('id', '=', row.destination_id)
+        .executeTakeFirst();
       if (!destination) {
-        await own(trx).updateTable('export_backfills').set({ status: 'failed', last_error: 'The destination no longer exists.', completed_at: iso(deps.now()) }).where('id', '=', backfillId).execute();
+        await own(trx)
+          .updateTable('export_backfills')
+          .set({ status: 'failed', last_error: 'The destination no longer exists.', completed_at: iso(deps.now()) })
+          .where('id', '=', backfillId)
+          .execute();
         return true;
       }
       // Events received after the request are the scheduler's: the backfill re-sends what was there.
       const window = { from: Number(row.from_ts), to: Number(row.to_ts), receivedBefore: Date.parse(row.created_at) };
-      const page = await deps.worker.backfillPage(trx, destination, window, { receivedAt: Number(row.cursor_received_at), eventId: row.cursor_event_id });
-      await own(trx).updateTable('export_backfills').set({
-        status: page.done ? 'completed' : 'running',
-        deliveries: Number(row.deliveries) + page.deliveries,
-        events: Number(row.events) + page.events,
-        cursor_received_at: page.position.receivedAt,
-        cursor_event_id: page.position.eventId,
-        completed_at: page.done ? iso(deps.now()) : null,
-      }).where('id', '=', backfillId).execute();
+      const page = await deps.worker.backfillPage(trx, destination, window, {
+        receivedAt: Number(row.cursor_received_at),
+        eventId: row.cursor_event_id,
+      });
+      await own(trx)
+        .updateTable('export_backfills')
+        .set({
+          status: page.done ? 'completed' : 'running',
+          deliveries: Number(row.deliveries) + page.deliveries,
+          events: Number(row.events) + page.events,
+          cursor_received_at: page.position.receivedAt,
+          cursor_event_id: page.position.eventId,
+          completed_at: page.done ? iso(deps.now()) : null,
+        })
+        .where('id', '=', backfillId)
+        .execute();
       return page.done;
     });
     if (finished) return;
@@ -118,8 +179,16 @@ export function registerBackfillJobs(jobs: JobRunner, deps: BackfillRunnerDeps):
       await runBackfill(deps, job.payload.backfillId, job.signal);
     } catch (err) {
       if (job.attempt >= job.maxAttempts && !job.signal.aborted) {
-        await own(deps.db).updateTable('export_backfills').set({ status: 'failed', last_error: err instanceof Error ? err.message : String(err), completed_at: iso(deps.now()) })
-          .where('id', '=', job.payload.backfillId).where('status', 'in', ['queued', 'running']).execute();
+        await own(deps.db)
+          .updateTable('export_backfills')
+          .set({
+            status: 'failed',
+            last_error: err instanceof Error ? err.message : String(err),
+            completed_at: iso(deps.now()),
+          })
+          .where('id', '=', job.payload.backfillId)
+          .where('status', 'in', ['queued', 'running'])
+          .execute();
       }
       throw err;
     }

@@ -30,8 +30,17 @@ for (const dialect of dialects) {
         inFlight--;
         return { status: 200, message: '' };
       };
-      const worker = createDeliveryWorker({ db, policy: { allowedHosts: [], allowPrivateNetworks: true, resolve: { 'receiver.test': '127.0.0.1' } }, box: createSecretBox(testConfig().secret, 'export-signing-secret'), send: slow, now: setup.clock.now });
-      assert.equal((await sendBatch(setup.app, setup.s.sdkProd, [exposure(setup.clock.now() - 1000, 'alice')])).statusCode, 200);
+      const worker = createDeliveryWorker({
+        db,
+        policy: { allowedHosts: [], allowPrivateNetworks: true, resolve: { 'receiver.test': '127.0.0.1' } },
+        box: createSecretBox(testConfig().secret, 'export-signing-secret'),
+        send: slow,
+        now: setup.clock.now,
+      });
+      assert.equal(
+        (await sendBatch(setup.app, setup.s.sdkProd, [exposure(setup.clock.now() - 1000, 'alice')])).statusCode,
+        200,
+      );
       await feedCaughtUp(db);
       assert.equal(await worker.schedule(), 1);
       const [delivery] = await setup.deliveries();
@@ -40,7 +49,11 @@ for (const dialect of dialects) {
 
     test('three workers at once: one claims the delivery and sends it, the others leave it', async (t) => {
       const { worker, destination, sends, deliveries } = await setup(t);
-      await Promise.all([worker.drain(destination.id, { owner: 'job_a#1' }), worker.drain(destination.id, { owner: 'job_b#1' }), worker.drain(destination.id)]);
+      await Promise.all([
+        worker.drain(destination.id, { owner: 'job_a#1' }),
+        worker.drain(destination.id, { owner: 'job_b#1' }),
+        worker.drain(destination.id),
+      ]);
       assert.equal(sends(), 1, 'sent once');
       const [after] = await deliveries();
       assert.deepEqual([after.status, after.attempts], ['delivered', 1]);
@@ -48,7 +61,15 @@ for (const dialect of dialects) {
 
     test('a claim held by a live owner is left alone; once it lapses another attempt sends', async (t) => {
       const { db, worker, delivery, destination, clock, sends, deliveries } = await setup(t);
-      await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: 'job_gone#1', claimed_until: new Date(clock.now() + 60_000).toISOString() }).where('id', '=', delivery.id).execute();
+      await db
+        .updateTable('export_deliveries')
+        .set({
+          status: 'delivering',
+          claim_owner: 'job_gone#1',
+          claimed_until: new Date(clock.now() + 60_000).toISOString(),
+        })
+        .where('id', '=', delivery.id)
+        .execute();
       assert.deepEqual(await worker.drain(destination.id, { owner: 'job_b#1' }), { sent: 0, more: false });
       assert.equal(sends(), 0);
       clock.advance(61_000);
@@ -59,20 +80,55 @@ for (const dialect of dialects) {
 
     test('a deliver job killed on every attempt makes its delivery failed and retryable', async (t) => {
       const { app, db, delivery, clock, s, env, destination, rx, deliveries, pump } = await setup(t);
-      const job = await db.selectFrom('jobs').select(['id', 'max_attempts']).where('kind', '=', DELIVER_JOB).where('state', '=', 'queued').executeTakeFirstOrThrow();
+      const job = await db
+        .selectFrom('jobs')
+        .select(['id', 'max_attempts'])
+        .where('kind', '=', DELIVER_JOB)
+        .where('state', '=', 'queued')
+        .executeTakeFirstOrThrow();
       // What a process killed mid-send on the last attempt leaves: the job running under an expired
       // lease, the delivery claimed by that attempt.
       const past = new Date(clock.now() - 1000).toISOString();
-      await db.updateTable('jobs').set({ state: 'running', attempts: job.max_attempts, lease_owner: 'killed:1', lease_expires_at: past }).where('id', '=', job.id).execute();
-      await db.updateTable('export_deliveries').set({ status: 'delivering', claim_owner: `${job.id}#${job.max_attempts}`, claimed_until: new Date(clock.now() + 30_000).toISOString() }).where('id', '=', delivery.id).execute();
+      await db
+        .updateTable('jobs')
+        .set({ state: 'running', attempts: job.max_attempts, lease_owner: 'killed:1', lease_expires_at: past })
+        .where('id', '=', job.id)
+        .execute();
+      await db
+        .updateTable('export_deliveries')
+        .set({
+          status: 'delivering',
+          claim_owner: `${job.id}#${job.max_attempts}`,
+          claimed_until: new Date(clock.now() + 30_000).toISOString(),
+        })
+        .where('id', '=', delivery.id)
+        .execute();
       await app.jobs.runDue();
-      assert.equal((await db.selectFrom('jobs').select('state').where('id', '=', job.id).executeTakeFirstOrThrow()).state, 'dead');
+      assert.equal(
+        (await db.selectFrom('jobs').select('state').where('id', '=', job.id).executeTakeFirstOrThrow()).state,
+        'dead',
+      );
       const [failed] = await deliveries();
-      assert.deepEqual([failed.status, failed.lastError.code, failed.nextAttemptAt], ['failed', 'delivery_abandoned', null]);
-      const retry = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${delivery.id}/retry`, { token: s.admin, payload: env });
+      assert.deepEqual(
+        [failed.status, failed.lastError.code, failed.nextAttemptAt],
+        ['failed', 'delivery_abandoned', null],
+      );
+      const retry = await call(
+        app,
+        'POST',
+        `/api/v1/telemetry/exports/${destination.id}/deliveries/${delivery.id}/retry`,
+        { token: s.admin, payload: env },
+      );
       assert.equal(retry.statusCode, 202, retry.body);
       await pump();
-      assert.equal(rx.received.length, 1, JSON.stringify({ deliveries: await deliveries(), jobs: await db.selectFrom('jobs').select(['kind', 'state', 'attempts', 'last_error']).execute() }));
+      assert.equal(
+        rx.received.length,
+        1,
+        JSON.stringify({
+          deliveries: await deliveries(),
+          jobs: await db.selectFrom('jobs').select(['kind', 'state', 'attempts', 'last_error']).execute(),
+        }),
+      );
       assert.equal((await deliveries())[0].status, 'delivered');
     });
 
@@ -83,8 +139,17 @@ for (const dialect of dialects) {
       assert.equal((await sendBatch(app, s.sdkProd, events)).statusCode, 200);
       await feedCaughtUp(db);
       assert.equal(await worker.schedule(), 5);
-      const queued = await db.selectFrom('jobs').select(['payload']).where('kind', '=', DELIVER_JOB).where('state', '=', 'queued').execute();
-      assert.deepEqual(queued.map((j) => JSON.parse(j.payload)), [{ destinationId: destination.id }], 'one job for the destination, not one per delivery');
+      const queued = await db
+        .selectFrom('jobs')
+        .select(['payload'])
+        .where('kind', '=', DELIVER_JOB)
+        .where('state', '=', 'queued')
+        .execute();
+      assert.deepEqual(
+        queued.map((j) => JSON.parse(j.payload)),
+        [{ destinationId: destination.id }],
+        'one job for the destination, not one per delivery',
+      );
       // Ids are time-ordered: sorted, they are the order the deliveries were cut in.
       const created = (await deliveries()).map((d: { id: string }) => d.id).sort();
       assert.equal(created.length, 6);

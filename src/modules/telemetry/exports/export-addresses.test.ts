@@ -100,38 +100,105 @@ describe('export destination addresses', () => {
 
   test('every block of the IANA IPv6 special-purpose registry is refused', () => {
     for (const [cidr, name] of IPV6_SPECIAL) {
-      for (const address of samples(cidr)) assert.equal(isPublicAddress(address), false, `${address} (${cidr}, ${name})`);
+      for (const address of samples(cidr))
+        assert.equal(isPublicAddress(address), false, `${address} (${cidr}, ${name})`);
     }
   });
 
   test('every IPv4-embedding IPv6 form is refused, whatever its IPv4 address (mapped, compatible, SIIT, NAT64, 6to4, Teredo)', () => {
     for (const v4 of ['8.8.8.8', '93.184.216.34', '127.0.0.1', '10.0.0.1']) {
-      for (const form of [`::${v4}`, `::ffff:0:${v4}`, `64:ff9b::${v4}`, `64:ff9b:1::${v4}`]) assert.equal(isPublicAddress(form), false, form);
+      for (const form of [`::${v4}`, `::ffff:0:${v4}`, `64:ff9b::${v4}`, `64:ff9b:1::${v4}`])
+        assert.equal(isPublicAddress(form), false, form);
     }
-    for (const form of ['::ffff:8.8.8.8', '::ffff:0808:0808', '::ffff:7f00:1', '::808:808', '::7f00:1', '2002:808:808::1', '2001:0:808:808::1']) assert.equal(isPublicAddress(form), false, form);
+    for (const form of [
+      '::ffff:8.8.8.8',
+      '::ffff:0808:0808',
+      '::ffff:7f00:1',
+      '::808:808',
+      '::7f00:1',
+      '2002:808:808::1',
+      '2001:0:808:808::1',
+    ])
+      assert.equal(isPublicAddress(form), false, form);
     for (const form of ['fe80::1%eth0', 'fe80::1%1']) assert.equal(isPublicAddress(form), false, form);
   });
 
   test('public unicast addresses pass, including the ones next to special blocks', () => {
-    for (const address of ['8.8.8.8', '1.1.1.1', '93.184.216.34', '1.0.0.0', '9.255.255.255', '11.0.0.0', '100.63.255.255', '100.128.0.0', '126.255.255.255',
-      '128.0.0.0', '169.253.255.255', '169.255.0.0', '172.15.255.255', '172.32.0.0', '191.255.255.255', '192.0.1.0', '192.0.3.0', '192.31.195.255', '192.31.197.0',
-      '192.88.98.255', '192.88.100.0', '192.167.255.255', '192.169.0.0', '198.17.255.255', '198.20.0.0', '198.51.99.255', '198.51.101.0', '203.0.112.255',
-      '203.0.114.0', '223.255.255.255',
-      '2606:4700:4700::1111', '2a00:1450:4001:80b::200e', '2606:2800:220:1::1', '2001:4860:4860::8888', '2000::1', '2001:200::1', '2003::1', '3ffe:ffff::1',
-      '2620:4f:7fff:ffff::1', '2620:4f:8001::1', '3fff:1000::1']) {
+    for (const address of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '93.184.216.34',
+      '1.0.0.0',
+      '9.255.255.255',
+      '11.0.0.0',
+      '100.63.255.255',
+      '100.128.0.0',
+      '126.255.255.255',
+      '128.0.0.0',
+      '169.253.255.255',
+      '169.255.0.0',
+      '172.15.255.255',
+      '172.32.0.0',
+      '191.255.255.255',
+      '192.0.1.0',
+      '192.0.3.0',
+      '192.31.195.255',
+      '192.31.197.0',
+      '192.88.98.255',
+      '192.88.100.0',
+      '192.167.255.255',
+      '192.169.0.0',
+      '198.17.255.255',
+      '198.20.0.0',
+      '198.51.99.255',
+      '198.51.101.0',
+      '203.0.112.255',
+      '203.0.114.0',
+      '223.255.255.255',
+      '2606:4700:4700::1111',
+      '2a00:1450:4001:80b::200e',
+      '2606:2800:220:1::1',
+      '2001:4860:4860::8888',
+      '2000::1',
+      '2001:200::1',
+      '2003::1',
+      '3ffe:ffff::1',
+      '2620:4f:7fff:ffff::1',
+      '2620:4f:8001::1',
+      '3fff:1000::1',
+    ]) {
       assert.equal(isPublicAddress(address), true, address);
     }
   });
 
   test('only Node-valid textual addresses are classified; anything else is not public', () => {
-    for (const odd of ['127.1', '0x7f000001', '2130706433', '017700000001', '8.8.8', '', 'example.com', '8.8.8.8 ', '[::1]']) assert.equal(isPublicAddress(odd), false, JSON.stringify(odd));
+    for (const odd of [
+      '127.1',
+      '0x7f000001',
+      '2130706433',
+      '017700000001',
+      '8.8.8',
+      '',
+      'example.com',
+      '8.8.8.8 ',
+      '[::1]',
+    ])
+      assert.equal(isPublicAddress(odd), false, JSON.stringify(odd));
   });
 
   test('a pinned or resolved address in an embedding form is refused at delivery', async () => {
     const policy: ExportPolicy = { allowedHosts: ['hooks.example.com'], allowPrivateNetworks: false, resolve: {} };
     for (const address of ['::127.0.0.1', '::ffff:0:10.0.0.1', '::8.8.8.8', '::ffff:0:8.8.8.8']) {
-      await assert.rejects(resolveDeliveryAddress(policy, 'hooks.example.com', async () => [address]), (err: any) => err.code === 'address_not_allowed', address);
-      await assert.rejects(resolveDeliveryAddress({ ...policy, resolve: { 'hooks.example.com': address } }, 'hooks.example.com'), (err: any) => err.code === 'address_not_allowed', address);
+      await assert.rejects(
+        resolveDeliveryAddress(policy, 'hooks.example.com', async () => [address]),
+        (err: any) => err.code === 'address_not_allowed',
+        address,
+      );
+      await assert.rejects(
+        resolveDeliveryAddress({ ...policy, resolve: { 'hooks.example.com': address } }, 'hooks.example.com'),
+        (err: any) => err.code === 'address_not_allowed',
+        address,
+      );
     }
   });
 });

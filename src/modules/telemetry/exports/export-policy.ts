@@ -76,7 +76,8 @@ export function isPublicAddress(address: string): boolean {
 
 export type Resolver = (host: string) => Promise<string[]>;
 
-export const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const dnsResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 export class AddressNotAllowedError extends Error {
   readonly code = 'address_not_allowed';
@@ -87,13 +88,18 @@ export class AddressNotAllowedError extends Error {
  * public unless private networks are allowed (one private answer refuses the host, so DNS
  * rebinding between answers gains nothing). The connection is then made to this exact address.
  */
-export async function resolveDeliveryAddress(policy: ExportPolicy, host: string, resolver: Resolver = dnsResolver): Promise<string> {
+export async function resolveDeliveryAddress(
+  policy: ExportPolicy,
+  host: string,
+  resolver: Resolver = dnsResolver,
+): Promise<string> {
   const pinned = policy.resolve[host.toLowerCase()];
   const addresses = pinned ? [pinned] : await resolver(host);
   if (addresses.length === 0) throw new AddressNotAllowedError(`${host} resolves to no address`);
   if (!policy.allowPrivateNetworks) {
     const refused = addresses.find((a) => !isPublicAddress(a));
-    if (refused !== undefined) throw new AddressNotAllowedError(`${host} resolves to ${refused}, which is not a public address`);
+    if (refused !== undefined)
+      throw new AddressNotAllowedError(`${host} resolves to ${refused}, which is not a public address`);
   }
   return addresses[0]!;
 }

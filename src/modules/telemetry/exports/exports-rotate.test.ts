@@ -17,10 +17,18 @@ for (const dialect of dialects) {
       const { app } = await buildTestApp(t, { dialect, config: { exportPolicy: policy } });
       const owner = await userWithApp(app);
       const env = { appId: owner.appId, env: 'dev' };
-      const created = await call(app, 'POST', '/api/v1/telemetry/exports', { token: owner.user.token, idem: true, payload: { ...env, ...target } });
+      const created = await call(app, 'POST', '/api/v1/telemetry/exports', {
+        token: owner.user.token,
+        idem: true,
+        payload: { ...env, ...target },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const { destination, signingSecret } = created.json();
-      const rotate = (payload: Record<string, unknown>) => call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, { token: owner.user.token, payload: { ...env, ...payload } });
+      const rotate = (payload: Record<string, unknown>) =>
+        call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, {
+          token: owner.user.token,
+          payload: { ...env, ...payload },
+        });
 
       const first = await rotate({});
       assert.equal(first.statusCode, 200, first.body);
@@ -42,13 +50,17 @@ test('ensign exports rotate-secret without --expected-version, and with a stale 
   const owner = await userWithApp(app);
   const { ok, run } = cliUser(address, owner.user.token, dir);
   const scope = ['--app', owner.appId, '--env', 'dev'];
-  const created = JSON.parse(await ok(['exports', 'create', ...scope, '--name', target.name, '--target-url', target.url, '--json']));
+  const created = JSON.parse(
+    await ok(['exports', 'create', ...scope, '--name', target.name, '--target-url', target.url, '--json']),
+  );
   const rotated = JSON.parse(await ok(['exports', 'rotate-secret', created.destination.id, ...scope, '--json']));
   assert.equal(rotated.destination.secretVersion, 2);
   assert.match(rotated.signingSecret, /^whsec_/);
   const stale = await run(['exports', 'rotate-secret', created.destination.id, ...scope, '--expected-version', '1']);
   assert.equal(stale.code, 1);
   assert.match(stale.stderr, /version_conflict/);
-  const checked = JSON.parse(await ok(['exports', 'rotate-secret', created.destination.id, ...scope, '--expected-version', '2', '--json']));
+  const checked = JSON.parse(
+    await ok(['exports', 'rotate-secret', created.destination.id, ...scope, '--expected-version', '2', '--json']),
+  );
   assert.equal(checked.destination.secretVersion, 3);
 });

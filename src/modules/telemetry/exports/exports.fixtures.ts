@@ -26,19 +26,43 @@ export interface Received {
 /** A self-signed certificate for HOST (also the CA file) and an HTTPS server answering `status()`. */
 export async function receiver(t: { after: (fn: () => Promise<void> | void) => void }, status: () => number) {
   const dir = mkdtempSync(join(tmpdir(), 'ensign-receiver-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'),
-    '-days', '1', '-subj', `/CN=${HOST}`, '-addext', `subjectAltName=DNS:${HOST}`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${HOST}`,
+      '-addext',
+      `subjectAltName=DNS:${HOST}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const received: Received[] = [];
-  const server: Server = createServer({ key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) }, (req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      received.push({ headers: req.headers as Record<string, string>, body });
-      res.statusCode = status();
-      res.end('ok');
-    });
-  });
+  const server: Server = createServer(
+    { key: readFileSync(join(dir, 'key.pem')), cert: readFileSync(join(dir, 'cert.pem')) },
+    (req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.statusCode = status();
+        res.end('ok');
+      });
+    },
+  );
   // A loopback address of its own, so parallel test files each have their own port 443.
   const address = `127.0.${Math.floor(Math.random() * 250) + 2}.${Math.floor(Math.random() * 250) + 2}`;
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(443, address, () => resolve()));
@@ -54,26 +78,50 @@ export async function receiver(t: { after: (fn: () => Promise<void> | void) => v
  * the server's oldest transaction in flight, which other tests' transactions hold back for moments.
  */
 export async function feedCaughtUp(db: Kysely<Database>): Promise<void> {
-  await waitFor(async () => {
-    const newest = await db.selectFrom('telemetry_events').select((eb) => eb.fn.max('feed_seq').as('seq')).executeTakeFirst();
-    return newest?.seq === null || newest?.seq === undefined || (await commitHorizon(db)) > Number(newest.seq);
-  }, 30_000, { intervalMs: 10, what: 'the feed horizon passed the newest event' });
+  await waitFor(
+    async () => {
+      const newest = await db
+        .selectFrom('telemetry_events')
+        .select((eb) => eb.fn.max('feed_seq').as('seq'))
+        .executeTakeFirst();
+      return newest?.seq === null || newest?.seq === undefined || (await commitHorizon(db)) > Number(newest.seq);
+    },
+    30_000,
+    { intervalMs: 10, what: 'the feed horizon passed the newest event' },
+  );
 }
 
 /**
  * A test app with a receiver and one destination (batches of 2) in prod; `pump` moves the clock and
  * runs every due job, as the scheduler and workers of a running server would.
  */
-export async function exportSetup(t: Parameters<typeof buildTestApp>[0], dialect: (typeof dialects)[number], status: () => number = () => 200, policy: { allowPrivateNetworks?: boolean } = {}) {
+export async function exportSetup(
+  t: Parameters<typeof buildTestApp>[0],
+  dialect: (typeof dialects)[number],
+  status: () => number = () => 200,
+  policy: { allowPrivateNetworks?: boolean } = {},
+) {
   const rx = await receiver(t, status);
   const clock = testClock(Date.now());
   const { app, database } = await buildTestApp(t, {
-    dialect, now: clock.now,
-    config: { exportPolicy: { allowedHosts: [HOST], allowPrivateNetworks: policy.allowPrivateNetworks ?? true, resolve: { [HOST]: rx.address }, caFile: rx.caFile } },
+    dialect,
+    now: clock.now,
+    config: {
+      exportPolicy: {
+        allowedHosts: [HOST],
+        allowPrivateNetworks: policy.allowPrivateNetworks ?? true,
+        resolve: { [HOST]: rx.address },
+        caFile: rx.caFile,
+      },
+    },
   });
   const s = await telemetryApp(app);
   const env = { appId: s.appId, env: 'prod' };
-  const created = await call(app, 'POST', '/api/v1/telemetry/exports', { token: s.admin, idem: true, payload: { ...env, name: 'rx', url: `https://${HOST}/hooks?src=ensign`, batchSize: 2 } });
+  const created = await call(app, 'POST', '/api/v1/telemetry/exports', {
+    token: s.admin,
+    idem: true,
+    payload: { ...env, name: 'rx', url: `https://${HOST}/hooks?src=ensign`, batchSize: 2 },
+  });
   assert.equal(created.statusCode, 201, created.body);
   const { destination, signingSecret } = created.json();
   const pump = async (ms = 2_500, options: { catchUp?: boolean } = {}) => {
@@ -83,6 +131,9 @@ export async function exportSetup(t: Parameters<typeof buildTestApp>[0], dialect
     await app.jobs.drain();
   };
   const qs = (extra: Record<string, string> = {}) => new URLSearchParams({ ...env, ...extra }).toString();
-  const deliveries = async (extra: Record<string, string> = {}) => (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/deliveries?${qs(extra)}`, { token: s.admin })).json().deliveries;
+  const deliveries = async (extra: Record<string, string> = {}) =>
+    (
+      await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/deliveries?${qs(extra)}`, { token: s.admin })
+    ).json().deliveries;
   return { app, database, s, env, clock, rx, destination, signingSecret, pump, qs, deliveries };
 }

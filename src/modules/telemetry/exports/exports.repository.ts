@@ -53,15 +53,44 @@ const columnsOf = (fields: DestinationFields) => ({
 });
 
 /** Inserts a destination at version 1; false when its name is taken in the environment. */
-export async function insertDestination(db: Executor, scope: DestinationScope, row: { id: string; fields: DestinationFields; secretSealed: string; at: string; startAt: number; startSeq: number }): Promise<boolean> {
-  const taken = await own(db).selectFrom('export_destinations').select('id').where('env_id', '=', scope.envId).where('name', '=', row.fields.name).executeTakeFirst();
+export async function insertDestination(
+  db: Executor,
+  scope: DestinationScope,
+  row: { id: string; fields: DestinationFields; secretSealed: string; at: string; startAt: number; startSeq: number },
+): Promise<boolean> {
+  const taken = await own(db)
+    .selectFrom('export_destinations')
+    .select('id')
+    .where('env_id', '=', scope.envId)
+    .where('name', '=', row.fields.name)
+    .executeTakeFirst();
   if (taken) return false;
   try {
-    await own(db).insertInto('export_destinations').values({
-      id: row.id, app_id: scope.appId, env_id: scope.envId, env: scope.env, ...columnsOf(row.fields), version: 1, secret_version: 1, secret_sealed: row.secretSealed,
-      previous_secret_sealed: null, previous_secret_expires_at: null, last_attempt_at: null, last_success_at: null, consecutive_failures: 0,
-      last_error: null, failing_since: null, position_seq: row.startSeq, position_received_at: row.startAt, position_event_id: '', created_at: row.at, updated_at: row.at,
-    }).execute();
+    await own(db)
+      .insertInto('export_destinations')
+      .values({
+        id: row.id,
+        app_id: scope.appId,
+        env_id: scope.envId,
+        env: scope.env,
+        ...columnsOf(row.fields),
+        version: 1,
+        secret_version: 1,
+        secret_sealed: row.secretSealed,
+        previous_secret_sealed: null,
+        previous_secret_expires_at: null,
+        last_attempt_at: null,
+        last_success_at: null,
+        consecutive_failures: 0,
+        last_error: null,
+        failing_since: null,
+        position_seq: row.startSeq,
+        position_received_at: row.startAt,
+        position_event_id: '',
+        created_at: row.at,
+        updated_at: row.at,
+      })
+      .execute();
     return true;
   } catch (err) {
     // A concurrent create of the same name committed between the check and the insert.
@@ -71,15 +100,32 @@ export async function insertDestination(db: Executor, scope: DestinationScope, r
 }
 
 export async function findDestination(db: Executor, envId: string, id: string): Promise<DestinationRow | undefined> {
-  return own(db).selectFrom('export_destinations').selectAll().where('env_id', '=', envId).where('id', '=', id).executeTakeFirst();
+  return own(db)
+    .selectFrom('export_destinations')
+    .selectAll()
+    .where('env_id', '=', envId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function nameTaken(db: Executor, envId: string, name: string, exceptId: string): Promise<boolean> {
-  return (await own(db).selectFrom('export_destinations').select('id').where('env_id', '=', envId).where('name', '=', name).where('id', '!=', exceptId).executeTakeFirst()) !== undefined;
+  return (
+    (await own(db)
+      .selectFrom('export_destinations')
+      .select('id')
+      .where('env_id', '=', envId)
+      .where('name', '=', name)
+      .where('id', '!=', exceptId)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Keyset page ordered by id (ids are time-ordered). */
-export async function listDestinations(db: Executor, envId: string, options: { status?: DestinationStatus; after?: string; limit: number }): Promise<DestinationRow[]> {
+export async function listDestinations(
+  db: Executor,
+  envId: string,
+  options: { status?: DestinationStatus; after?: string; limit: number },
+): Promise<DestinationRow[]> {
   let q = own(db).selectFrom('export_destinations').selectAll().where('env_id', '=', envId);
   if (options.status) q = q.where('status', '=', options.status);
   if (options.after) q = q.where('id', '>', options.after);
@@ -87,18 +133,50 @@ export async function listDestinations(db: Executor, envId: string, options: { s
 }
 
 /** Writes the fields as version `expected + 1` if the row is still at `expected`. */
-export async function updateDestination(db: Executor, id: string, expected: number, fields: DestinationFields, at: string, reactivated: boolean): Promise<boolean> {
-  const result = await own(db).updateTable('export_destinations')
-    .set({ ...columnsOf(fields), version: expected + 1, updated_at: at, ...(reactivated ? { consecutive_failures: 0, failing_since: null } : {}) })
-    .where('id', '=', id).where('version', '=', expected).executeTakeFirst();
+export async function updateDestination(
+  db: Executor,
+  id: string,
+  expected: number,
+  fields: DestinationFields,
+  at: string,
+  reactivated: boolean,
+): Promise<boolean> {
+  const result = await own(db)
+    .updateTable('export_destinations')
+    .set({
+      ...columnsOf(fields),
+      version: expected + 1,
+      updated_at: at,
+      ...(reactivated ? { consecutive_failures: 0, failing_since: null } : {}),
+    })
+    .where('id', '=', id)
+    .where('version', '=', expected)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
 /** Replaces the secret (CAS on version); the old one stays valid for signing until `previousUntil`. */
-export async function rotateSecret(db: Executor, row: DestinationRow, expected: number, secretSealed: string, previousUntil: string, at: string): Promise<boolean> {
-  const result = await own(db).updateTable('export_destinations')
-    .set({ secret_sealed: secretSealed, previous_secret_sealed: row.secret_sealed, previous_secret_expires_at: previousUntil, secret_version: Number(row.secret_version) + 1, version: expected + 1, updated_at: at })
-    .where('id', '=', row.id).where('version', '=', expected).executeTakeFirst();
+export async function rotateSecret(
+  db: Executor,
+  row: DestinationRow,
+  expected: number,
+  secretSealed: string,
+  previousUntil: string,
+  at: string,
+): Promise<boolean> {
+  const result = await own(db)
+    .updateTable('export_destinations')
+    .set({
+      secret_sealed: secretSealed,
+      previous_secret_sealed: row.secret_sealed,
+      previous_secret_expires_at: previousUntil,
+      secret_version: Number(row.secret_version) + 1,
+      version: expected + 1,
+      updated_at: at,
+    })
+    .where('id', '=', row.id)
+    .where('version', '=', expected)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
@@ -110,23 +188,55 @@ export async function findDestinationById(db: Executor, id: string): Promise<Des
 
 /** Active destinations, least advanced first: one scheduler run's round. */
 export async function activeDestinations(db: Executor, limit: number): Promise<DestinationRow[]> {
-  return own(db).selectFrom('export_destinations').selectAll().where('status', '=', 'active').orderBy('position_seq').limit(limit).execute();
+  return own(db)
+    .selectFrom('export_destinations')
+    .selectAll()
+    .where('status', '=', 'active')
+    .orderBy('position_seq')
+    .limit(limit)
+    .execute();
 }
 
 /** Moves the feed position from `from` to `to`; false when another scheduler moved it first (compare-and-swap). */
-export async function movePosition(db: Executor, id: string, from: { seq: number; eventId: string }, to: { seq: number; eventId: string; receivedAt: number }): Promise<boolean> {
-  const moved = await own(db).updateTable('export_destinations').set({ position_seq: to.seq, position_event_id: to.eventId, position_received_at: to.receivedAt })
-    .where('id', '=', id).where('position_seq', '=', from.seq).where('position_event_id', '=', from.eventId).executeTakeFirst();
+export async function movePosition(
+  db: Executor,
+  id: string,
+  from: { seq: number; eventId: string },
+  to: { seq: number; eventId: string; receivedAt: number },
+): Promise<boolean> {
+  const moved = await own(db)
+    .updateTable('export_destinations')
+    .set({ position_seq: to.seq, position_event_id: to.eventId, position_received_at: to.receivedAt })
+    .where('id', '=', id)
+    .where('position_seq', '=', from.seq)
+    .where('position_event_id', '=', from.eventId)
+    .executeTakeFirst();
   return Number(moved.numUpdatedRows) > 0;
 }
 
 export async function recordSuccess(db: Executor, id: string, at: string): Promise<void> {
-  await own(db).updateTable('export_destinations').set({ last_attempt_at: at, last_success_at: at, consecutive_failures: 0, failing_since: null }).where('id', '=', id).execute();
+  await own(db)
+    .updateTable('export_destinations')
+    .set({ last_attempt_at: at, last_success_at: at, consecutive_failures: 0, failing_since: null })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** One more failed attempt; the destination becomes disabled when `disable` says its failures have lasted too long. */
-export async function recordFailure(db: Executor, id: string, failure: { at: string; error: unknown; failingSince: string; disable: boolean }): Promise<void> {
-  await own(db).updateTable('export_destinations')
-    .set((eb) => ({ last_attempt_at: failure.at, consecutive_failures: eb('consecutive_failures', '+', 1), last_error: JSON.stringify(failure.error), failing_since: failure.failingSince, ...(failure.disable ? { status: 'disabled' } : {}) }))
-    .where('id', '=', id).execute();
+export async function recordFailure(
+  db: Executor,
+  id: string,
+  failure: { at: string; error: unknown; failingSince: string; disable: boolean },
+): Promise<void> {
+  await own(db)
+    .updateTable('export_destinations')
+    .set((eb) => ({
+      last_attempt_at: failure.at,
+      consecutive_failures: eb('consecutive_failures', '+', 1),
+      last_error: JSON.stringify(failure.error),
+      failing_since: failure.failingSince,
+      ...(failure.disable ? { status: 'disabled' } : {}),
+    }))
+    .where('id', '=', id)
+    .execute();
 }

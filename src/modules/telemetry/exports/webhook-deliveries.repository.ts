@@ -44,16 +44,48 @@ export function toDeliveryView(row: DeliveryRow): DeliveryView {
   };
 }
 
-export async function insertDelivery(db: Executor, row: { id: string; destinationId: string; envId: string; eventIds: string[]; firstEventAt: string; lastEventAt: string; at: string }): Promise<void> {
-  await own(db).insertInto('export_deliveries').values({
-    id: row.id, destination_id: row.destinationId, env_id: row.envId, status: 'pending', attempts: 0, event_ids: JSON.stringify(row.eventIds),
-    event_count: row.eventIds.length, first_event_at: row.firstEventAt, last_event_at: row.lastEventAt, last_attempt_at: null, next_attempt_at: row.at,
-    last_error: null, claim_owner: null, claimed_until: null, created_at: row.at, updated_at: row.at,
-  }).execute();
+export async function insertDelivery(
+  db: Executor,
+  row: {
+    id: string;
+    destinationId: string;
+    envId: string;
+    eventIds: string[];
+    firstEventAt: string;
+    lastEventAt: string;
+    at: string;
+  },
+): Promise<void> {
+  await own(db)
+    .insertInto('export_deliveries')
+    .values({
+      id: row.id,
+      destination_id: row.destinationId,
+      env_id: row.envId,
+      status: 'pending',
+      attempts: 0,
+      event_ids: JSON.stringify(row.eventIds),
+      event_count: row.eventIds.length,
+      first_event_at: row.firstEventAt,
+      last_event_at: row.lastEventAt,
+      last_attempt_at: null,
+      next_attempt_at: row.at,
+      last_error: null,
+      claim_owner: null,
+      claimed_until: null,
+      created_at: row.at,
+      updated_at: row.at,
+    })
+    .execute();
 }
 
 export async function findDelivery(db: Executor, destinationId: string, id: string): Promise<DeliveryRow | undefined> {
-  return own(db).selectFrom('export_deliveries').selectAll().where('destination_id', '=', destinationId).where('id', '=', id).executeTakeFirst();
+  return own(db)
+    .selectFrom('export_deliveries')
+    .selectAll()
+    .where('destination_id', '=', destinationId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function findDeliveryById(db: Executor, id: string): Promise<DeliveryRow | undefined> {
@@ -61,7 +93,11 @@ export async function findDeliveryById(db: Executor, id: string): Promise<Delive
 }
 
 /** Newest first, keyset on id. `from`/`to` select deliveries whose events overlap the window. */
-export async function listDeliveries(db: Executor, destinationId: string, options: { status?: DeliveryStatus; from?: string; to?: string; before?: string; limit: number }): Promise<DeliveryRow[]> {
+export async function listDeliveries(
+  db: Executor,
+  destinationId: string,
+  options: { status?: DeliveryStatus; from?: string; to?: string; before?: string; limit: number },
+): Promise<DeliveryRow[]> {
   let q = own(db).selectFrom('export_deliveries').selectAll().where('destination_id', '=', destinationId);
   if (options.status) q = q.where('status', '=', options.status);
   if (options.from) q = q.where('last_event_at', '>=', options.from);
@@ -77,15 +113,34 @@ export async function listDeliveries(db: Executor, destinationId: string, option
  * history on every claim.
  */
 const DUE_PARTS = [
-  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) => eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', at)]),
-  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) => eb.and([eb('status', '=', 'delivering'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', at)])]),
+  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) =>
+    eb.and([eb('status', '=', 'pending'), eb('next_attempt_at', '<=', at)]),
+  (eb: ExpressionBuilder<ExportsTables, 'export_deliveries'>, at: string) =>
+    eb.and([eb('status', '=', 'delivering'), eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', at)])]),
 ] as const;
 
 /** Active destinations with a delivery due by `at`: the scheduler hands each to a worker. */
 export async function destinationsWithDue(db: Executor, at: string, limit: number): Promise<string[]> {
-  const rows = await own(db).selectFrom('export_destinations as d').select('d.id').where('d.status', '=', 'active')
-    .where((eb) => eb.or(DUE_PARTS.map((part) => eb.exists(eb.selectFrom('export_deliveries').select('export_deliveries.id').whereRef('export_deliveries.destination_id', '=', 'd.id').where((inner) => part(inner as never, at))))))
-    .orderBy('d.id').limit(limit).execute();
+  const rows = await own(db)
+    .selectFrom('export_destinations as d')
+    .select('d.id')
+    .where('d.status', '=', 'active')
+    .where((eb) =>
+      eb.or(
+        DUE_PARTS.map((part) =>
+          eb.exists(
+            eb
+              .selectFrom('export_deliveries')
+              .select('export_deliveries.id')
+              .whereRef('export_deliveries.destination_id', '=', 'd.id')
+              .where((inner) => part(inner as never, at)),
+          ),
+        ),
+      ),
+    )
+    .orderBy('d.id')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
@@ -95,22 +150,42 @@ export async function destinationsWithDue(db: Executor, at: string, limit: numbe
  * different one (on PostgreSQL locked candidates are skipped; SQLite has one writer). Nothing when
  * none is due.
  */
-export async function claimNextDue(db: Executor, destinationId: string, claim: { owner: string; at: string; until: string }): Promise<DeliveryRow | undefined> {
+export async function claimNextDue(
+  db: Executor,
+  destinationId: string,
+  claim: { owner: string; at: string; until: string },
+): Promise<DeliveryRow | undefined> {
   for (const part of DUE_PARTS) {
-    const candidate = own(db).selectFrom('export_deliveries').select('id').where('destination_id', '=', destinationId).where((eb) => part(eb, claim.at))
-      .orderBy('next_attempt_at').orderBy('id').limit(1);
-    const claimed = await own(db).updateTable('export_deliveries').set({ status: 'delivering', claim_owner: claim.owner, claimed_until: claim.until, updated_at: claim.at })
+    const candidate = own(db)
+      .selectFrom('export_deliveries')
+      .select('id')
+      .where('destination_id', '=', destinationId)
+      .where((eb) => part(eb, claim.at))
+      .orderBy('next_attempt_at')
+      .orderBy('id')
+      .limit(1);
+    const claimed = await own(db)
+      .updateTable('export_deliveries')
+      .set({ status: 'delivering', claim_owner: claim.owner, claimed_until: claim.until, updated_at: claim.at })
       .where('id', '=', forUpdateSkipLocked(db, candidate))
       .where((eb) => part(eb as never, claim.at))
-      .returningAll().executeTakeFirst();
+      .returningAll()
+      .executeTakeFirst();
     if (claimed) return claimed;
   }
   return undefined;
 }
 
-export async function backlogOf(db: Executor, destinationId: string): Promise<{ backlog: number; oldestPendingAt: string | null }> {
-  const row = await own(db).selectFrom('export_deliveries').select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.min('first_event_at').as('oldest')])
-    .where('destination_id', '=', destinationId).where('status', 'in', ['pending', 'delivering']).executeTakeFirst();
+export async function backlogOf(
+  db: Executor,
+  destinationId: string,
+): Promise<{ backlog: number; oldestPendingAt: string | null }> {
+  const row = await own(db)
+    .selectFrom('export_deliveries')
+    .select((eb) => [eb.fn.countAll<string | number>().as('n'), eb.fn.min('first_event_at').as('oldest')])
+    .where('destination_id', '=', destinationId)
+    .where('status', 'in', ['pending', 'delivering'])
+    .executeTakeFirst();
   return { backlog: Number(row?.n ?? 0), oldestPendingAt: (row?.oldest as string | null | undefined) ?? null };
 }
 
@@ -119,34 +194,92 @@ export async function backlogOf(db: Executor, destinationId: string): Promise<{ 
  * deliveries its attempts (`owners`) still hold become failed, and so retryable, instead of waiting
  * on a claim whose owner is gone. Answers how many.
  */
-export async function failAbandoned(db: Executor, destinationId: string, owners: string[], error: DeliveryError, at: string): Promise<number> {
-  const result = await own(db).updateTable('export_deliveries')
-    .set({ status: 'failed', next_attempt_at: null, claim_owner: null, claimed_until: null, last_error: JSON.stringify(error), updated_at: at })
-    .where('destination_id', '=', destinationId).where('status', '=', 'delivering').where('claim_owner', 'in', owners)
+export async function failAbandoned(
+  db: Executor,
+  destinationId: string,
+  owners: string[],
+  error: DeliveryError,
+  at: string,
+): Promise<number> {
+  const result = await own(db)
+    .updateTable('export_deliveries')
+    .set({
+      status: 'failed',
+      next_attempt_at: null,
+      claim_owner: null,
+      claimed_until: null,
+      last_error: JSON.stringify(error),
+      updated_at: at,
+    })
+    .where('destination_id', '=', destinationId)
+    .where('status', '=', 'delivering')
+    .where('claim_owner', 'in', owners)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Records the outcome of a claimed attempt; false (and nothing changes) when the claim was lost. */
-export async function recordAttempt(db: Executor, id: string, owner: string, set: { status: DeliveryStatus; attempts: number; lastAttemptAt: string; nextAttemptAt: string | null; lastError: DeliveryError | null }): Promise<boolean> {
-  const result = await own(db).updateTable('export_deliveries').set({
-    status: set.status, attempts: set.attempts, last_attempt_at: set.lastAttemptAt, next_attempt_at: set.nextAttemptAt,
-    last_error: set.lastError === null ? null : JSON.stringify(set.lastError), claim_owner: null, claimed_until: null, updated_at: set.lastAttemptAt,
-  }).where('id', '=', id).where('status', '=', 'delivering').where('claim_owner', '=', owner).executeTakeFirst();
+export async function recordAttempt(
+  db: Executor,
+  id: string,
+  owner: string,
+  set: {
+    status: DeliveryStatus;
+    attempts: number;
+    lastAttemptAt: string;
+    nextAttemptAt: string | null;
+    lastError: DeliveryError | null;
+  },
+): Promise<boolean> {
+  const result = await own(db)
+    .updateTable('export_deliveries')
+    .set({
+      status: set.status,
+      attempts: set.attempts,
+      last_attempt_at: set.lastAttemptAt,
+      next_attempt_at: set.nextAttemptAt,
+      last_error: set.lastError === null ? null : JSON.stringify(set.lastError),
+      claim_owner: null,
+      claimed_until: null,
+      updated_at: set.lastAttemptAt,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'delivering')
+    .where('claim_owner', '=', owner)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function setStatus(db: Executor, id: string, status: DeliveryStatus, at: string, extra: { attempts?: number; nextAttemptAt?: string | null } = {}): Promise<void> {
-  await own(db).updateTable('export_deliveries').set({
-    status, updated_at: at, claim_owner: null, claimed_until: null, ...(extra.attempts !== undefined ? { attempts: extra.attempts } : {}), ...(extra.nextAttemptAt !== undefined ? { next_attempt_at: extra.nextAttemptAt } : {}),
-  }).where('id', '=', id).execute();
+export async function setStatus(
+  db: Executor,
+  id: string,
+  status: DeliveryStatus,
+  at: string,
+  extra: { attempts?: number; nextAttemptAt?: string | null } = {},
+): Promise<void> {
+  await own(db)
+    .updateTable('export_deliveries')
+    .set({
+      status,
+      updated_at: at,
+      claim_owner: null,
+      claimed_until: null,
+      ...(extra.attempts !== undefined ? { attempts: extra.attempts } : {}),
+      ...(extra.nextAttemptAt !== undefined ? { next_attempt_at: extra.nextAttemptAt } : {}),
+    })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Deliveries whose every event left retention become expired (their events can no longer be sent). */
 export async function expireDeliveries(db: Executor, before: string, at: string): Promise<number> {
-  const result = await own(db).updateTable('export_deliveries').set({ status: 'expired', next_attempt_at: null, updated_at: at })
+  const result = await own(db)
+    .updateTable('export_deliveries')
+    .set({ status: 'expired', next_attempt_at: null, updated_at: at })
     // Literal, as the partial index export_deliveries_expiry_idx states it (migration 0155): SQLite
     // matches a partial index's predicate only against the same terms, never bound parameters.
-    .where(sql<boolean>`status in ('pending', 'failed', 'delivered')`).where('last_event_at', '<', before).executeTakeFirst();
+    .where(sql<boolean>`status in ('pending', 'failed', 'delivered')`)
+    .where('last_event_at', '<', before)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

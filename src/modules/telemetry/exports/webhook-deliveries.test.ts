@@ -13,7 +13,11 @@ for (const dialect of dialects) {
   describe(`modules/exports deliveries on ${dialect}`, () => {
     test('accepted events arrive signed (standardwebhooks verifies), batched, with the canonical body', async (t) => {
       const { app, s, env, clock, rx, destination, signingSecret, pump, deliveries } = await setup(t, dialect);
-      const events = [exposure(clock.now() - 1000, 'alice'), exposure(clock.now() - 900, 'bob'), exposure(clock.now() - 800, 'carol')];
+      const events = [
+        exposure(clock.now() - 1000, 'alice'),
+        exposure(clock.now() - 900, 'bob'),
+        exposure(clock.now() - 800, 'carol'),
+      ];
       assert.equal((await sendBatch(app, s.sdkProd, events)).statusCode, 200);
       await pump();
       assert.equal(rx.received.length, 2, 'three events in batches of two');
@@ -31,8 +35,18 @@ for (const dialect of dialects) {
       }
       assert.deepEqual([...ids].sort(), events.map((e) => e.id).sort());
       const list = await deliveries();
-      assert.deepEqual(list.map((d: any) => [d.status, d.attempts]), [['delivered', 1], ['delivered', 1]]);
-      const health = (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, { token: s.admin })).json().health;
+      assert.deepEqual(
+        list.map((d: any) => [d.status, d.attempts]),
+        [
+          ['delivered', 1],
+          ['delivered', 1],
+        ],
+      );
+      const health = (
+        await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, {
+          token: s.admin,
+        })
+      ).json().health;
       assert.equal(health.consecutiveFailures, 0);
       assert.equal(health.backlog, 0);
       assert.ok(health.lastSuccessAt);
@@ -60,12 +74,19 @@ for (const dialect of dialects) {
       await pump(120_000);
       [d] = await deliveries();
       assert.deepEqual([d.status, d.attempts, d.nextAttemptAt], ['failed', 3, null]);
-      const health = (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, { token: s.admin })).json().health;
+      const health = (
+        await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, {
+          token: s.admin,
+        })
+      ).json().health;
       assert.equal(health.consecutiveFailures, 3);
       assert.equal(health.lastError.status, 400);
 
       answer = 200;
-      const retry = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, { token: s.admin, payload: env });
+      const retry = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, {
+        token: s.admin,
+        payload: env,
+      });
       assert.equal(retry.statusCode, 202, retry.body);
       assert.equal(retry.json().delivery.status, 'pending');
       await pump();
@@ -73,16 +94,37 @@ for (const dialect of dialects) {
       assert.equal(rx.received[3]!.headers['webhook-id'], d.id);
       [d] = await deliveries({ status: 'delivered' });
       assert.equal(d.attempts, 1);
-      const again = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, { token: s.admin, payload: env });
+      const again = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, {
+        token: s.admin,
+        payload: env,
+      });
       assert.equal(again.statusCode, 202);
-      expectError(await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, { token: s.admin, payload: env }), 409, 'delivery_not_retryable');
-      expectError(await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/dlv_missing/retry`, { token: s.admin, payload: env }), 404, 'not_found');
+      expectError(
+        await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/${d.id}/retry`, {
+          token: s.admin,
+          payload: env,
+        }),
+        409,
+        'delivery_not_retryable',
+      );
+      expectError(
+        await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/deliveries/dlv_missing/retry`, {
+          token: s.admin,
+          payload: env,
+        }),
+        404,
+        'not_found',
+      );
     });
 
     test('paused destinations wait; 24 hours of failures disable a destination; active again resumes it', async (t) => {
       let answer = 500;
       const { app, s, env, clock, rx, destination, pump, deliveries } = await setup(t, dialect, () => answer);
-      const patch = (version: number, status: string) => call(app, 'PATCH', `/api/v1/telemetry/exports/${destination.id}`, { token: s.admin, payload: { ...env, version, status } });
+      const patch = (version: number, status: string) =>
+        call(app, 'PATCH', `/api/v1/telemetry/exports/${destination.id}`, {
+          token: s.admin,
+          payload: { ...env, version, status },
+        });
       assert.equal((await patch(1, 'paused')).statusCode, 200);
       await sendBatch(app, s.sdkProd, [exposure(clock.now() - 1000, 'alice')]);
       await pump();
@@ -95,12 +137,26 @@ for (const dialect of dialects) {
       clock.advance(24 * 3_600_000);
       await pump();
       assert.equal(rx.received.length, 2);
-      const got = (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, { token: s.admin })).json();
+      const got = (
+        await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}?${new URLSearchParams(env)}`, {
+          token: s.admin,
+        })
+      ).json();
       assert.equal(got.destination.status, 'disabled');
       assert.equal(got.health.consecutiveFailures, 2);
       assert.equal(got.health.backlog, 1);
-      const disabled = (await call(app, 'GET', `/api/v1/changes?${new URLSearchParams({ appId: env.appId, operation: 'export.disable' })}`, { token: s.admin })).json().changes;
-      assert.deepEqual(disabled.map((e: any) => [e.resourceId, e.source, e.authority.type]), [[destination.id, 'system', 'system']]);
+      const disabled = (
+        await call(
+          app,
+          'GET',
+          `/api/v1/changes?${new URLSearchParams({ appId: env.appId, operation: 'export.disable' })}`,
+          { token: s.admin },
+        )
+      ).json().changes;
+      assert.deepEqual(
+        disabled.map((e: any) => [e.resourceId, e.source, e.authority.type]),
+        [[destination.id, 'system', 'system']],
+      );
       await pump(3_600_000);
       assert.equal(rx.received.length, 2, 'a disabled destination sends nothing');
       answer = 200;
@@ -112,7 +168,10 @@ for (const dialect of dialects) {
 
     test('a rotated secret: deliveries verify with the old and the new key for 24 hours', async (t) => {
       const { app, s, env, clock, rx, destination, signingSecret, pump } = await setup(t, dialect);
-      const rotated = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, { token: s.admin, payload: { ...env, version: 1 } });
+      const rotated = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/rotate-secret`, {
+        token: s.admin,
+        payload: { ...env, version: 1 },
+      });
       const next = rotated.json().signingSecret;
       await sendBatch(app, s.sdkProd, [exposure(clock.now() - 1000, 'alice')]);
       await pump();
@@ -123,7 +182,9 @@ for (const dialect of dialects) {
     });
 
     test('a private address without the opt-in: every attempt fails address_not_allowed and nothing is sent', async (t) => {
-      const { app, s, clock, rx, pump, deliveries } = await setup(t, dialect, () => 200, { allowPrivateNetworks: false });
+      const { app, s, clock, rx, pump, deliveries } = await setup(t, dialect, () => 200, {
+        allowPrivateNetworks: false,
+      });
       await sendBatch(app, s.sdkProd, [exposure(clock.now() - 1000, 'alice')]);
       await pump();
       await pump(60_000);
@@ -136,33 +197,97 @@ for (const dialect of dialects) {
     test('backfill re-sends the retained events of a window; windows past 30 days are 400', async (t) => {
       const { app, s, env, clock, rx, destination, pump } = await setup(t, dialect);
       const start = clock.now();
-      await sendBatch(app, s.sdkProd, [exposure(clock.now() - 1000, 'alice'), exposure(clock.now() - 900, 'bob'), exposure(clock.now() - 800, 'carol')]);
+      await sendBatch(app, s.sdkProd, [
+        exposure(clock.now() - 1000, 'alice'),
+        exposure(clock.now() - 900, 'bob'),
+        exposure(clock.now() - 800, 'carol'),
+      ]);
       await pump();
       assert.equal(rx.received.length, 2);
       const body = { ...env, from: new Date(start - 60_000).toISOString(), idempotencyKey: 'backfill-key-0123456789' };
-      const res = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, { token: s.admin, payload: body });
+      const res = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, {
+        token: s.admin,
+        payload: body,
+      });
       assert.equal(res.statusCode, 202, res.body);
       const backfill = res.json().backfill;
       assert.match(backfill.id, /^bkf_/);
-      assert.deepEqual([backfill.status, backfill.deliveries, backfill.events, backfill.completedAt], ['queued', 0, 0, null]);
-      const replay = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, { token: s.admin, payload: body });
+      assert.deepEqual(
+        [backfill.status, backfill.deliveries, backfill.events, backfill.completedAt],
+        ['queued', 0, 0, null],
+      );
+      const replay = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, {
+        token: s.admin,
+        payload: body,
+      });
       assert.equal(replay.json().backfill.id, backfill.id);
-      expectError(await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, { token: s.admin, payload: { ...body, from: new Date(start - 30_000).toISOString() } }), 409, 'idempotency_conflict');
+      expectError(
+        await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, {
+          token: s.admin,
+          payload: { ...body, from: new Date(start - 30_000).toISOString() },
+        }),
+        409,
+        'idempotency_conflict',
+      );
       await pump();
       assert.equal(rx.received.length, 4);
-      const ids = rx.received.slice(2).flatMap((r) => JSON.parse(r.body).events.map((e: any) => e.targetingKey)).sort();
+      const ids = rx.received
+        .slice(2)
+        .flatMap((r) => JSON.parse(r.body).events.map((e: any) => e.targetingKey))
+        .sort();
       assert.deepEqual(ids, ['alice', 'bob', 'carol']);
-      const read = await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills/${backfill.id}?${new URLSearchParams(env)}`, { token: s.admin });
+      const read = await call(
+        app,
+        'GET',
+        `/api/v1/telemetry/exports/${destination.id}/backfills/${backfill.id}?${new URLSearchParams(env)}`,
+        { token: s.admin },
+      );
       assert.equal(read.statusCode, 200, read.body);
-      assert.deepEqual([read.json().backfill.status, read.json().backfill.deliveries, read.json().backfill.events], ['completed', 2, 3]);
+      assert.deepEqual(
+        [read.json().backfill.status, read.json().backfill.deliveries, read.json().backfill.events],
+        ['completed', 2, 3],
+      );
       assert.ok(read.json().backfill.completedAt);
-      const listed = (await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills?${new URLSearchParams(env)}`, { token: s.admin })).json().backfills;
-      assert.deepEqual(listed.map((b: any) => b.id), [backfill.id]);
-      expectError(await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills/bkf_missing?${new URLSearchParams(env)}`, { token: s.admin }), 404, 'not_found');
-      assert.equal((await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills?${new URLSearchParams(env)}`, { token: s.sdkProd })).statusCode, 401);
-      const old = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, { token: s.admin, payload: { ...body, from: new Date(start - 31 * 86_400_000).toISOString(), idempotencyKey: 'backfill-key-old-0123456' } });
+      const listed = (
+        await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills?${new URLSearchParams(env)}`, {
+          token: s.admin,
+        })
+      ).json().backfills;
+      assert.deepEqual(
+        listed.map((b: any) => b.id),
+        [backfill.id],
+      );
+      expectError(
+        await call(
+          app,
+          'GET',
+          `/api/v1/telemetry/exports/${destination.id}/backfills/bkf_missing?${new URLSearchParams(env)}`,
+          { token: s.admin },
+        ),
+        404,
+        'not_found',
+      );
+      assert.equal(
+        (
+          await call(app, 'GET', `/api/v1/telemetry/exports/${destination.id}/backfills?${new URLSearchParams(env)}`, {
+            token: s.sdkProd,
+          })
+        ).statusCode,
+        401,
+      );
+      const old = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, {
+        token: s.admin,
+        payload: {
+          ...body,
+          from: new Date(start - 31 * 86_400_000).toISOString(),
+          idempotencyKey: 'backfill-key-old-0123456',
+        },
+      });
       assert.equal(old.statusCode, 400);
-      const short = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, { token: s.admin, payload: { ...body, idempotencyKey: 'short' } });
+      const short = await call(app, 'POST', `/api/v1/telemetry/exports/${destination.id}/backfills`, {
+        token: s.admin,
+        payload: { ...body, idempotencyKey: 'short' },
+      });
       assert.equal(short.statusCode, 400);
     });
   });
@@ -175,6 +300,12 @@ test('retry delays grow from about 30 s to 6 h', () => {
   let total = 0;
   for (let k = 1; k < 12; k++) total += retryDelay(k, () => 0.5);
   assert.ok(total > 22 * 3_600_000 && total < 26 * 3_600_000, `retries span ${total / 3_600_000} h`);
-  assert.equal(retryDelay(11, () => 1), 6 * 3_600_000);
-  assert.equal(retryDelay(20, () => 0), 17_280_000);
+  assert.equal(
+    retryDelay(11, () => 1),
+    6 * 3_600_000,
+  );
+  assert.equal(
+    retryDelay(20, () => 0),
+    17_280_000,
+  );
 });

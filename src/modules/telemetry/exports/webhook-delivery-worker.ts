@@ -70,16 +70,25 @@ export const RETRY_GROWTH = 2.35;
 
 /** Delay before attempt k+1 after k failed attempts: 30 s growing ×2.35 to 6 h, ±20 % jitter. */
 export function retryDelay(failedAttempts: number, random: () => number = Math.random): number {
-  return retryDelayMs(failedAttempts, { baseMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS, growth: RETRY_GROWTH, jitter: 0.2 }, random);
+  return retryDelayMs(
+    failedAttempts,
+    { baseMs: FIRST_RETRY_MS, maxMs: MAX_RETRY_MS, growth: RETRY_GROWTH, jitter: 0.2 },
+    random,
+  );
 }
 
 /** A 4xx other than 408 and 429 is the receiver refusing the batch itself: retrying will not help. */
-export const isPermanent = (status: number | null) => status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
+export const isPermanent = (status: number | null) =>
+  status !== null && status >= 400 && status < 500 && status !== 408 && status !== 429;
 
 export function matches(event: CanonicalEvent, kinds: string[], filters: DestinationFilters): boolean {
   if (!kinds.includes(event.kind)) return false;
   if (filters.flagKeys && !(event.flagKey !== undefined && filters.flagKeys.includes(event.flagKey))) return false;
-  if (filters.experimentIds && !(event.experimentId !== undefined && filters.experimentIds.includes(event.experimentId))) return false;
+  if (
+    filters.experimentIds &&
+    !(event.experimentId !== undefined && filters.experimentIds.includes(event.experimentId))
+  )
+    return false;
   return true;
 }
 
@@ -91,7 +100,11 @@ type DeliverPayload = { destinationId: string } | { deliveryId: string };
 
 /** Queues the destination's deliver job, unless one is queued already (a running one may be ending). */
 async function handOut(db: Executor, destinationId: string, now: () => number): Promise<void> {
-  await enqueue(db, { kind: DELIVER_JOB, payload: { destinationId }, dedupeKey: `${DELIVER_JOB}:${destinationId}` }, now);
+  await enqueue(
+    db,
+    { kind: DELIVER_JOB, payload: { destinationId }, dedupeKey: `${DELIVER_JOB}:${destinationId}` },
+    now,
+  );
 }
 
 async function destinationOf(db: Executor, payload: DeliverPayload): Promise<string | undefined> {
@@ -118,24 +131,40 @@ export interface DeliveryWorker {
    * (default: a fresh id). Stops when nothing is due, when the receiver fails (the rest wait for their
    * retry), or at DRAIN_MAX / DRAIN_MS; `more` says a fresh job should carry on.
    */
-  drain(destinationId: string, options?: { signal?: AbortSignal; owner?: string }): Promise<{ sent: number; more: boolean }>;
+  drain(
+    destinationId: string,
+    options?: { signal?: AbortSignal; owner?: string },
+  ): Promise<{ sent: number; more: boolean }>;
   /** The deliver job of this destination went dead: the deliveries its attempts held become failed (retryable). */
   abandon(trx: Executor, destinationId: string, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
   /** One `exports.deliver` job: drains its destination; a backlog left at the job's limit goes on in a fresh job. */
   deliverJob(payload: DeliverPayload, options: { signal: AbortSignal; owner: string }): Promise<void>;
   /** The `exports.deliver` job went dead. */
-  deliverJobDead(trx: Executor, payload: DeliverPayload, job: { id: string; maxAttempts: number; error: string }): Promise<void>;
+  deliverJobDead(
+    trx: Executor,
+    payload: DeliverPayload,
+    job: { id: string; maxAttempts: number; error: string },
+  ): Promise<void>;
   /**
    * One page of a backfill: reads the events received after `after` (and before `receivedBefore`),
    * cuts deliveries of those stamped in [from, to), and answers where the next page starts.
    */
-  backfillPage(trx: Executor, destination: destinations.DestinationRow, window: { from: number; to: number; receivedBefore: number }, after: FeedPosition): Promise<BackfillPage>;
+  backfillPage(
+    trx: Executor,
+    destination: destinations.DestinationRow,
+    window: { from: number; to: number; receivedBefore: number },
+    after: FeedPosition,
+  ): Promise<BackfillPage>;
 }
 
 export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  async function cut(trx: Executor, destination: destinations.DestinationRow, events: CanonicalEvent[]): Promise<number> {
+  async function cut(
+    trx: Executor,
+    destination: destinations.DestinationRow,
+    events: CanonicalEvent[],
+  ): Promise<number> {
     const kinds = JSON.parse(destination.kinds) as string[];
     const filters = JSON.parse(destination.filters) as DestinationFilters;
     const selected = events.filter((e) => matches(e, kinds, filters));
@@ -145,7 +174,15 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       const batch = selected.slice(i, i + size);
       const times = batch.map((e) => e.timestamp).sort();
       const id = newId('dlv');
-      await deliveries.insertDelivery(trx, { id, destinationId: destination.id, envId: destination.env_id, eventIds: batch.map((e) => e.id), firstEventAt: times[0]!, lastEventAt: times.at(-1)!, at: iso(deps.now()) });
+      await deliveries.insertDelivery(trx, {
+        id,
+        destinationId: destination.id,
+        envId: destination.env_id,
+        eventIds: batch.map((e) => e.id),
+        firstEventAt: times[0]!,
+        lastEventAt: times.at(-1)!,
+        at: iso(deps.now()),
+      });
       created++;
     }
     if (created > 0) await handOut(trx, destination.id, deps.now);
@@ -153,7 +190,9 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
   }
 
   /** One pass over one destination: how many deliveries it cut, and whether events are left to read. */
-  async function scheduleDestination(destination: destinations.DestinationRow): Promise<{ created: number; more: boolean }> {
+  async function scheduleDestination(
+    destination: destinations.DestinationRow,
+  ): Promise<{ created: number; more: boolean }> {
     const size = Number(destination.batch_size);
     return inTransaction(deps.db, async (trx) => {
       // Re-read under the transaction: a concurrent scheduler may have moved the position.
@@ -165,24 +204,48 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       if (read.length === 0) return { created: 0, more: false };
       const last = read.at(-1)!;
       // Compare-and-swap on the position: of two schedulers reading the same events, one cuts them.
-      if (!(await destinations.movePosition(trx, current.id, position, { ...last.position, receivedAt: Date.parse(last.receivedAt) }))) return { created: 0, more: false };
+      if (
+        !(await destinations.movePosition(trx, current.id, position, {
+          ...last.position,
+          receivedAt: Date.parse(last.receivedAt),
+        }))
+      )
+        return { created: 0, more: false };
       return { created: await cut(trx, current, read), more: read.length === limit };
     });
   }
 
-  async function recordOutcome(row: deliveries.DeliveryRow, owner: string, sent: { ok: boolean; error: DeliveryError | null }, attemptAt: number): Promise<void> {
+  async function recordOutcome(
+    row: deliveries.DeliveryRow,
+    owner: string,
+    sent: { ok: boolean; error: DeliveryError | null },
+    attemptAt: number,
+  ): Promise<void> {
     const attempts = Number(row.attempts) + 1;
     await inTransaction(deps.db, async (trx) => {
       const at = iso(attemptAt);
       if (sent.ok) {
         // A claim lost meanwhile (this owner stalled past it): the new owner records the outcome.
-        if (!(await deliveries.recordAttempt(trx, row.id, owner, { status: 'delivered', attempts, lastAttemptAt: at, nextAttemptAt: null, lastError: null }))) return;
+        if (
+          !(await deliveries.recordAttempt(trx, row.id, owner, {
+            status: 'delivered',
+            attempts,
+            lastAttemptAt: at,
+            nextAttemptAt: null,
+            lastError: null,
+          }))
+        )
+          return;
         await destinations.recordSuccess(trx, row.destination_id, at);
         return;
       }
       const final = attempts >= MAX_ATTEMPTS || isPermanent(sent.error?.status ?? null);
       const recorded = await deliveries.recordAttempt(trx, row.id, owner, {
-        status: final ? 'failed' : 'pending', attempts, lastAttemptAt: at, nextAttemptAt: final ? null : iso(attemptAt + retryDelay(attempts)), lastError: sent.error,
+        status: final ? 'failed' : 'pending',
+        attempts,
+        lastAttemptAt: at,
+        nextAttemptAt: final ? null : iso(attemptAt + retryDelay(attempts)),
+        lastError: sent.error,
       });
       if (!recorded) return;
       const destination = await destinations.findDestinationById(trx, row.destination_id);
@@ -191,31 +254,69 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       await destinations.recordFailure(trx, row.destination_id, { at, error: sent.error, failingSince, disable });
       if (disable && destination && deps.journal) {
         await deps.journal.record(trx, {
-          appId: destination.app_id, env: await environmentSlugOf(trx, destination.env_id), operation: 'export.disable', source: 'system', resourceType: 'export_destination', resourceId: row.destination_id,
-          authority: { type: 'system' }, beforeVersion: null, afterVersion: null, diff: [{ op: 'change', resourceType: 'export_destination', key: destination.name, path: 'status', before: 'active', after: 'disabled' }],
+          appId: destination.app_id,
+          env: await environmentSlugOf(trx, destination.env_id),
+          operation: 'export.disable',
+          source: 'system',
+          resourceType: 'export_destination',
+          resourceId: row.destination_id,
+          authority: { type: 'system' },
+          beforeVersion: null,
+          afterVersion: null,
+          diff: [
+            {
+              op: 'change',
+              resourceType: 'export_destination',
+              key: destination.name,
+              path: 'status',
+              before: 'active',
+              after: 'disabled',
+            },
+          ],
           context: { failingSince, lastError: sent.error },
         });
       }
     });
   }
 
-  async function attempt(row: deliveries.DeliveryRow, destination: destinations.DestinationRow, events: CanonicalEvent[], signal?: AbortSignal): Promise<{ ok: boolean; error: DeliveryError | null }> {
+  async function attempt(
+    row: deliveries.DeliveryRow,
+    destination: destinations.DestinationRow,
+    events: CanonicalEvent[],
+    signal?: AbortSignal,
+  ): Promise<{ ok: boolean; error: DeliveryError | null }> {
     const url = new URL(destination.url);
     let address: string;
     try {
       address = await resolveDeliveryAddress(deps.policy, url.hostname, deps.resolver);
     } catch (err) {
-      if (err instanceof AddressNotAllowedError) return { ok: false, error: { status: null, code: 'address_not_allowed', message: err.message } };
+      if (err instanceof AddressNotAllowedError)
+        return { ok: false, error: { status: null, code: 'address_not_allowed', message: err.message } };
       return { ok: false, error: { status: null, code: 'dns_failed', message: (err as Error).message } };
     }
-    const body = JSON.stringify({ type: 'telemetry.events.v1', deliveryId: row.id, destinationId: destination.id, appId: destination.app_id, env: destination.env, events });
+    const body = JSON.stringify({
+      type: 'telemetry.events.v1',
+      deliveryId: row.id,
+      destinationId: destination.id,
+      appId: destination.app_id,
+      env: destination.env,
+      events,
+    });
     const at = deps.now();
     const seconds = Math.floor(at / 1000);
-    const signature = signingSecretsOf(destination, deps.box, at).map((secret) => signWebhook(signingKeyOf(secret), row.id, seconds, body)).join(' ');
-    const headers = { 'webhook-id': row.id, 'webhook-timestamp': String(seconds), 'webhook-signature': signature, 'user-agent': 'Ensign-Export/1' };
+    const signature = signingSecretsOf(destination, deps.box, at)
+      .map((secret) => signWebhook(signingKeyOf(secret), row.id, seconds, body))
+      .join(' ');
+    const headers = {
+      'webhook-id': row.id,
+      'webhook-timestamp': String(seconds),
+      'webhook-signature': signature,
+      'user-agent': 'Ensign-Export/1',
+    };
     const result = await deps.send({ url: destination.url, address }, headers, body, signal);
     if (result.status !== null && result.status >= 200 && result.status < 300) return { ok: true, error: null };
-    if (result.status === null) return { ok: false, error: { status: null, code: 'connection_failed', message: result.message } };
+    if (result.status === null)
+      return { ok: false, error: { status: null, code: 'connection_failed', message: result.message } };
     const code = result.status >= 300 && result.status < 400 ? 'redirect_not_followed' : 'http_error';
     return { ok: false, error: { status: result.status, code, message: result.message || `HTTP ${result.status}` } };
   }
@@ -225,7 +326,11 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
    * destination is no longer active, `failing` when the receiver failed in a way worth retrying
    * (the other deliveries then wait for their own retry instead of hammering it), else `done`.
    */
-  async function deliverNext(destinationId: string, owner: string, jobSignal?: AbortSignal): Promise<'none' | 'done' | 'failing'> {
+  async function deliverNext(
+    destinationId: string,
+    owner: string,
+    jobSignal?: AbortSignal,
+  ): Promise<'none' | 'done' | 'failing'> {
     const destination = await destinations.findDestinationById(deps.db, destinationId);
     // Paused or disabled: its deliveries wait, and go out once it is active again.
     if (!destination || destination.status !== 'active') return 'none';
@@ -305,7 +410,17 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
 
     async abandon(trx, destinationId, job) {
       const owners = Array.from({ length: job.maxAttempts }, (_, i) => `${job.id}#${i + 1}`);
-      await deliveries.failAbandoned(trx, destinationId, owners, { status: null, code: 'delivery_abandoned', message: `the deliver job failed on every attempt: ${job.error}`.slice(0, 1024) }, iso(deps.now()));
+      await deliveries.failAbandoned(
+        trx,
+        destinationId,
+        owners,
+        {
+          status: null,
+          code: 'delivery_abandoned',
+          message: `the deliver job failed on every attempt: ${job.error}`.slice(0, 1024),
+        },
+        iso(deps.now()),
+      );
     },
 
     async deliverJob(payload, options) {
@@ -325,16 +440,31 @@ export function createDeliveryWorker(deps: DeliveryWorkerDeps): DeliveryWorker {
       // Read by arrival order, kept by event time: late events of the window come in later pages.
       const read = await eventsAfter(trx, destination.env_id, after, BACKFILL_PAGE, window.receivedBefore);
       if (read.length === 0) return { deliveries: 0, events: 0, position: after, done: true };
-      const inWindow = read.filter((e) => { const ts = Date.parse(e.timestamp); return ts >= window.from && ts < window.to; });
+      const inWindow = read.filter((e) => {
+        const ts = Date.parse(e.timestamp);
+        return ts >= window.from && ts < window.to;
+      });
       const created = await cut(trx, destination, inWindow);
-      return { deliveries: created, events: inWindow.length, position: read.at(-1)!.position, done: read.length < BACKFILL_PAGE };
+      return {
+        deliveries: created,
+        events: inWindow.length,
+        position: read.at(-1)!.position,
+        done: read.length < BACKFILL_PAGE,
+      };
     },
   };
 }
 
 export function registerDeliveryJobs(jobs: JobRunner, worker: DeliveryWorker): void {
-  jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => { await worker.schedule({ handedOut: () => jobs.pollSoon() }); });
-  jobs.register<DeliverPayload>(DELIVER_JOB, async (job) => worker.deliverJob(job.payload, { signal: job.signal, owner: `${job.id}#${job.attempt}` }), {
-    onDead: async (trx, job) => worker.deliverJobDead(trx, job.payload, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
+  jobs.every(SCHEDULE_JOB, SCHEDULE_EVERY_MS, async () => {
+    await worker.schedule({ handedOut: () => jobs.pollSoon() });
   });
+  jobs.register<DeliverPayload>(
+    DELIVER_JOB,
+    async (job) => worker.deliverJob(job.payload, { signal: job.signal, owner: `${job.id}#${job.attempt}` }),
+    {
+      onDead: async (trx, job) =>
+        worker.deliverJobDead(trx, job.payload, { id: job.id, maxAttempts: DELIVER_JOB_ATTEMPTS, error: job.error }),
+    },
+  );
 }

@@ -11,8 +11,12 @@ test('a receiver certified by the CA file is trusted, over one kept connection; 
   const policy = { allowedHosts: [HOST], allowPrivateNetworks: true, resolve: { [HOST]: rx.address } };
   const trusting = createWebhookSender({ ...policy, caFile: rx.caFile });
   const target = { url: `https://${HOST}/in`, address: rx.address };
-  for (let i = 0; i < 3; i++) assert.deepEqual(await trusting(target, { 'webhook-id': `msg_${i}` }, '{}'), { status: 202, message: 'ok' });
-  assert.deepEqual(rx.received.map((r) => r.headers['webhook-id']), ['msg_0', 'msg_1', 'msg_2']);
+  for (let i = 0; i < 3; i++)
+    assert.deepEqual(await trusting(target, { 'webhook-id': `msg_${i}` }, '{}'), { status: 202, message: 'ok' });
+  assert.deepEqual(
+    rx.received.map((r) => r.headers['webhook-id']),
+    ['msg_0', 'msg_1', 'msg_2'],
+  );
   assert.equal(rx.received[0]!.headers.host, HOST);
 
   const strict = createWebhookSender(policy);

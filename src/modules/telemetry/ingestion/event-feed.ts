@@ -45,7 +45,12 @@ export async function feedStart(db: Executor): Promise<CommitPosition> {
 }
 
 function canonical(row: TelemetryEventsTable): CanonicalEvent {
-  const event: CanonicalEvent = { id: row.id, kind: row.kind, timestamp: new Date(Number(row.ts)).toISOString(), receivedAt: new Date(Number(row.received_at)).toISOString() };
+  const event: CanonicalEvent = {
+    id: row.id,
+    kind: row.kind,
+    timestamp: new Date(Number(row.ts)).toISOString(),
+    receivedAt: new Date(Number(row.received_at)).toISOString(),
+  };
   if (row.targeting_key !== null) event.targetingKey = row.targeting_key;
   if (row.flag_key !== null) event.flagKey = row.flag_key;
   if (row.variant !== null) event.variant = row.variant;
@@ -55,15 +60,30 @@ function canonical(row: TelemetryEventsTable): CanonicalEvent {
   if (row.iteration_id !== null) event.iterationId = row.iteration_id;
   if (row.iteration_revision !== null) event.iterationRevision = Number(row.iteration_revision);
   if (row.metric_key !== null) event.metricKey = row.metric_key;
-  if (row.metric_value !== null && Number.isFinite(Number(row.metric_value))) event.metricValue = Number(row.metric_value);
+  if (row.metric_value !== null && Number.isFinite(Number(row.metric_value)))
+    event.metricValue = Number(row.metric_value);
   if (row.attributes !== null) event.attributes = JSON.parse(row.attributes);
   return event;
 }
 
 /** Up to `limit` events of the environment received after `after`, in (receivedAt, id) order. */
-export async function eventsAfter(db: Executor, envId: string, after: FeedPosition, limit: number, receivedBefore?: number): Promise<Array<CanonicalEvent & { position: FeedPosition }>> {
-  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId)
-    .where((eb) => eb.or([eb('received_at', '>', after.receivedAt), eb.and([eb('received_at', '=', after.receivedAt), eb('id', '>', after.eventId)])]));
+export async function eventsAfter(
+  db: Executor,
+  envId: string,
+  after: FeedPosition,
+  limit: number,
+  receivedBefore?: number,
+): Promise<Array<CanonicalEvent & { position: FeedPosition }>> {
+  let q = own(db)
+    .selectFrom('telemetry_events')
+    .selectAll()
+    .where('env_id', '=', envId)
+    .where((eb) =>
+      eb.or([
+        eb('received_at', '>', after.receivedAt),
+        eb.and([eb('received_at', '=', after.receivedAt), eb('id', '>', after.eventId)]),
+      ]),
+    );
   if (receivedBefore !== undefined) q = q.where('received_at', '<', receivedBefore);
   const rows = await q.orderBy('received_at').orderBy('id').limit(limit).execute();
   return rows.map((r) => ({ ...canonical(r), position: { receivedAt: Number(r.received_at), eventId: r.id } }));
@@ -76,10 +96,19 @@ export async function eventsAfter(db: Executor, envId: string, after: FeedPositi
  * long ago but commits only now is not passed over: its sequence holds the horizon back until it
  * ends). On SQLite every committed transaction qualifies: one writer, sequences raised in commit order.
  */
-export async function eventsCommittedAfter(db: Executor, envId: string, after: CommitPosition, limit: number): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
+export async function eventsCommittedAfter(
+  db: Executor,
+  envId: string,
+  after: CommitPosition,
+  limit: number,
+): Promise<Array<CanonicalEvent & { position: CommitPosition }>> {
   // `feed_seq >= seq` first: a range on the (env_id, feed_seq, id) index. The OR alone made SQLite scan
   // the environment's events from the start on every read, quadratic in a backlog.
-  let q = own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('feed_seq', '>=', after.seq)
+  let q = own(db)
+    .selectFrom('telemetry_events')
+    .selectAll()
+    .where('env_id', '=', envId)
+    .where('feed_seq', '>=', after.seq)
     .where((eb) => eb.or([eb('feed_seq', '>', after.seq), eb('id', '>', after.eventId)]));
   const horizon = statementCommitHorizon(db);
   if (horizon) q = q.where('feed_seq', '<', horizon);
@@ -106,7 +135,13 @@ export async function eventsByIds(db: Executor, envId: string, ids: string[]): P
 /** The query of `eventsByIds`, apart so a test can ask each engine how it plans it. */
 export function eventsByIdsQuery(db: Executor, envId: string, ids: string[]) {
   return keysApart(db)
-    ? own(db).selectFrom('telemetry_event_keys as k').innerJoin('telemetry_events as e', (join) => join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'))
-      .selectAll('e').where('k.env_id', '=', envId).where('k.id', 'in', ids)
+    ? own(db)
+        .selectFrom('telemetry_event_keys as k')
+        .innerJoin('telemetry_events as e', (join) =>
+          join.onRef('e.env_id', '=', 'k.env_id').onRef('e.ts', '=', 'k.ts').onRef('e.id', '=', 'k.id'),
+        )
+        .selectAll('e')
+        .where('k.env_id', '=', envId)
+        .where('k.id', 'in', ids)
     : own(db).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('id', 'in', ids);
 }

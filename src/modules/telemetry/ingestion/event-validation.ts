@@ -10,7 +10,13 @@ import { findRefusedValue } from '../../../platform/json-values.js';
 import { EventItem } from './telemetry.schemas.js';
 import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
 
-const ajv = new Ajv.default({ allErrors: false, strict: false, strictNumbers: true, coerceTypes: false, removeAdditional: false });
+const ajv = new Ajv.default({
+  allErrors: false,
+  strict: false,
+  strictNumbers: true,
+  coerceTypes: false,
+  removeAdditional: false,
+});
 addFormats.default(ajv);
 const checkItem = ajv.compile(EventItem);
 
@@ -26,14 +32,17 @@ export interface ItemError {
 function deeperThan(value: unknown, limit: number): boolean {
   if (value === null || typeof value !== 'object') return false;
   if (limit === 0) return true;
-  for (const child of Array.isArray(value) ? value : Object.values(value)) if (deeperThan(child, limit - 1)) return true;
+  for (const child of Array.isArray(value) ? value : Object.values(value))
+    if (deeperThan(child, limit - 1)) return true;
   return false;
 }
 
 function sizeError(field: string, value: unknown, max: number): ItemError | null {
   if (value === undefined) return null;
-  if (deeperThan(value, MAX_DEPTH)) return { code: 'validation_error', message: `/${field} is nested deeper than ${MAX_DEPTH} levels.` };
-  if (Buffer.byteLength(JSON.stringify(value)) > max) return { code: 'validation_error', message: `/${field} is larger than ${max} bytes serialised.` };
+  if (deeperThan(value, MAX_DEPTH))
+    return { code: 'validation_error', message: `/${field} is nested deeper than ${MAX_DEPTH} levels.` };
+  if (Buffer.byteLength(JSON.stringify(value)) > max)
+    return { code: 'validation_error', message: `/${field} is larger than ${max} bytes serialised.` };
   return null;
 }
 
@@ -52,21 +61,28 @@ export function validateItem(item: unknown, index: number, now: number): ValidEv
     const e = checkItem.errors?.[0];
     const params = (e?.params ?? {}) as Record<string, unknown>;
     let path = e?.instancePath ?? '';
-    if (e?.keyword === 'additionalProperties') return invalid(`${path}/${String(params.additionalProperty)} is not a field of a version-1 event.`);
+    if (e?.keyword === 'additionalProperties')
+      return invalid(`${path}/${String(params.additionalProperty)} is not a field of a version-1 event.`);
     if (e?.keyword === 'required') return invalid(`${path}/${String(params.missingProperty)} is required.`);
     if (!path) path = '/';
     return invalid(`${path} ${e?.message ?? 'is invalid'}.`);
   }
   const raw = item as unknown as Record<string, unknown> & { kind: TelemetryEvent['kind']; timestamp: string };
-  if (raw.kind !== 'decision' && raw.targetingKey === undefined) return invalid(`/targetingKey is required on ${raw.kind} events.`);
-  if ((raw.kind === 'decision' || raw.kind === 'exposure') && raw.flagKey === undefined) return invalid(`/flagKey is required on ${raw.kind} events.`);
-  if (raw.kind === 'outcome' && raw.metricKey === undefined) return invalid('/metricKey is required on outcome events.');
-  const tooBig = sizeError('value', raw.value, MAX_VALUE_BYTES) ?? sizeError('attributes', raw.attributes, MAX_ATTRIBUTES_BYTES);
+  if (raw.kind !== 'decision' && raw.targetingKey === undefined)
+    return invalid(`/targetingKey is required on ${raw.kind} events.`);
+  if ((raw.kind === 'decision' || raw.kind === 'exposure') && raw.flagKey === undefined)
+    return invalid(`/flagKey is required on ${raw.kind} events.`);
+  if (raw.kind === 'outcome' && raw.metricKey === undefined)
+    return invalid('/metricKey is required on outcome events.');
+  const tooBig =
+    sizeError('value', raw.value, MAX_VALUE_BYTES) ?? sizeError('attributes', raw.attributes, MAX_ATTRIBUTES_BYTES);
   if (tooBig) return tooBig;
   const ts = Date.parse(raw.timestamp);
   if (!Number.isFinite(ts)) return invalid('/timestamp is not an RFC 3339 date-time.');
-  if (ts > now + FUTURE_TOLERANCE_MS) return { code: 'timestamp_out_of_range', message: '/timestamp is more than 5 minutes in the future.' };
-  if (ts < now - RAW_RETENTION_MS) return { code: 'timestamp_out_of_range', message: '/timestamp is older than the 30-day retention.' };
+  if (ts > now + FUTURE_TOLERANCE_MS)
+    return { code: 'timestamp_out_of_range', message: '/timestamp is more than 5 minutes in the future.' };
+  if (ts < now - RAW_RETENTION_MS)
+    return { code: 'timestamp_out_of_range', message: '/timestamp is older than the 30-day retention.' };
 
   const { timestamp: _timestamp, ...fields } = raw;
   const event = { ...fields, ts } as unknown as TelemetryEvent;

@@ -45,8 +45,13 @@ async function* paged(db: Executor, window: EventWindow, narrow: (q: any) => any
     const rows = await narrow(q).orderBy('ts').orderBy('id').limit(EXPERIMENT_EVENT_PAGE).execute();
     if (rows.length === 0) return;
     yield rows.map((r: any): ExperimentEvent => ({
-      id: r.id, ts: Number(r.ts), kind: r.kind, targetingKey: r.targeting_key, variant: r.variant,
-      metricKey: r.metric_key, metricValue: r.metric_value === null ? null : Number(r.metric_value),
+      id: r.id,
+      ts: Number(r.ts),
+      kind: r.kind,
+      targetingKey: r.targeting_key,
+      variant: r.variant,
+      metricKey: r.metric_key,
+      metricValue: r.metric_value === null ? null : Number(r.metric_value),
     }));
     if (rows.length < EXPERIMENT_EVENT_PAGE) return;
     const last = rows[rows.length - 1];
@@ -55,17 +60,35 @@ async function* paged(db: Executor, window: EventWindow, narrow: (q: any) => any
 }
 
 /** Exposure and assignment events of one iteration. */
-export function iterationAssignments(db: Executor, window: EventWindow, experimentId: string, iterationId: string): AsyncGenerator<ExperimentEvent[]> {
-  return paged(db, window, (q) => q.where('kind', 'in', ['exposure', 'assignment']).where('experiment_id', '=', experimentId).where('iteration_id', '=', iterationId));
+export function iterationAssignments(
+  db: Executor,
+  window: EventWindow,
+  experimentId: string,
+  iterationId: string,
+): AsyncGenerator<ExperimentEvent[]> {
+  return paged(db, window, (q) =>
+    q
+      .where('kind', 'in', ['exposure', 'assignment'])
+      .where('experiment_id', '=', experimentId)
+      .where('iteration_id', '=', iterationId),
+  );
 }
 
 /** Outcome events of the given metric keys (outcomes need not name the experiment). */
-export function outcomeEvents(db: Executor, window: EventWindow, metricKeys: readonly string[]): AsyncGenerator<ExperimentEvent[]> {
+export function outcomeEvents(
+  db: Executor,
+  window: EventWindow,
+  metricKeys: readonly string[],
+): AsyncGenerator<ExperimentEvent[]> {
   return paged(db, window, (q) => q.where('kind', '=', 'outcome').where('metric_key', 'in', [...metricKeys]));
 }
 
 /** The iterations a subject was exposed to or assigned in (read before its erasure, to recompute them). */
-export async function iterationsOfSubject(db: Executor, envId: string, subject: string): Promise<{ experimentId: string; iterationId: string }[]> {
+export async function iterationsOfSubject(
+  db: Executor,
+  envId: string,
+  subject: string,
+): Promise<{ experimentId: string; iterationId: string }[]> {
   const rows = await own(db)
     .selectFrom('telemetry_events')
     .select(['experiment_id', 'iteration_id'])

@@ -15,18 +15,28 @@ export interface FlagEvaluationCount {
 }
 
 /** Per flag key: decisions in [since, until) (hour-aligned outward) and the newest hour seen. */
-export async function flagEvaluationsOf(db: Executor, envId: string, since: number, until: number): Promise<Map<string, FlagEvaluationCount>> {
+export async function flagEvaluationsOf(
+  db: Executor,
+  envId: string,
+  since: number,
+  until: number,
+): Promise<Map<string, FlagEvaluationCount>> {
   const from = Math.floor(since / HOUR_MS) * HOUR_MS;
   const [inWindow, newest] = await Promise.all([
-    own(db).selectFrom('telemetry_rollups')
+    own(db)
+      .selectFrom('telemetry_rollups')
       .select((eb) => ['flag_key', eb.fn.sum<number | string>('events').as('n')])
-      .where('env_id', '=', envId).where('kind', '=', 'decision')
-      .where('bucket_start', '>=', from).where('bucket_start', '<', until)
+      .where('env_id', '=', envId)
+      .where('kind', '=', 'decision')
+      .where('bucket_start', '>=', from)
+      .where('bucket_start', '<', until)
       .groupBy('flag_key')
       .execute(),
-    own(db).selectFrom('telemetry_rollups')
+    own(db)
+      .selectFrom('telemetry_rollups')
       .select((eb) => ['flag_key', eb.fn.max('bucket_start').as('last')])
-      .where('env_id', '=', envId).where('kind', '=', 'decision')
+      .where('env_id', '=', envId)
+      .where('kind', '=', 'decision')
       .groupBy('flag_key')
       .execute(),
   ]);

@@ -12,7 +12,21 @@ import type { ValidEvent } from './telemetry.model.js';
 import { refuseEventsOf, T0 } from './telemetry.fixtures.js';
 
 function batch(ids: string[], subject = 'u1'): StoreBatchInput {
-  const events = ids.map((id, index) => validateItem({ id, kind: 'exposure', timestamp: new Date(T0).toISOString(), targetingKey: subject, flagKey: 'f', variant: 'on' }, index, T0) as ValidEvent);
+  const events = ids.map(
+    (id, index) =>
+      validateItem(
+        {
+          id,
+          kind: 'exposure',
+          timestamp: new Date(T0).toISOString(),
+          targetingKey: subject,
+          flagKey: 'f',
+          variant: 'on',
+        },
+        index,
+        T0,
+      ) as ValidEvent,
+  );
   return { envId: 'env_thread', appId: 'app_thread', receivedAt: T0, events };
 }
 
@@ -30,13 +44,22 @@ test('the writer thread stores groups on its own connection: outcomes per batch,
   const { database, url } = await fileDatabase(t);
   const store = threadGroupStore(url);
   t.after(() => store.close());
-  const [first, second] = await Promise.all([store.store([batch(['a', 'b']), batch(['c'])]), store.store([batch(['d'])])]);
+  const [first, second] = await Promise.all([
+    store.store([batch(['a', 'b']), batch(['c'])]),
+    store.store([batch(['d'])]),
+  ]);
   assert.deepEqual(first, [['accepted', 'accepted'], ['accepted']]);
   assert.deepEqual(second, [['accepted']]);
-  assert.deepEqual(await store.store([batch(['a', 'e']), batch(['d'], 'someone else')]), [['duplicate', 'accepted'], ['conflict']]);
+  assert.deepEqual(await store.store([batch(['a', 'e']), batch(['d'], 'someone else')]), [
+    ['duplicate', 'accepted'],
+    ['conflict'],
+  ]);
   // Committed before the answer: the main connection reads every accepted event and the rollup.
   const events = await database.handle.db.selectFrom('telemetry_events').select('id').orderBy('id').execute();
-  assert.deepEqual(events.map((e) => e.id), ['a', 'b', 'c', 'd', 'e']);
+  assert.deepEqual(
+    events.map((e) => e.id),
+    ['a', 'b', 'c', 'd', 'e'],
+  );
   const rollup = await database.handle.db.selectFrom('telemetry_rollups').select('events').executeTakeFirstOrThrow();
   assert.equal(Number(rollup.events), 5);
 });
@@ -48,7 +71,9 @@ test('the main connection and the writer thread take turns for the write lock: r
   const db = database.handle.db;
   await sql`CREATE TABLE counter (n integer NOT NULL)`.execute(db);
   await sql`INSERT INTO counter VALUES (0)`.execute(db);
-  const groups = Array.from({ length: 40 }, (_, g) => store.store([batch(Array.from({ length: 100 }, (_, i) => `g${g}-${i}`))]));
+  const groups = Array.from({ length: 40 }, (_, g) =>
+    store.store([batch(Array.from({ length: 100 }, (_, i) => `g${g}-${i}`))]),
+  );
   for (let i = 0; i < 40; i++) {
     await inTransaction(db, async (trx) => {
       const { rows } = await sql<{ n: number }>`SELECT n FROM counter`.execute(trx);
@@ -59,7 +84,10 @@ test('the main connection and the writer thread take turns for the write lock: r
   await Promise.all(groups);
   const { rows } = await sql<{ n: number }>`SELECT n FROM counter`.execute(db);
   assert.equal(rows[0]!.n, 40);
-  const stored = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const stored = await db
+    .selectFrom('telemetry_events')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   assert.equal(Number(stored.n), 4000);
 });
 
@@ -77,18 +105,30 @@ test('a failing group is answered with its error and the thread carries on', asy
   t.after(() => store.close());
   await sql`DROP TABLE telemetry_watermarks`.execute(database.handle.db);
   await assert.rejects(store.store([batch(['x'])]), /telemetry_watermarks/);
-  await sql`CREATE TABLE telemetry_watermarks (env_id text NOT NULL, slot integer NOT NULL, received_at bigint NOT NULL, event_id text NOT NULL, PRIMARY KEY (env_id, slot))`.execute(database.handle.db);
+  await sql`CREATE TABLE telemetry_watermarks (env_id text NOT NULL, slot integer NOT NULL, received_at bigint NOT NULL, event_id text NOT NULL, PRIMARY KEY (env_id, slot))`.execute(
+    database.handle.db,
+  );
   assert.deepEqual(await store.store([batch(['x'])]), [['accepted']]);
 });
 
 /** A group store that records the size of every group it is given. */
 function recording(store: GroupStore) {
   const sizes: number[] = [];
-  return { sizes, store: { store: (inputs: StoreBatchInput[]) => (sizes.push(inputs.length), store.store(inputs)), close: () => store.close() } satisfies GroupStore };
+  return {
+    sizes,
+    store: {
+      store: (inputs: StoreBatchInput[]) => (sizes.push(inputs.length), store.store(inputs)),
+      close: () => store.close(),
+    } satisfies GroupStore,
+  };
 }
 
 const ENVS = ['env_a', 'env_b', 'env_bad', 'env_c', 'env_d'];
-const groupBatch = (envId: string) => ({ ...batch([`${envId}-1`, `${envId}-2`], `subject-${envId}`), envId, appId: `app_${envId}` });
+const groupBatch = (envId: string) => ({
+  ...batch([`${envId}-1`, `${envId}-2`], `subject-${envId}`),
+  envId,
+  appId: `app_${envId}`,
+});
 
 async function expectIsolated(db: Kysely<Database>, store: GroupStore) {
   const { sizes, store: counted } = recording(store);
@@ -103,13 +143,31 @@ async function expectIsolated(db: Kysely<Database>, store: GroupStore) {
     } else assert.deepEqual(answer, { status: 'fulfilled', value: ['accepted', 'accepted'] }, ENVS[i]);
   });
   const events = await db.selectFrom('telemetry_events').select(['env_id', 'id']).orderBy('id').execute();
-  assert.deepEqual(events.map((e) => e.id), ['env_a-1', 'env_a-2', 'env_b-1', 'env_b-2', 'env_c-1', 'env_c-2', 'env_d-1', 'env_d-2']);
+  assert.deepEqual(
+    events.map((e) => e.id),
+    ['env_a-1', 'env_a-2', 'env_b-1', 'env_b-2', 'env_c-1', 'env_c-2', 'env_d-1', 'env_d-2'],
+  );
   const rollups = await db.selectFrom('telemetry_rollups').select(['env_id', 'events']).orderBy('env_id').execute();
-  assert.deepEqual(rollups.map((r) => [r.env_id, Number(r.events)]), [['env_a', 2], ['env_b', 2], ['env_c', 2], ['env_d', 2]]);
+  assert.deepEqual(
+    rollups.map((r) => [r.env_id, Number(r.events)]),
+    [
+      ['env_a', 2],
+      ['env_b', 2],
+      ['env_c', 2],
+      ['env_d', 2],
+    ],
+  );
   const watermarks = await db.selectFrom('telemetry_watermarks').select('env_id').orderBy('env_id').execute();
-  assert.deepEqual(watermarks.map((w) => w.env_id), ['env_a', 'env_b', 'env_c', 'env_d']);
+  assert.deepEqual(
+    watermarks.map((w) => w.env_id),
+    ['env_a', 'env_b', 'env_c', 'env_d'],
+  );
   // Nothing of the refused batch: no dedup key either, so its retry is a new attempt.
-  const keys = await db.selectFrom(keysApart(db) ? 'telemetry_event_keys' : 'telemetry_events').select('id').where('env_id', '=', 'env_bad').execute();
+  const keys = await db
+    .selectFrom(keysApart(db) ? 'telemetry_event_keys' : 'telemetry_events')
+    .select('id')
+    .where('env_id', '=', 'env_bad')
+    .execute();
   assert.deepEqual(keys, []);
 }
 

@@ -97,7 +97,9 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
       // An idle writer thread does not keep the process alive.
       if (pending.size === 0) w.unref();
     });
-    w.on('error', (err) => retire(w, new GroupStoreUnavailable(`the telemetry writer thread failed: ${err.message}`, { cause: err })));
+    w.on('error', (err) =>
+      retire(w, new GroupStoreUnavailable(`the telemetry writer thread failed: ${err.message}`, { cause: err })),
+    );
     w.on('exit', (code) => retire(w, new GroupStoreUnavailable(`the telemetry writer thread exited (${code})`)));
     worker = w;
     return w;
@@ -109,7 +111,10 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
       const w = current();
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => retire(w, new GroupStoreUnavailable('the telemetry writer thread did not answer in time')), timeoutMs);
+        const timer = setTimeout(
+          () => retire(w, new GroupStoreUnavailable('the telemetry writer thread did not answer in time')),
+          timeoutMs,
+        );
         pending.set(id, { resolve, reject, timer });
         w.ref();
         w.postMessage({ id, inputs } satisfies WriterRequest);

@@ -13,7 +13,10 @@ const { db } = createDb((workerData as { databaseUrl: string }).databaseUrl);
 // than failing them: the thread waits up to 20 s for the write lock, inside the caller's 30 s.
 // Then the thread's own isolate gives back what loading its modules grew (about 10 of its 30 MiB,
 // decision 0057) before the first group runs.
-const ready = sql`PRAGMA busy_timeout = 20000`.execute(db).catch(() => undefined).then(releaseStartupMemory);
+const ready = sql`PRAGMA busy_timeout = 20000`
+  .execute(db)
+  .catch(() => undefined)
+  .then(releaseStartupMemory);
 let queue: Promise<unknown> = ready;
 
 port.on('message', (request: WriterRequest) => {

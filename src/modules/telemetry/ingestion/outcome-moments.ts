@@ -15,7 +15,11 @@ export interface OutcomeMoments {
 }
 
 export async function outcomeMoments(
-  db: Executor, envId: string, metricKey: string, window: { from: number; to: number }, binary: boolean,
+  db: Executor,
+  envId: string,
+  metricKey: string,
+  window: { from: number; to: number },
+  binary: boolean,
 ): Promise<OutcomeMoments> {
   const perSubject = own(db)
     .selectFrom('telemetry_events')
@@ -24,19 +28,46 @@ export async function outcomeMoments(
     .where('ts', '<', window.to)
     .where('targeting_key', 'is not', null)
     .select('targeting_key')
-    .select((eb) => eb.fn.sum<number>(
-      eb.case().when(eb.and([eb('kind', '=', 'outcome'), eb('metric_key', '=', metricKey)])).then(eb.fn.coalesce('metric_value', sql<number>`1`)).else(sql<number>`0`).end(),
-    ).as('y'))
+    .select((eb) =>
+      eb.fn
+        .sum<number>(
+          eb
+            .case()
+            .when(eb.and([eb('kind', '=', 'outcome'), eb('metric_key', '=', metricKey)]))
+            .then(eb.fn.coalesce('metric_value', sql<number>`1`))
+            .else(sql<number>`0`)
+            .end(),
+        )
+        .as('y'),
+    )
     .groupBy('targeting_key');
   const rows = await own(db)
     .selectFrom(perSubject.as('s'))
     .select((eb) => [
       eb.fn.countAll<number>().as('units'),
       binary
-        ? eb.fn.sum<number>(eb.case().when('s.y', '>', 0).then(sql<number>`1`).else(sql<number>`0`).end()).as('total')
+        ? eb.fn
+            .sum<number>(
+              eb
+                .case()
+                .when('s.y', '>', 0)
+                .then(sql<number>`1`)
+                .else(sql<number>`0`)
+                .end(),
+            )
+            .as('total')
         : eb.fn.sum<number>('s.y').as('total'),
       binary
-        ? eb.fn.sum<number>(eb.case().when('s.y', '>', 0).then(sql<number>`1`).else(sql<number>`0`).end()).as('squares')
+        ? eb.fn
+            .sum<number>(
+              eb
+                .case()
+                .when('s.y', '>', 0)
+                .then(sql<number>`1`)
+                .else(sql<number>`0`)
+                .end(),
+            )
+            .as('squares')
         : eb.fn.sum<number>(sql<number>`s.y * s.y`).as('squares'),
     ])
     .executeTakeFirst();

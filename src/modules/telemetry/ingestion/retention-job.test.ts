@@ -13,7 +13,15 @@ for (const dialect of dialects) {
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       assert.equal((await sendBatch(app, s.sdkProd, [exposure(T0, 'user-1')])).json().accepted, 1);
-      const count = async () => Number((await database.handle.db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const count = async () =>
+        Number(
+          (
+            await database.handle.db
+              .selectFrom('telemetry_events')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       await app.jobs.ensureSchedules();
       await app.jobs.runDue();
       assert.equal(await count(), 1, 'a young event stays');

@@ -9,7 +9,11 @@ import { purgeExpiredTelemetry } from './retention.js';
 export const PURGE_EXPIRED_TELEMETRY = 'telemetry.purge-expired';
 const HOURLY = 60 * 60 * 1000;
 
-export function registerTelemetryRetention(runner: JobRunner, db: Kysely<Database>, now: () => number = Date.now): void {
+export function registerTelemetryRetention(
+  runner: JobRunner,
+  db: Kysely<Database>,
+  now: () => number = Date.now,
+): void {
   runner.every(PURGE_EXPIRED_TELEMETRY, HOURLY, async () => {
     await purgeExpiredTelemetry(db, now());
   });

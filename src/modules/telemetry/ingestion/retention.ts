@@ -10,7 +10,10 @@ import { purgeExpiredTombstones } from './subject-erasure.repository.js';
 export type { PurgeResult };
 
 /** Also deletes erasure tombstones that have expired (no event they would drop is accepted any more). */
-export async function purgeExpiredTelemetry(db: Kysely<Database>, now: number): Promise<PurgeResult & { deletedTombstones: number }> {
+export async function purgeExpiredTelemetry(
+  db: Kysely<Database>,
+  now: number,
+): Promise<PurgeResult & { deletedTombstones: number }> {
   const purged = await purgeBefore(db, now - RAW_RETENTION_MS, now - ROLLUP_RETENTION_MS);
   return { ...purged, deletedTombstones: await purgeExpiredTombstones(db, now) };
 }

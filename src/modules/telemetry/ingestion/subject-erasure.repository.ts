@@ -28,10 +28,17 @@ export function subjectHashOf(secret: string, envId: string, subject: string): s
 export const tombstoneExpiryOf = (cutoff: number): number => cutoff + RAW_RETENTION_MS + 1;
 
 /** Records (or moves forward) the subject's tombstone: events stamped at or before `cutoff` are dropped. */
-export async function writeTombstone(db: Executor, row: { envId: string; subjectHash: string; cutoff: number }): Promise<void> {
+export async function writeTombstone(
+  db: Executor,
+  row: { envId: string; subjectHash: string; cutoff: number },
+): Promise<void> {
   const expiresAt = tombstoneExpiryOf(row.cutoff);
-  await own(db).insertInto('telemetry_tombstones').values({ env_id: row.envId, subject_hash: row.subjectHash, cutoff: row.cutoff, expires_at: expiresAt })
-    .onConflict((oc) => oc.columns(['env_id', 'subject_hash']).doUpdateSet({ cutoff: row.cutoff, expires_at: expiresAt }))
+  await own(db)
+    .insertInto('telemetry_tombstones')
+    .values({ env_id: row.envId, subject_hash: row.subjectHash, cutoff: row.cutoff, expires_at: expiresAt })
+    .onConflict((oc) =>
+      oc.columns(['env_id', 'subject_hash']).doUpdateSet({ cutoff: row.cutoff, expires_at: expiresAt }),
+    )
     .execute();
 }
 
@@ -41,15 +48,32 @@ export async function purgeExpiredTombstones(db: Executor, now: number): Promise
 }
 
 /** Splits a batch: events of tombstoned subjects at or before their cutoff are dropped. */
-export async function dropErasedSubjects(db: Executor, secret: string, envId: string, events: ValidEvent[], now: number): Promise<{ kept: ValidEvent[]; dropped: ValidEvent[] }> {
+export async function dropErasedSubjects(
+  db: Executor,
+  secret: string,
+  envId: string,
+  events: ValidEvent[],
+  now: number,
+): Promise<{ kept: ValidEvent[]; dropped: ValidEvent[] }> {
   const subjects = [...new Set(events.map((v) => v.event.targetingKey).filter((k): k is string => k !== undefined))];
   if (subjects.length === 0) return { kept: events, dropped: [] };
   // Most environments hold no live tombstone: one indexed probe spares hashing every subject.
-  const any = await own(db).selectFrom('telemetry_tombstones').select('env_id').where('env_id', '=', envId).where('expires_at', '>', now).limit(1).executeTakeFirst();
+  const any = await own(db)
+    .selectFrom('telemetry_tombstones')
+    .select('env_id')
+    .where('env_id', '=', envId)
+    .where('expires_at', '>', now)
+    .limit(1)
+    .executeTakeFirst();
   if (!any) return { kept: events, dropped: [] };
   const hashes = new Map(subjects.map((s) => [s, subjectHashOf(secret, envId, s)]));
-  const rows = await own(db).selectFrom('telemetry_tombstones').select(['subject_hash', 'cutoff']).where('env_id', '=', envId)
-    .where('subject_hash', 'in', [...hashes.values()]).where('expires_at', '>', now).execute();
+  const rows = await own(db)
+    .selectFrom('telemetry_tombstones')
+    .select(['subject_hash', 'cutoff'])
+    .where('env_id', '=', envId)
+    .where('subject_hash', 'in', [...hashes.values()])
+    .where('expires_at', '>', now)
+    .execute();
   if (rows.length === 0) return { kept: events, dropped: [] };
   const cutoffs = new Map(rows.map((r) => [r.subject_hash, Number(r.cutoff)]));
   const kept: ValidEvent[] = [];
@@ -80,13 +104,28 @@ function asValidEvent(row: TelemetryEventsTable): ValidEvent {
  * contribution leaves the raw events and the rollups together. Returns how many events were deleted.
  */
 export async function eraseSubjectEvents(trx: Executor, envId: string, subject: string, now: number): Promise<number> {
-  const doomed = await own(trx).selectFrom('telemetry_events').select(['id', 'ts']).where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
+  const doomed = await own(trx)
+    .selectFrom('telemetry_events')
+    .select(['id', 'ts'])
+    .where('env_id', '=', envId)
+    .where('targeting_key', '=', subject)
+    .execute();
   if (doomed.length === 0) return 0;
   const hours = [...new Set(doomed.map((r) => Math.floor(Number(r.ts) / HOUR_MS) * HOUR_MS))].sort((a, b) => a - b);
-  await own(trx).deleteFrom('telemetry_events').where('env_id', '=', envId).where('targeting_key', '=', subject).execute();
+  await own(trx)
+    .deleteFrom('telemetry_events')
+    .where('env_id', '=', envId)
+    .where('targeting_key', '=', subject)
+    .execute();
   const ids = doomed.map((r) => r.id);
   // SQLite's dedup keys are the event rows themselves (decision 0047).
-  if (keysApart(trx)) for (let i = 0; i < ids.length; i += 500) await own(trx).deleteFrom('telemetry_event_keys').where('env_id', '=', envId).where('id', 'in', ids.slice(i, i + 500)).execute();
+  if (keysApart(trx))
+    for (let i = 0; i < ids.length; i += 500)
+      await own(trx)
+        .deleteFrom('telemetry_event_keys')
+        .where('env_id', '=', envId)
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
   for (const hour of hours) await rebuildHour(trx, envId, hour, now);
   return doomed.length;
 }
@@ -96,8 +135,16 @@ async function rebuildHour(trx: Executor, envId: string, hour: number, now: numb
   await own(trx).deleteFrom('telemetry_rollups').where('env_id', '=', envId).where('bucket_start', '=', hour).execute();
   let after = '';
   for (;;) {
-    const rows = await own(trx).selectFrom('telemetry_events').selectAll().where('env_id', '=', envId).where('ts', '>=', hour).where('ts', '<', hour + HOUR_MS)
-      .where('id', '>', after).orderBy('id').limit(REBUILD_PAGE).execute();
+    const rows = await own(trx)
+      .selectFrom('telemetry_events')
+      .selectAll()
+      .where('env_id', '=', envId)
+      .where('ts', '>=', hour)
+      .where('ts', '<', hour + HOUR_MS)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(REBUILD_PAGE)
+      .execute();
     if (rows.length === 0) return;
     await mergeRollups(trx, rollupDeltas(envId, rows.map(asValidEvent), writerSlot(trx)), now);
     after = rows.at(-1)!.id;

@@ -139,7 +139,8 @@ export class SubjectSketch {
    */
   encodeMergedWith(stored: Uint8Array): Buffer {
     const storedDense = stored[0] === DENSE && stored.length === M + 1;
-    if (!storedDense && (stored[0] !== SPARSE || (stored.length - 1) % 3 !== 0)) throw new Error('not a subject sketch');
+    if (!storedDense && (stored[0] !== SPARSE || (stored.length - 1) % 3 !== 0))
+      throw new Error('not a subject sketch');
     if (this.dense || storedDense) return denseEncoding([stored, this.encode()]);
     const mine = [...this.sparse!].sort((a, b) => a[0] - b[0]);
     const out = Buffer.allocUnsafe(stored.length + mine.length * 3);

@@ -12,8 +12,14 @@ export { T0 } from '../../../../test/helpers/clock.js';
 /** An app with a client-visible flag `shown` and a hidden flag `hidden` in prod, and its keys. */
 export async function telemetryApp(app: FastifyInstance) {
   const s = await userWithApp(app);
-  for (const [key, clientEnabled] of [['shown', true], ['hidden', false]] as const) {
-    const res = await call(app, 'PATCH', '/api/v1/flags', { token: s.admin, payload: { appId: s.appId, env: 'prod', key, type: 'bool', value: false, clientEnabled } });
+  for (const [key, clientEnabled] of [
+    ['shown', true],
+    ['hidden', false],
+  ] as const) {
+    const res = await call(app, 'PATCH', '/api/v1/flags', {
+      token: s.admin,
+      payload: { appId: s.appId, env: 'prod', key, type: 'bool', value: false, clientEnabled },
+    });
     assert.equal(res.statusCode, 200, res.body);
   }
   const pub = await createKey(app, s.admin, { appId: s.appId, env: 'prod', type: 'pub' });
@@ -28,16 +34,34 @@ let counter = 0;
 export const eventId = (label = 'e') => `${label}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
 
 export function exposure(at: number, subject: string, fields: Record<string, unknown> = {}) {
-  return { id: eventId('x'), kind: 'exposure', timestamp: new Date(at).toISOString(), targetingKey: subject, flagKey: 'shown', variant: 'on', reason: 'SPLIT', ...fields };
+  return {
+    id: eventId('x'),
+    kind: 'exposure',
+    timestamp: new Date(at).toISOString(),
+    targetingKey: subject,
+    flagKey: 'shown',
+    variant: 'on',
+    reason: 'SPLIT',
+    ...fields,
+  };
 }
 
 /** Makes the database refuse every event of `envId`: a batch that cannot be stored, on either engine. */
 export async function refuseEventsOf(db: Kysely<Database>, dialect: (typeof dialects)[number], envId: string) {
   if (dialect === 'sqlite') {
-    await sql.raw(`CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events WHEN NEW.env_id = '${envId}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`).execute(db);
+    await sql
+      .raw(
+        `CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events WHEN NEW.env_id = '${envId}' BEGIN SELECT RAISE(ABORT, 'refused by the test'); END`,
+      )
+      .execute(db);
     return;
   }
-  await sql.raw(`CREATE FUNCTION refuse_env() RETURNS trigger AS $$ BEGIN IF NEW.env_id = '${envId}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`).execute(db);
-  await sql.raw('CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events FOR EACH ROW EXECUTE FUNCTION refuse_env()').execute(db);
+  await sql
+    .raw(
+      `CREATE FUNCTION refuse_env() RETURNS trigger AS $$ BEGIN IF NEW.env_id = '${envId}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+    )
+    .execute(db);
+  await sql
+    .raw('CREATE TRIGGER refuse_env BEFORE INSERT ON telemetry_events FOR EACH ROW EXECUTE FUNCTION refuse_env()')
+    .execute(db);
 }
-

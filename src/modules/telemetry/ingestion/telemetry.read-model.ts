@@ -6,8 +6,20 @@
 import { eventsAfter, eventsByIds, eventsCommittedAfter, feedStart } from './event-feed.js';
 import { iterationAssignments, iterationsOfSubject, outcomeEvents } from './experiment-events.js';
 import { outcomeMoments } from './outcome-moments.js';
-import { eraseSubjectEvents, purgeExpiredTombstones, subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
-import { countRollups, eventTimeOf, listEvents, redeemLegacyCursor, scanRollups, watermarkOf } from './telemetry.repository.js';
+import {
+  eraseSubjectEvents,
+  purgeExpiredTombstones,
+  subjectHashOf,
+  writeTombstone,
+} from './subject-erasure.repository.js';
+import {
+  countRollups,
+  eventTimeOf,
+  listEvents,
+  redeemLegacyCursor,
+  scanRollups,
+  watermarkOf,
+} from './telemetry.repository.js';
 
 export interface TelemetryReadModel {
   /** How far an environment's events have been ingested; null before its first event (insights, aggregation). */
@@ -41,9 +53,20 @@ export interface TelemetryReadModel {
 }
 
 export const telemetryReadModel: TelemetryReadModel = {
-  watermarkOf, countRollups, scanRollups, listEvents, eventTimeOf, redeemLegacyCursor,
-  feedStart, eventsCommittedAfter, eventsAfter, eventsByIds,
-  outcomeMoments, iterationAssignments, outcomeEvents, iterationsOfSubject,
+  watermarkOf,
+  countRollups,
+  scanRollups,
+  listEvents,
+  eventTimeOf,
+  redeemLegacyCursor,
+  feedStart,
+  eventsCommittedAfter,
+  eventsAfter,
+  eventsByIds,
+  outcomeMoments,
+  iterationAssignments,
+  outcomeEvents,
+  iterationsOfSubject,
 };
 
 /**
@@ -60,4 +83,9 @@ export interface TelemetrySubjectErasure {
   purgeExpiredTombstones: typeof purgeExpiredTombstones;
 }
 
-export const telemetrySubjectErasure: TelemetrySubjectErasure = { subjectHashOf, writeTombstone, eraseSubjectEvents, purgeExpiredTombstones };
+export const telemetrySubjectErasure: TelemetrySubjectErasure = {
+  subjectHashOf,
+  writeTombstone,
+  eraseSubjectEvents,
+  purgeExpiredTombstones,
+};

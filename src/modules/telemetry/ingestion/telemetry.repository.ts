@@ -11,10 +11,23 @@ import { repeatedInsert } from '../../../db/repeated-inserts.js';
 import { forUpdate, lockNeedsRows, writersRunConcurrently } from '../../../db/row-locks.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
-import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryRollupsTable, TelemetryTables } from './telemetry.table.js';
+import type {
+  TelemetryEventKeysTable,
+  TelemetryEventsTable,
+  TelemetryRollupsTable,
+  TelemetryTables,
+} from './telemetry.table.js';
 import {
-  DAY_MS, DIMENSION_COLUMNS, DIMENSIONS, HOUR_MS,
-  type Dimension, type DimensionFilters, type RedactedEvent, type RollupRow, type ValidEvent, type Watermark,
+  DAY_MS,
+  DIMENSION_COLUMNS,
+  DIMENSIONS,
+  HOUR_MS,
+  type Dimension,
+  type DimensionFilters,
+  type RedactedEvent,
+  type RollupRow,
+  type ValidEvent,
+  type Watermark,
 } from './telemetry.model.js';
 import { ownTables } from '../../../db/owned-tables.js';
 
@@ -22,7 +35,19 @@ const own = ownTables<TelemetryTables>();
 
 export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
 
-type RollupKey = Pick<TelemetryRollupsTable, 'env_id' | 'bucket_start' | 'kind' | 'flag_key' | 'variant' | 'reason' | 'experiment_id' | 'iteration_id' | 'metric_key' | 'slot'>;
+type RollupKey = Pick<
+  TelemetryRollupsTable,
+  | 'env_id'
+  | 'bucket_start'
+  | 'kind'
+  | 'flag_key'
+  | 'variant'
+  | 'reason'
+  | 'experiment_id'
+  | 'iteration_id'
+  | 'metric_key'
+  | 'slot'
+>;
 
 export interface RollupDelta {
   key: RollupKey;
@@ -33,12 +58,48 @@ export interface RollupDelta {
   sketch: SubjectSketch;
 }
 
-const KEY_COLUMNS = ['env_id', 'bucket_start', 'kind', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'metric_key', 'slot'] as const;
+const KEY_COLUMNS = [
+  'env_id',
+  'bucket_start',
+  'kind',
+  'flag_key',
+  'variant',
+  'reason',
+  'experiment_id',
+  'iteration_id',
+  'metric_key',
+  'slot',
+] as const;
 const EVENT_COLUMNS = [
-  'env_id', 'id', 'app_id', 'kind', 'ts', 'received_at', 'feed_seq', 'targeting_key', 'flag_key', 'variant', 'value', 'reason', 'experiment_id', 'iteration_id',
-  'iteration_revision', 'metric_key', 'metric_value', 'attributes', 'content_hash',
+  'env_id',
+  'id',
+  'app_id',
+  'kind',
+  'ts',
+  'received_at',
+  'feed_seq',
+  'targeting_key',
+  'flag_key',
+  'variant',
+  'value',
+  'reason',
+  'experiment_id',
+  'iteration_id',
+  'iteration_revision',
+  'metric_key',
+  'metric_value',
+  'attributes',
+  'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
-const ROLLUP_COLUMNS = [...KEY_COLUMNS, 'events', 'metric_count', 'metric_sum', 'metric_sum_sq', 'subjects', 'updated_at'] as const satisfies readonly (keyof TelemetryRollupsTable)[];
+const ROLLUP_COLUMNS = [
+  ...KEY_COLUMNS,
+  'events',
+  'metric_count',
+  'metric_sum',
+  'metric_sum_sq',
+  'subjects',
+  'updated_at',
+] as const satisfies readonly (keyof TelemetryRollupsTable)[];
 /**
  * The writer slot of this process (decision 0048): the watermark row and rollup rows its batches
  * write. On PostgreSQL one of 64, drawn once per process, so processes ingesting into one environment
@@ -57,13 +118,27 @@ export function writerSlot(db: Executor): number {
 const ROLLUP_ROWS_PER_STATEMENT = 100;
 
 // The statements every batch runs, compiled once per row count (db/repeated-inserts.ts).
-const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(['env_id', 'id', 'content_hash', 'ts'], (trx, rows) =>
-  own(trx).insertInto('telemetry_event_keys').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']),
+const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(
+  ['env_id', 'id', 'content_hash', 'ts'],
+  (trx, rows) =>
+    own(trx)
+      .insertInto('telemetry_event_keys')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
+      .returning(['id', 'content_hash']),
 );
-const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) => own(trx).insertInto('telemetry_events').values(rows));
+const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) =>
+  own(trx).insertInto('telemetry_events').values(rows),
+);
 /** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
-const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(EVENT_COLUMNS, (trx, rows) =>
-  own(trx).insertInto('telemetry_events').values(rows).onConflict((oc) => oc.columns(['env_id', 'id']).doNothing()).returning(['id', 'content_hash']) as never,
+const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(
+  EVENT_COLUMNS,
+  (trx, rows) =>
+    own(trx)
+      .insertInto('telemetry_events')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
+      .returning(['id', 'content_hash']) as never,
 );
 
 /**
@@ -75,7 +150,10 @@ export function keysApart(db: Executor): boolean {
   return partitionsByDay(db);
 }
 const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
-  own(trx).insertInto('telemetry_rollups').values(rows).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
+  own(trx)
+    .insertInto('telemetry_rollups')
+    .values(rows)
+    .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
 );
 const upsertRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
   own(trx)
@@ -97,7 +175,13 @@ async function inChunks<R>(rows: R[], size: number, run: (chunk: R[]) => Promise
   for (let i = 0; i < rows.length; i += size) await run(rows.slice(i, i + size));
 }
 
-function eventRow(envId: string, appId: string, receivedAt: number, feedSeq: number, v: ValidEvent): TelemetryEventsTable {
+function eventRow(
+  envId: string,
+  appId: string,
+  receivedAt: number,
+  feedSeq: number,
+  v: ValidEvent,
+): TelemetryEventsTable {
   const e = v.event;
   return {
     env_id: envId,
@@ -161,7 +245,9 @@ export function rollupDeltas(envId: string, events: ValidEvent[], slot: number):
 const field = (v: string) => `${v.length}:${v}`;
 const keyOf = (k: RollupKey) =>
   `${field(k.env_id)}${Number(k.bucket_start)}|${Number(k.slot)}|${field(k.kind)}${field(k.flag_key)}${field(k.variant)}${field(k.reason)}${field(k.experiment_id)}${field(k.iteration_id)}${field(k.metric_key)}`;
-const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [...new Set(deltas.map((d) => d.key[column]))];
+const distinct = <C extends 'bucket_start' | 'kind' | 'flag_key'>(deltas: RollupDelta[], column: C) => [
+  ...new Set(deltas.map((d) => d.key[column])),
+];
 
 export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: number): Promise<void> {
   if (deltas.length === 0) return;
@@ -169,7 +255,15 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
   // Called after the batch's first write: on SQLite the transaction already holds the write lock.
   if (lockNeedsRows(trx)) {
     const empty = new SubjectSketch().encode();
-    const missing = deltas.map((d) => ({ ...d.key, events: 0, metric_count: 0, metric_sum: 0, metric_sum_sq: 0, subjects: empty, updated_at: now }));
+    const missing = deltas.map((d) => ({
+      ...d.key,
+      events: 0,
+      metric_count: 0,
+      metric_sum: 0,
+      metric_sum_sq: 0,
+      subjects: empty,
+      updated_at: now,
+    }));
     await inChunks(missing, ROLLUP_ROWS_PER_STATEMENT, (chunk) => insertMissingRollups(trx, chunk));
   }
   const current = await forUpdate(
@@ -193,7 +287,9 @@ export async function mergeRollups(trx: Executor, deltas: RollupDelta[], now: nu
     // that still would hold a non-finite one is refused, failing this batch alone (batch-writer.ts),
     // never stored to fail every later batch and query that reads it.
     if (!Number.isFinite(metricSum) || !Number.isFinite(metricSumSq)) {
-      throw new Error(`the rollup bucket of metric "${d.key.metric_key}" at ${new Date(Number(d.key.bucket_start)).toISOString()} would hold a metric sum that is not finite`);
+      throw new Error(
+        `the rollup bucket of metric "${d.key.metric_key}" at ${new Date(Number(d.key.bucket_start)).toISOString()} would hold a metric sum that is not finite`,
+      );
     }
     return {
       ...d.key,
@@ -245,8 +341,14 @@ async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number)
   // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
   // the keys first, then the rows of the ids that came back.
   const { rows: inserted } = apart
-    ? await insertEventKeys(trx, input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })))
-    : await insertNewEvents(trx, input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)));
+    ? await insertEventKeys(
+        trx,
+        input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })),
+      )
+    : await insertNewEvents(
+        trx,
+        input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+      );
   // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
   // statement inserts rows in order, so the first one is the row stored).
   const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
@@ -264,13 +366,32 @@ async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number)
   if (unknown.length > 0) {
     const ids = [...new Set(unknown)];
     const rows = apart
-      ? await own(trx).selectFrom('telemetry_event_keys').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute()
-      : await own(trx).selectFrom('telemetry_events').select(['id', 'content_hash']).where('env_id', '=', input.envId).where('id', 'in', ids).execute();
+      ? await own(trx)
+          .selectFrom('telemetry_event_keys')
+          .select(['id', 'content_hash'])
+          .where('env_id', '=', input.envId)
+          .where('id', 'in', ids)
+          .execute()
+      : await own(trx)
+          .selectFrom('telemetry_events')
+          .select(['id', 'content_hash'])
+          .where('env_id', '=', input.envId)
+          .where('id', 'in', ids)
+          .execute();
     for (const r of rows) stored.set(r.id, r.content_hash ?? '');
   }
-  if (apart && accepted.length > 0) await insertEvents(trx, accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)));
+  if (apart && accepted.length > 0)
+    await insertEvents(
+      trx,
+      accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+    );
   const acceptedSet = new Set(accepted);
-  return { accepted, outcomes: input.events.map((v) => (acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict')) };
+  return {
+    accepted,
+    outcomes: input.events.map((v) =>
+      acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict',
+    ),
+  };
 }
 
 /**
@@ -283,7 +404,10 @@ async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number)
  */
 export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput[]): Promise<StoreOutcome[][]> {
   if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
-  await ensurePartitions(db, inputs.flatMap((i) => i.events));
+  await ensurePartitions(
+    db,
+    inputs.flatMap((i) => i.events),
+  );
   return inTransaction(db, async (trx) => {
     // One sequence for the whole group: the export feed reads in commit order (decision 0036).
     const feedSeq = await transactionSequence(trx);
@@ -310,7 +434,12 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
         .insertInto('telemetry_watermarks')
         .values({ env_id: envId, slot, received_at: env.receivedAt, event_id: env.newest })
         .onConflict((oc) =>
-          oc.columns(['env_id', 'slot']).doUpdateSet((eb) => ({ received_at: eb.ref('excluded.received_at'), event_id: eb.ref('excluded.event_id') }))
+          oc
+            .columns(['env_id', 'slot'])
+            .doUpdateSet((eb) => ({
+              received_at: eb.ref('excluded.received_at'),
+              event_id: eb.ref('excluded.event_id'),
+            }))
             .where('telemetry_watermarks.received_at', '<=', env.receivedAt),
         )
         .execute();
@@ -326,8 +455,14 @@ export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): 
 
 export async function watermarkOf(db: Executor, envId: string): Promise<Watermark | null> {
   // The newest of the environment's slots (decision 0048).
-  const row = await own(db).selectFrom('telemetry_watermarks').select(['received_at', 'event_id']).where('env_id', '=', envId)
-    .orderBy('received_at', 'desc').orderBy('event_id', 'desc').limit(1).executeTakeFirst();
+  const row = await own(db)
+    .selectFrom('telemetry_watermarks')
+    .select(['received_at', 'event_id'])
+    .where('env_id', '=', envId)
+    .orderBy('received_at', 'desc')
+    .orderBy('event_id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
   return row ? { receivedAt: row.received_at, eventId: row.event_id } : null;
 }
 
@@ -340,7 +475,11 @@ export interface RollupScan {
 }
 
 function rollupQuery(db: Executor, scan: RollupScan) {
-  let q = own(db).selectFrom('telemetry_rollups').where('env_id', '=', scan.envId).where('bucket_start', '>=', scan.from).where('bucket_start', '<', scan.to);
+  let q = own(db)
+    .selectFrom('telemetry_rollups')
+    .where('env_id', '=', scan.envId)
+    .where('bucket_start', '>=', scan.from)
+    .where('bucket_start', '<', scan.to);
   for (const dim of DIMENSIONS) {
     const values = scan.filters[dim];
     // Absent dimensions are stored as '' in rollups; a filter value is never empty (schema).
@@ -350,7 +489,9 @@ function rollupQuery(db: Executor, scan: RollupScan) {
 }
 
 export async function countRollups(db: Executor, scan: RollupScan): Promise<number> {
-  const row = await rollupQuery(db, scan).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirst();
+  const row = await rollupQuery(db, scan)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -370,7 +511,12 @@ export interface RollupColumns {
  * object reused for every row (a query scans up to 10,000, and their garbage showed in its p95):
  * copy what outlives the call. Returns the number of rows visited.
  */
-export async function scanRollups(db: Executor, scan: RollupScan, want: RollupColumns, visit: (row: Readonly<RollupRow>) => void): Promise<number> {
+export async function scanRollups(
+  db: Executor,
+  scan: RollupScan,
+  want: RollupColumns,
+  visit: (row: Readonly<RollupRow>) => void,
+): Promise<number> {
   const dimensionColumns = want.dimensions.map((d) => DIMENSION_COLUMNS[d]);
   const columns = new Set<keyof TelemetryRollupsTable>(['bucket_start', 'events', 'subjects', ...dimensionColumns]);
   if (want.kind) columns.add('kind');
@@ -378,8 +524,19 @@ export async function scanRollups(db: Executor, scan: RollupScan, want: RollupCo
     columns.add('metric_count');
     columns.add('metric_sum');
   }
-  const rows = (await rollupQuery(db, scan).select([...columns]).orderBy('bucket_start').execute()) as Partial<TelemetryRollupsTable>[];
-  const row: RollupRow = { bucketStart: 0, dimensions: dimensionColumns.map(() => null), kind: null, events: 0, metricCount: 0, metricSum: 0, subjects: new Uint8Array() };
+  const rows = (await rollupQuery(db, scan)
+    .select([...columns])
+    .orderBy('bucket_start')
+    .execute()) as Partial<TelemetryRollupsTable>[];
+  const row: RollupRow = {
+    bucketStart: 0,
+    dimensions: dimensionColumns.map(() => null),
+    kind: null,
+    events: 0,
+    metricCount: 0,
+    metricSum: 0,
+    subjects: new Uint8Array(),
+  };
   for (const r of rows) {
     row.bucketStart = Number(r.bucket_start);
     // Absent dimensions are stored as ''.
@@ -414,7 +571,20 @@ export interface EventScan {
 export async function listEvents(db: Executor, scan: EventScan): Promise<RedactedEvent[]> {
   let q = own(db)
     .selectFrom('telemetry_events')
-    .select(['id', 'kind', 'ts', 'received_at', 'flag_key', 'variant', 'reason', 'experiment_id', 'iteration_id', 'iteration_revision', 'metric_key', 'metric_value'])
+    .select([
+      'id',
+      'kind',
+      'ts',
+      'received_at',
+      'flag_key',
+      'variant',
+      'reason',
+      'experiment_id',
+      'iteration_id',
+      'iteration_revision',
+      'metric_key',
+      'metric_value',
+    ])
     .where('env_id', '=', scan.envId)
     .where('ts', '>=', scan.from)
     .where('ts', '<', scan.to)
@@ -424,7 +594,10 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
     if (values && values.length > 0) q = q.where(DIMENSION_COLUMNS[dim], 'in', values);
   }
   const before = scan.before;
-  if (before) q = q.where((eb) => eb.or([eb('ts', '<', before.ts), eb.and([eb('ts', '=', before.ts), eb('id', '<', before.id)])]));
+  if (before)
+    q = q.where((eb) =>
+      eb.or([eb('ts', '<', before.ts), eb.and([eb('ts', '=', before.ts), eb('id', '<', before.id)])]),
+    );
   const rows = await q.orderBy('ts', 'desc').orderBy('id', 'desc').limit(scan.limit).execute();
   return rows.map((r) => ({
     id: r.id,
@@ -447,14 +620,29 @@ export async function listEvents(db: Executor, scan: EventScan): Promise<Redacte
 /** The event time of a stored event (legacy cursors name an event by id). */
 export async function eventTimeOf(db: Executor, envId: string, eventId: string): Promise<number | null> {
   const row = keysApart(db)
-    ? await own(db).selectFrom('telemetry_event_keys').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst()
-    : await own(db).selectFrom('telemetry_events').select('ts').where('env_id', '=', envId).where('id', '=', eventId).executeTakeFirst();
+    ? await own(db)
+        .selectFrom('telemetry_event_keys')
+        .select('ts')
+        .where('env_id', '=', envId)
+        .where('id', '=', eventId)
+        .executeTakeFirst()
+    : await own(db)
+        .selectFrom('telemetry_events')
+        .select('ts')
+        .where('env_id', '=', envId)
+        .where('id', '=', eventId)
+        .executeTakeFirst();
   return row ? Number(row.ts) : null;
 }
 
 /** Marks a legacy cursor digest as redeemed; false when it already was. */
 export async function redeemLegacyCursor(db: Executor, digest: string, now: number): Promise<boolean> {
-  const rows = await own(db).insertInto('insight_legacy_cursors').values({ digest, used_at: now }).onConflict((oc) => oc.column('digest').doNothing()).returning('digest').execute();
+  const rows = await own(db)
+    .insertInto('insight_legacy_cursors')
+    .values({ digest, used_at: now })
+    .onConflict((oc) => oc.column('digest').doNothing())
+    .returning('digest')
+    .execute();
   return rows.length === 1;
 }
 
@@ -465,13 +653,22 @@ export interface PurgeResult {
   deletedRollups: number;
 }
 
-export async function purgeBefore(db: Kysely<Database>, rawBefore: number, rollupsBefore: number): Promise<PurgeResult> {
+export async function purgeBefore(
+  db: Kysely<Database>,
+  rawBefore: number,
+  rollupsBefore: number,
+): Promise<PurgeResult> {
   const droppedPartitions = await dropDayPartitionsBefore(db, 'telemetry_events', rawBefore);
   // On SQLite, and for rows in PostgreSQL's default partition, rows are deleted.
   const events = await own(db).deleteFrom('telemetry_events').where('ts', '<', rawBefore).executeTakeFirst();
   // SQLite's keys are the event rows just deleted.
-  const keys = keysApart(db) ? await own(db).deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst() : events;
-  const rollups = await own(db).deleteFrom('telemetry_rollups').where('bucket_start', '<', rollupsBefore).executeTakeFirst();
+  const keys = keysApart(db)
+    ? await own(db).deleteFrom('telemetry_event_keys').where('ts', '<', rawBefore).executeTakeFirst()
+    : events;
+  const rollups = await own(db)
+    .deleteFrom('telemetry_rollups')
+    .where('bucket_start', '<', rollupsBefore)
+    .executeTakeFirst();
   await own(db).deleteFrom('insight_legacy_cursors').where('used_at', '<', rawBefore).execute();
   return {
     droppedPartitions,

@@ -34,10 +34,15 @@ export interface TelemetryService {
 /** The 503 of a batch that could not be stored; `cause` (the storage error) reaches the error log,
  * never the answer. */
 export function storageUnavailable(cause?: unknown): AppError {
-  const error = new AppError(503, 'service_unavailable', 'Events could not be stored now; none of this batch was stored.', {
-    resolution: 'Retry the whole batch with the same event ids after Retry-After seconds.',
-    headers: { 'retry-after': '1' },
-  });
+  const error = new AppError(
+    503,
+    'service_unavailable',
+    'Events could not be stored now; none of this batch was stored.',
+    {
+      resolution: 'Retry the whole batch with the same event ids after Retry-After seconds.',
+      headers: { 'retry-after': '1' },
+    },
+  );
   if (cause !== undefined) error.cause = cause;
   return error;
 }
@@ -58,7 +63,13 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
         if ('code' in checked) {
           results[index] = { index, id, status: 'permanent-error', code: checked.code, message: checked.message };
         } else if (visibility && checked.event.flagKey !== undefined && !visibility(checked.event.flagKey)) {
-          results[index] = { index, id, status: 'permanent-error', code: 'flag_not_visible', message: 'This public key may only report flags that are client-visible in the environment.' };
+          results[index] = {
+            index,
+            id,
+            status: 'permanent-error',
+            code: 'flag_not_visible',
+            message: 'This public key may only report flags that are client-visible in the environment.',
+          };
         } else candidates.push(checked);
       });
 
@@ -66,8 +77,12 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
       const admitted = candidates.slice(0, granted);
       for (const held of candidates.slice(granted)) {
         results[held.index] = {
-          index: held.index, id: held.event.id, status: 'retryable-error', code: 'rate_limited',
-          message: 'The environment is over its telemetry rate; retry this item later with the same id.', retryAfterSeconds,
+          index: held.index,
+          id: held.event.id,
+          status: 'retryable-error',
+          code: 'rate_limited',
+          message: 'The environment is over its telemetry rate; retry this item later with the same id.',
+          retryAfterSeconds,
         };
       }
 
@@ -80,7 +95,12 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
           for (const v of split.dropped) results[v.index] = { index: v.index, id: v.event.id, status: 'accepted' };
           stored = split.kept;
         }
-        outcomes = await writer.store({ envId: principal.envId, appId: principal.appId, receivedAt: now, events: stored });
+        outcomes = await writer.store({
+          envId: principal.envId,
+          appId: principal.appId,
+          receivedAt: now,
+          events: stored,
+        });
       } catch (err) {
         throw storageUnavailable(err);
       }
@@ -88,7 +108,13 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
         const outcome = outcomes[i]!;
         results[v.index] =
           outcome === 'conflict'
-            ? { index: v.index, id: v.event.id, status: 'permanent-error', code: 'event_id_conflict', message: 'An event with this id and different content is already stored for this environment.' }
+            ? {
+                index: v.index,
+                id: v.event.id,
+                status: 'permanent-error',
+                code: 'event_id_conflict',
+                message: 'An event with this id and different content is already stored for this environment.',
+              }
             : { index: v.index, id: v.event.id, status: outcome };
       });
 

@@ -34,7 +34,12 @@ function estimateByWalk(bytes: Uint8Array): number {
   const m = 4096;
   const registers = new Uint8Array(m);
   if (bytes[0] === 2) registers.set(bytes.subarray(1));
-  else for (let o = 1; o < bytes.length; o += 3) registers[(bytes[o]! << 8) | bytes[o + 1]!] = Math.max(registers[(bytes[o]! << 8) | bytes[o + 1]!]!, bytes[o + 2]!);
+  else
+    for (let o = 1; o < bytes.length; o += 3)
+      registers[(bytes[o]! << 8) | bytes[o + 1]!] = Math.max(
+        registers[(bytes[o]! << 8) | bytes[o + 1]!]!,
+        bytes[o + 2]!,
+      );
   let sum = 0;
   let zeros = 0;
   for (const r of registers) {
@@ -65,7 +70,16 @@ test('merging into a stored sketch encodes what decoding, merging and encoding a
     return sketch;
   };
   // Sparse and dense on either side, overlapping subjects, and a union that crosses into dense.
-  for (const [stored, added] of [[0, 1], [1, 1], [40, 3], [1_300, 80], [1_000, 1_000], [5_000, 2], [3, 5_000], [5_000, 5_000]] as const) {
+  for (const [stored, added] of [
+    [0, 1],
+    [1, 1],
+    [40, 3],
+    [1_300, 80],
+    [1_000, 1_000],
+    [5_000, 2],
+    [3, 5_000],
+    [5_000, 5_000],
+  ] as const) {
     const storedBytes = sketchOf('s', stored).encode();
     const delta = sketchOf(stored % 2 ? 's' : 'd', added);
     const expected = SubjectSketch.decode(delta.encode());
@@ -98,8 +112,20 @@ for (const dialect of dialects) {
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const ok = exposure(T0 - MINUTE, 'user-1');
-      const outcome = { id: eventId('o'), kind: 'outcome', timestamp: new Date(T0).toISOString(), targetingKey: 'user-1', metricKey: 'revenue' };
-      const decision = { id: eventId('d'), kind: 'decision', timestamp: new Date(T0).toISOString(), flagKey: 'hidden', reason: 'DEFAULT' };
+      const outcome = {
+        id: eventId('o'),
+        kind: 'outcome',
+        timestamp: new Date(T0).toISOString(),
+        targetingKey: 'user-1',
+        metricKey: 'revenue',
+      };
+      const decision = {
+        id: eventId('d'),
+        kind: 'decision',
+        timestamp: new Date(T0).toISOString(),
+        flagKey: 'hidden',
+        reason: 'DEFAULT',
+      };
       const items: unknown[] = [
         ok,
         { ...exposure(T0, 'user-2'), color: 'red' },
@@ -117,20 +143,23 @@ for (const dialect of dialects) {
       const res = await sendBatch(app, s.sdkProd, items);
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body.results.map((r: any) => [r.index, r.status, r.code ?? null]), [
-        [0, 'accepted', null],
-        [1, 'permanent-error', 'validation_error'],
-        [2, 'permanent-error', 'validation_error'],
-        [3, 'permanent-error', 'timestamp_out_of_range'],
-        [4, 'permanent-error', 'timestamp_out_of_range'],
-        [5, 'permanent-error', 'validation_error'],
-        [6, 'accepted', null],
-        [7, 'accepted', null],
-        [8, 'permanent-error', 'validation_error'],
-        [9, 'permanent-error', 'validation_error'],
-        [10, 'permanent-error', 'validation_error'],
-        [11, 'permanent-error', 'validation_error'],
-      ]);
+      assert.deepEqual(
+        body.results.map((r: any) => [r.index, r.status, r.code ?? null]),
+        [
+          [0, 'accepted', null],
+          [1, 'permanent-error', 'validation_error'],
+          [2, 'permanent-error', 'validation_error'],
+          [3, 'permanent-error', 'timestamp_out_of_range'],
+          [4, 'permanent-error', 'timestamp_out_of_range'],
+          [5, 'permanent-error', 'validation_error'],
+          [6, 'accepted', null],
+          [7, 'accepted', null],
+          [8, 'permanent-error', 'validation_error'],
+          [9, 'permanent-error', 'validation_error'],
+          [10, 'permanent-error', 'validation_error'],
+          [11, 'permanent-error', 'validation_error'],
+        ],
+      );
       assert.equal(body.results[0].id, ok.id);
       assert.equal(body.results[5].id, null);
       assert.match(body.results[1].message, /color/);
@@ -138,16 +167,30 @@ for (const dialect of dialects) {
       assert.deepEqual([body.accepted, body.duplicates, body.rejected], [3, 0, 9]);
 
       // A retry with the same ids: duplicates; the same id with other content: a conflict.
-      const retry = await sendBatch(app, s.sdkProd, [ok, { ...outcome, metricValue: 1 }, { ...ok, variant: 'off' }, exposure(T0, 'user-5')]);
-      assert.equal(retry.statusCode, 200, retry.body);
-      assert.deepEqual(retry.json().results.map((r: any) => [r.status, r.code ?? null]), [
-        ['duplicate', null], ['duplicate', null], ['permanent-error', 'event_id_conflict'], ['accepted', null],
+      const retry = await sendBatch(app, s.sdkProd, [
+        ok,
+        { ...outcome, metricValue: 1 },
+        { ...ok, variant: 'off' },
+        exposure(T0, 'user-5'),
       ]);
+      assert.equal(retry.statusCode, 200, retry.body);
+      assert.deepEqual(
+        retry.json().results.map((r: any) => [r.status, r.code ?? null]),
+        [
+          ['duplicate', null],
+          ['duplicate', null],
+          ['permanent-error', 'event_id_conflict'],
+          ['accepted', null],
+        ],
+      );
       assert.deepEqual([retry.json().accepted, retry.json().duplicates, retry.json().rejected], [1, 2, 1]);
 
       // Another environment may use the same id.
       assert.equal((await sendBatch(app, s.sdk.dev!, [ok])).json().results[0].status, 'accepted');
-      const stored = await database.handle.db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const stored = await database.handle.db
+        .selectFrom('telemetry_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(stored.n), 5);
     });
 
@@ -155,7 +198,8 @@ for (const dialect of dialects) {
       const clock = testClock();
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
-      const outcome = (fields: string) => `{"id":"${eventId('o')}","kind":"outcome","timestamp":"${new Date(T0).toISOString()}","targetingKey":"u","metricKey":"revenue"${fields}}`;
+      const outcome = (fields: string) =>
+        `{"id":"${eventId('o')}","kind":"outcome","timestamp":"${new Date(T0).toISOString()}","targetingKey":"u","metricKey":"revenue"${fields}}`;
       const items = [
         outcome(',"metricValue":1e400'),
         outcome(',"metricValue":-1e400'),
@@ -171,30 +215,55 @@ for (const dialect of dialects) {
         outcome(',"attributes":{"plan\\u0000":"x"}'),
         outcome(',"metricValue":-2.5'),
       ];
-      const res = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${items.join(',')}]}` });
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/events/batch',
+        headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' },
+        payload: `{"schemaVersion":1,"events":[${items.join(',')}]}`,
+      });
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json();
-      assert.deepEqual(body.results.map((r: any) => [r.status, r.message ?? null]), [
-        ['permanent-error', '/metricValue is not a finite number.'],
-        ['permanent-error', '/metricValue is not a finite number.'],
-        ['permanent-error', '/metricValue must be <= 1000000000000000.'],
-        ['permanent-error', '/metricValue must be >= -1000000000000000.'],
-        ['accepted', null],
-        ['permanent-error', '/value/a/0 is not a finite number.'],
-        ['permanent-error', '/attributes/__proto__ is the key "__proto__", which is refused.'],
-        ['permanent-error', '/attributes/constructor/prototype is the key "constructor", which is refused.'],
-        ['permanent-error', '/iterationRevision must be <= 2147483647.'],
-        ['permanent-error', '/iterationRevision is not a finite number.'],
-        ['permanent-error', '/variant contains the character U+0000, which text cannot hold.'],
-        ['permanent-error', '/attributes/plan\u0000 contains the character U+0000, which text cannot hold.'],
-        ['accepted', null],
-      ]);
+      assert.deepEqual(
+        body.results.map((r: any) => [r.status, r.message ?? null]),
+        [
+          ['permanent-error', '/metricValue is not a finite number.'],
+          ['permanent-error', '/metricValue is not a finite number.'],
+          ['permanent-error', '/metricValue must be <= 1000000000000000.'],
+          ['permanent-error', '/metricValue must be >= -1000000000000000.'],
+          ['accepted', null],
+          ['permanent-error', '/value/a/0 is not a finite number.'],
+          ['permanent-error', '/attributes/__proto__ is the key "__proto__", which is refused.'],
+          ['permanent-error', '/attributes/constructor/prototype is the key "constructor", which is refused.'],
+          ['permanent-error', '/iterationRevision must be <= 2147483647.'],
+          ['permanent-error', '/iterationRevision is not a finite number.'],
+          ['permanent-error', '/variant contains the character U+0000, which text cannot hold.'],
+          ['permanent-error', '/attributes/plan\u0000 contains the character U+0000, which text cannot hold.'],
+          ['accepted', null],
+        ],
+      );
       assert.ok(body.results.every((r: any) => r.status === 'accepted' || r.code === 'validation_error'));
-      assert.ok(body.results.every((r: any, i: number) => r.id === JSON.parse(items[i]!.replace(/1e[49]\d\d/g, '0').replace('"__proto__"', '"p"')).id));
-      const rollup = await database.handle.db.selectFrom('telemetry_rollups').selectAll().where('kind', '=', 'outcome').executeTakeFirstOrThrow();
-      assert.deepEqual([Number(rollup.events), Number(rollup.metric_count), Number(rollup.metric_sum)], [2, 2, 1e15 - 2.5]);
+      assert.ok(
+        body.results.every(
+          (r: any, i: number) =>
+            r.id === JSON.parse(items[i]!.replace(/1e[49]\d\d/g, '0').replace('"__proto__"', '"p"')).id,
+        ),
+      );
+      const rollup = await database.handle.db
+        .selectFrom('telemetry_rollups')
+        .selectAll()
+        .where('kind', '=', 'outcome')
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [Number(rollup.events), Number(rollup.metric_count), Number(rollup.metric_sum)],
+        [2, 2, 1e15 - 2.5],
+      );
       // Outside the events, the same values are the batch's 400.
-      const envelope = await app.inject({ method: 'POST', url: '/api/v1/events/batch', headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' }, payload: `{"schemaVersion":1,"events":[${outcome('')}],"sdk":{"name":"js","version":"1","x":1e400}}` });
+      const envelope = await app.inject({
+        method: 'POST',
+        url: '/api/v1/events/batch',
+        headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' },
+        payload: `{"schemaVersion":1,"events":[${outcome('')}],"sdk":{"name":"js","version":"1","x":1e400}}`,
+      });
       expectValidation(envelope, '/sdk/x');
     });
 
@@ -202,11 +271,22 @@ for (const dialect of dialects) {
       const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
-      const items = [exposure(T0, 'u1'), exposure(T0, 'u1', { flagKey: 'hidden' }), exposure(T0, 'u1', { flagKey: 'missing' }), { ...exposure(T0, 'u2'), kind: 'outcome', flagKey: undefined, metricKey: 'clicks' }];
+      const items = [
+        exposure(T0, 'u1'),
+        exposure(T0, 'u1', { flagKey: 'hidden' }),
+        exposure(T0, 'u1', { flagKey: 'missing' }),
+        { ...exposure(T0, 'u2'), kind: 'outcome', flagKey: undefined, metricKey: 'clicks' },
+      ];
       const res = await sendBatch(app, s.pub, items);
-      assert.deepEqual(res.json().results.map((r: any) => [r.status, r.code ?? null]), [
-        ['accepted', null], ['permanent-error', 'flag_not_visible'], ['permanent-error', 'flag_not_visible'], ['accepted', null],
-      ]);
+      assert.deepEqual(
+        res.json().results.map((r: any) => [r.status, r.code ?? null]),
+        [
+          ['accepted', null],
+          ['permanent-error', 'flag_not_visible'],
+          ['permanent-error', 'flag_not_visible'],
+          ['accepted', null],
+        ],
+      );
       const server = await sendBatch(app, s.sdkProd, [exposure(T0, 'u1', { flagKey: 'hidden' })]);
       assert.equal(server.json().results[0].status, 'accepted');
     });
@@ -218,8 +298,21 @@ for (const dialect of dialects) {
       expectValidation(await sendBatch(app, s.sdkProd, one, { schemaVersion: 2 }), '/schemaVersion');
       expectValidation(await sendBatch(app, s.sdkProd, one, { extra: true }), '/extra');
       expectValidation(await sendBatch(app, s.sdkProd, []), '/events');
-      expectValidation(await sendBatch(app, s.sdkProd, Array.from({ length: 101 }, () => exposure(T0, 'u'))), '/events');
-      expectValidation(await call(app, 'POST', '/api/v1/events/batch', { token: s.sdkProd, payload: { schemaVersion: 1, events: { 0: 'a' } } }), '/events');
+      expectValidation(
+        await sendBatch(
+          app,
+          s.sdkProd,
+          Array.from({ length: 101 }, () => exposure(T0, 'u')),
+        ),
+        '/events',
+      );
+      expectValidation(
+        await call(app, 'POST', '/api/v1/events/batch', {
+          token: s.sdkProd,
+          payload: { schemaVersion: 1, events: { 0: 'a' } },
+        }),
+        '/events',
+      );
       expectValidation(await sendBatch(app, s.sdkProd, one, { sdk: { name: 'js' } }), '/sdk/version');
       const huge = await sendBatch(app, s.sdkProd, [{ ...exposure(T0, 'u'), value: 'x'.repeat(1024 * 1024) }]);
       expectError(huge, 413, 'payload_too_large');
@@ -230,7 +323,11 @@ for (const dialect of dialects) {
 
     test('over the environment rate: 429 with Retry-After and the full ordered list, admitted items stored', async (t) => {
       const clock = testClock();
-      const { app, database } = await buildTestApp(t, { dialect, now: clock.now, config: { telemetryEventsPerSecond: 5 } });
+      const { app, database } = await buildTestApp(t, {
+        dialect,
+        now: clock.now,
+        config: { telemetryEventsPerSecond: 5 },
+      });
       const s = await telemetryApp(app);
       const items = [{ bad: true }, ...Array.from({ length: 8 }, (_, i) => exposure(T0, `u${i}`))];
       const res = await sendBatch(app, s.sdkProd, items);
@@ -238,7 +335,20 @@ for (const dialect of dialects) {
       assert.equal(res.headers['retry-after'], '1');
       const body = res.json();
       assert.equal(body.results.length, 9);
-      assert.deepEqual(body.results.map((r: any) => r.status), ['permanent-error', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'retryable-error', 'retryable-error', 'retryable-error']);
+      assert.deepEqual(
+        body.results.map((r: any) => r.status),
+        [
+          'permanent-error',
+          'accepted',
+          'accepted',
+          'accepted',
+          'accepted',
+          'accepted',
+          'retryable-error',
+          'retryable-error',
+          'retryable-error',
+        ],
+      );
       for (const r of body.results.slice(6)) {
         assert.equal(r.code, 'rate_limited');
         assert.equal(r.retryAfterSeconds, 1);
@@ -250,8 +360,15 @@ for (const dialect of dialects) {
       // Clients retry only the retryable items, with the same ids.
       const again = await sendBatch(app, s.sdkProd, items.slice(6));
       assert.equal(again.statusCode, 200, again.body);
-      assert.deepEqual(again.json().results.map((r: any) => r.status), ['accepted', 'accepted', 'accepted']);
-      const n = await database.handle.db.selectFrom('telemetry_events').where('env_id', '!=', '').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      assert.deepEqual(
+        again.json().results.map((r: any) => r.status),
+        ['accepted', 'accepted', 'accepted'],
+      );
+      const n = await database.handle.db
+        .selectFrom('telemetry_events')
+        .where('env_id', '!=', '')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(n.n), 9);
     });
 
@@ -267,11 +384,17 @@ for (const dialect of dialects) {
       assert.doesNotMatch(JSON.stringify(error), /telemetry_|select|insert/i);
       // The operator's log says why: the storage error travels as the 503's cause.
       assert.match(logs(), /telemetry_watermarks/);
-      const n = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const n = await db
+        .selectFrom('telemetry_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(n.n), 0);
       // PostgreSQL keeps dedup keys apart from the events (decision 0047): none of them either.
       if (dialect === 'postgres') {
-        const keys = await db.selectFrom('telemetry_event_keys').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const keys = await db
+          .selectFrom('telemetry_event_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(keys.n), 0);
       }
     });
@@ -282,12 +405,21 @@ for (const dialect of dialects) {
       const s = await telemetryApp(app);
       const other = await telemetryApp(app);
       const db = database.handle.db;
-      const poisoned = await db.selectFrom('environments').select('id').where('app_id', '=', s.appId).where('slug', '=', 'dev').executeTakeFirstOrThrow();
+      const poisoned = await db
+        .selectFrom('environments')
+        .select('id')
+        .where('app_id', '=', s.appId)
+        .where('slug', '=', 'dev')
+        .executeTakeFirstOrThrow();
       await refuseEventsOf(db, dialect, poisoned.id);
       // Sent together, so that they share group transactions as far as the server's timing allows;
       // the answers do not depend on how they were grouped.
       const senders = [s.sdk.dev!, s.sdkProd, s.sdk.staging!, other.sdkProd, other.sdk.dev!, s.pub];
-      const rounds = await Promise.all(Array.from({ length: 3 }, () => Promise.all(senders.map((token, i) => sendBatch(app, token, [exposure(T0, `u${i}`), exposure(T0, `v${i}`)])))));
+      const rounds = await Promise.all(
+        Array.from({ length: 3 }, () =>
+          Promise.all(senders.map((token, i) => sendBatch(app, token, [exposure(T0, `u${i}`), exposure(T0, `v${i}`)]))),
+        ),
+      );
       for (const answers of rounds) {
         expectError(answers[0]!, 503, 'service_unavailable');
         for (const res of answers.slice(1)) {
@@ -295,30 +427,53 @@ for (const dialect of dialects) {
           assert.equal(res.json().accepted, 2);
         }
       }
-      const stored = await db.selectFrom('telemetry_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const stored = await db
+        .selectFrom('telemetry_events')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(stored.n), 3 * 5 * 2);
-      const refused = await db.selectFrom(dialect === 'postgres' ? 'telemetry_event_keys' : 'telemetry_events').select('id').where('env_id', '=', poisoned.id).execute();
+      const refused = await db
+        .selectFrom(dialect === 'postgres' ? 'telemetry_event_keys' : 'telemetry_events')
+        .select('id')
+        .where('env_id', '=', poisoned.id)
+        .execute();
       assert.deepEqual(refused, []);
     });
 
-    test('a group touching 3,200 buckets is stored (rollups written in statements of 100 rows, under SQLite\'s parameter limit)', async (t) => {
+    test("a group touching 3,200 buckets is stored (rollups written in statements of 100 rows, under SQLite's parameter limit)", async (t) => {
       const database = await createTestDatabase(dialect);
       t.after(async () => {
         await database.handle.close();
         await database.drop();
       });
       const inputs = Array.from({ length: 32 }, (_, b) => ({
-        envId: 'env_wide', appId: 'app_wide', receivedAt: T0,
-        events: Array.from({ length: 100 }, (_, i) => validateItem(exposure(T0, `u-${i}`, { flagKey: `flag-${b}-${i}` }), i, T0) as ValidEvent),
+        envId: 'env_wide',
+        appId: 'app_wide',
+        receivedAt: T0,
+        events: Array.from(
+          { length: 100 },
+          (_, i) => validateItem(exposure(T0, `u-${i}`, { flagKey: `flag-${b}-${i}` }), i, T0) as ValidEvent,
+        ),
       }));
       const outcomes = await storeBatches(database.handle.db, inputs);
       assert.ok(outcomes.every((batch) => batch.length === 100 && batch.every((o) => o === 'accepted')));
-      const rollups = await database.handle.db.selectFrom('telemetry_rollups').select((eb) => eb.fn.countAll<number>().as('n')).where('env_id', '=', 'env_wide').executeTakeFirstOrThrow();
+      const rollups = await database.handle.db
+        .selectFrom('telemetry_rollups')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('env_id', '=', 'env_wide')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(rollups.n), 3200);
       // The same buckets again: every row is read, merged and written back.
-      const again = inputs.map((input) => ({ ...input, events: input.events.map((v) => ({ ...v, event: { ...v.event, id: `${v.event.id}-2` } })) }));
+      const again = inputs.map((input) => ({
+        ...input,
+        events: input.events.map((v) => ({ ...v, event: { ...v.event, id: `${v.event.id}-2` } })),
+      }));
       await storeBatches(database.handle.db, again);
-      const events = await database.handle.db.selectFrom('telemetry_rollups').select((eb) => eb.fn.sum<number>('events').as('n')).where('env_id', '=', 'env_wide').executeTakeFirstOrThrow();
+      const events = await database.handle.db
+        .selectFrom('telemetry_rollups')
+        .select((eb) => eb.fn.sum<number>('events').as('n'))
+        .where('env_id', '=', 'env_wide')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(events.n), 6400);
     });
 
@@ -327,25 +482,64 @@ for (const dialect of dialects) {
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const hour = Math.floor(T0 / 3_600_000) * 3_600_000;
-      const outcome = (at: number, subject: string, value: number) => ({ id: eventId('o'), kind: 'outcome', timestamp: new Date(at).toISOString(), targetingKey: subject, metricKey: 'revenue', metricValue: value });
+      const outcome = (at: number, subject: string, value: number) => ({
+        id: eventId('o'),
+        kind: 'outcome',
+        timestamp: new Date(at).toISOString(),
+        targetingKey: subject,
+        metricKey: 'revenue',
+        metricValue: value,
+      });
       const items = [
-        exposure(hour - 1, 'a'), exposure(hour, 'a'), exposure(hour + 10, 'a'), exposure(hour + 20, 'b'),
-        outcome(hour + 5, 'a', 2), outcome(hour + 6, 'b', 3), { ...outcome(hour + 7, 'c', 0), metricValue: undefined },
+        exposure(hour - 1, 'a'),
+        exposure(hour, 'a'),
+        exposure(hour + 10, 'a'),
+        exposure(hour + 20, 'b'),
+        outcome(hour + 5, 'a', 2),
+        outcome(hour + 6, 'b', 3),
+        { ...outcome(hour + 7, 'c', 0), metricValue: undefined },
       ];
       const res = await sendBatch(app, s.sdkProd, items);
       assert.equal(res.json().accepted, 7);
-      const rows = await database.handle.db.selectFrom('telemetry_rollups').selectAll().orderBy('bucket_start').orderBy('kind').execute();
-      assert.deepEqual(rows.map((r) => [Number(r.bucket_start) - hour, r.kind, r.flag_key, r.variant, r.metric_key, Number(r.events), Number(r.metric_count), Number(r.metric_sum), Number(r.metric_sum_sq), Math.round(SubjectSketch.decode(r.subjects).estimate())]), [
-        [-3_600_000, 'exposure', 'shown', 'on', '', 1, 0, 0, 0, 1],
-        [0, 'exposure', 'shown', 'on', '', 3, 0, 0, 0, 2],
-        [0, 'outcome', '', '', 'revenue', 3, 3, 6, 14, 3],
-      ]);
+      const rows = await database.handle.db
+        .selectFrom('telemetry_rollups')
+        .selectAll()
+        .orderBy('bucket_start')
+        .orderBy('kind')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [
+          Number(r.bucket_start) - hour,
+          r.kind,
+          r.flag_key,
+          r.variant,
+          r.metric_key,
+          Number(r.events),
+          Number(r.metric_count),
+          Number(r.metric_sum),
+          Number(r.metric_sum_sq),
+          Math.round(SubjectSketch.decode(r.subjects).estimate()),
+        ]),
+        [
+          [-3_600_000, 'exposure', 'shown', 'on', '', 1, 0, 0, 0, 1],
+          [0, 'exposure', 'shown', 'on', '', 3, 0, 0, 0, 2],
+          [0, 'outcome', '', '', 'revenue', 3, 3, 6, 14, 3],
+        ],
+      );
       // A second batch merges into the same buckets (one upsert per bucket).
       await sendBatch(app, s.sdkProd, [exposure(hour + 30, 'c'), exposure(hour + 31, 'a')]);
-      const merged = await database.handle.db.selectFrom('telemetry_rollups').selectAll().where('bucket_start', '=', hour).where('kind', '=', 'exposure').executeTakeFirstOrThrow();
+      const merged = await database.handle.db
+        .selectFrom('telemetry_rollups')
+        .selectAll()
+        .where('bucket_start', '=', hour)
+        .where('kind', '=', 'exposure')
+        .executeTakeFirstOrThrow();
       assert.equal(Number(merged.events), 5);
       assert.equal(Math.round(SubjectSketch.decode(merged.subjects).estimate()), 3);
-      const watermark = await database.handle.db.selectFrom('telemetry_watermarks').selectAll().executeTakeFirstOrThrow();
+      const watermark = await database.handle.db
+        .selectFrom('telemetry_watermarks')
+        .selectAll()
+        .executeTakeFirstOrThrow();
       assert.equal(Number(watermark.received_at), T0);
       assert.equal(typeof watermark.event_id, 'string');
     });
@@ -355,9 +549,20 @@ for (const dialect of dialects) {
       const { app, database } = await buildTestApp(t, { dialect, now: clock.now });
       const s = await telemetryApp(app);
       const db = database.handle.db;
-      await sendBatch(app, s.sdkProd, [exposure(T0 - 29 * DAY, 'old'), exposure(T0 - DAY, 'recent'), exposure(T0, 'now')]);
+      await sendBatch(app, s.sdkProd, [
+        exposure(T0 - 29 * DAY, 'old'),
+        exposure(T0 - DAY, 'recent'),
+        exposure(T0, 'now'),
+      ]);
       const count = async (table: 'telemetry_events' | 'telemetry_event_keys' | 'telemetry_rollups') =>
-        Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+        Number(
+          (
+            await db
+              .selectFrom(table)
+              .select((eb) => eb.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
       assert.equal(await count('telemetry_events'), 3);
       const first = await purgeExpiredTelemetry(db, T0 + 2 * DAY);
       assert.equal(await count('telemetry_events'), 2);

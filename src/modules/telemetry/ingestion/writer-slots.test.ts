@@ -8,7 +8,12 @@ import { scanRollups, storeBatch, watermarkOf, writerSlot, WRITER_SLOTS } from '
 import type { ValidEvent } from './telemetry.model.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);
-const item = (id: string, subject: string) => validateItem({ id, kind: 'exposure', timestamp: new Date(T0).toISOString(), targetingKey: subject, flagKey: 'f', variant: 'on' }, 0, T0) as ValidEvent;
+const item = (id: string, subject: string) =>
+  validateItem(
+    { id, kind: 'exposure', timestamp: new Date(T0).toISOString(), targetingKey: subject, flagKey: 'f', variant: 'on' },
+    0,
+    T0,
+  ) as ValidEvent;
 
 for (const dialect of dialects) {
   describe(`writer slots on ${dialect}`, () => {
@@ -22,27 +27,64 @@ for (const dialect of dialects) {
       const slot = writerSlot(db);
       assert.ok(slot >= 0 && slot < WRITER_SLOTS);
       if (dialect === 'sqlite') assert.equal(slot, 0);
-      await storeBatch(db, { envId: 'env_s', appId: 'app_s', receivedAt: T0 + 10, events: [item('a', 'u1'), item('b', 'u2')] });
+      await storeBatch(db, {
+        envId: 'env_s',
+        appId: 'app_s',
+        receivedAt: T0 + 10,
+        events: [item('a', 'u1'), item('b', 'u2')],
+      });
       assert.deepEqual(await watermarkOf(db, 'env_s'), { receivedAt: T0 + 10, eventId: 'b' });
 
       // Another process's slot: an older row does not move the watermark back, a newer one moves it on.
       const other = (slot + 1) % WRITER_SLOTS;
-      await db.insertInto('telemetry_watermarks').values({ env_id: 'env_s', slot: other, received_at: T0 + 5, event_id: 'z' }).execute();
+      await db
+        .insertInto('telemetry_watermarks')
+        .values({ env_id: 'env_s', slot: other, received_at: T0 + 5, event_id: 'z' })
+        .execute();
       assert.deepEqual(await watermarkOf(db, 'env_s'), { receivedAt: T0 + 10, eventId: 'b' });
-      await db.updateTable('telemetry_watermarks').set({ received_at: T0 + 20, event_id: 'c' }).where('slot', '=', other).execute();
+      await db
+        .updateTable('telemetry_watermarks')
+        .set({ received_at: T0 + 20, event_id: 'c' })
+        .where('slot', '=', other)
+        .execute();
       assert.deepEqual(await watermarkOf(db, 'env_s'), { receivedAt: T0 + 20, eventId: 'c' });
 
       // The other slot's row of the same bucket: both are read, as parts of one bucket.
-      const row = await db.selectFrom('telemetry_rollups').selectAll().where('env_id', '=', 'env_s').executeTakeFirstOrThrow();
-      await db.insertInto('telemetry_rollups').values({ ...row, slot: other, events: 3 }).execute();
+      const row = await db
+        .selectFrom('telemetry_rollups')
+        .selectAll()
+        .where('env_id', '=', 'env_s')
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('telemetry_rollups')
+        .values({ ...row, slot: other, events: 3 })
+        .execute();
       let events = 0;
-      const scanned = await scanRollups(db, { envId: 'env_s', from: T0 - 3_600_000, to: T0 + 3_600_000, filters: {} }, { dimensions: ['flagKey'], kind: false, metrics: false }, (r) => { events += r.events; });
+      const scanned = await scanRollups(
+        db,
+        { envId: 'env_s', from: T0 - 3_600_000, to: T0 + 3_600_000, filters: {} },
+        { dimensions: ['flagKey'], kind: false, metrics: false },
+        (r) => {
+          events += r.events;
+        },
+      );
       assert.equal(scanned, 2);
       assert.equal(events, 5);
       // This process's next batch merges into its own slot's row only.
       await storeBatch(db, { envId: 'env_s', appId: 'app_s', receivedAt: T0 + 30, events: [item('d', 'u3')] });
-      const rows = await db.selectFrom('telemetry_rollups').select(['slot', 'events']).where('env_id', '=', 'env_s').orderBy('slot').execute();
-      assert.deepEqual(rows.map((r) => [Number(r.slot), Number(r.events)]).sort((x, y) => x[0]! - y[0]!), [[slot, 3], [other, 3]].sort((x, y) => x[0]! - y[0]!));
+      const rows = await db
+        .selectFrom('telemetry_rollups')
+        .select(['slot', 'events'])
+        .where('env_id', '=', 'env_s')
+        .orderBy('slot')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [Number(r.slot), Number(r.events)]).sort((x, y) => x[0]! - y[0]!),
+        [
+          [slot, 3],
+          [other, 3],
+        ].sort((x, y) => x[0]! - y[0]!),
+      );
     });
   });
 }

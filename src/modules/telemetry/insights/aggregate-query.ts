@@ -6,8 +6,17 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { validationError, AppError } from '../../../platform/errors.js';
 import {
-  DAY_MS, DIMENSIONS, HOUR_MS, ROLLUP_RETENTION_MS, SKETCH_PRECISION, SKETCH_RELATIVE_STANDARD_ERROR, estimateUnion, telemetryReadModel,
-  type Dimension, type DimensionFilters, type Watermark,
+  DAY_MS,
+  DIMENSIONS,
+  HOUR_MS,
+  ROLLUP_RETENTION_MS,
+  SKETCH_PRECISION,
+  SKETCH_RELATIVE_STANDARD_ERROR,
+  estimateUnion,
+  telemetryReadModel,
+  type Dimension,
+  type DimensionFilters,
+  type Watermark,
 } from '../ingestion/index.js';
 import { queryDigest, type CursorCodec } from './insight-cursor.js';
 import { deadlineExceeded, passed, type Deadline } from './query-deadline.js';
@@ -46,20 +55,29 @@ export interface AggregateRowOut {
 
 export function filtersOf(filters: Filters | undefined): DimensionFilters {
   const out: DimensionFilters = {};
-  for (const [dim, value] of Object.entries(filters ?? {})) if (value !== undefined) out[dim as Dimension] = Array.isArray(value) ? value : [value];
+  for (const [dim, value] of Object.entries(filters ?? {}))
+    if (value !== undefined) out[dim as Dimension] = Array.isArray(value) ? value : [value];
   return out;
 }
 
 export function windowOf(from: string, to: string, maxMs: number, what: string) {
   const start = Date.parse(from);
   const end = Date.parse(to);
-  if (!(start < end)) throw validationError('from must be before to.', [{ path: '/to', message: 'must be after from' }]);
-  if (end - start > maxMs) throw validationError(`The window is longer than ${what}.`, [{ path: '/to', message: `at most ${what} after from` }]);
+  if (!(start < end))
+    throw validationError('from must be before to.', [{ path: '/to', message: 'must be after from' }]);
+  if (end - start > maxMs)
+    throw validationError(`The window is longer than ${what}.`, [
+      { path: '/to', message: `at most ${what} after from` },
+    ]);
   return { start, end };
 }
 
-export const watermarkOut = (w: Watermark | null) => (w ? { receivedAt: new Date(w.receivedAt).toISOString(), eventId: w.eventId } : null);
-export const freshnessOf = (w: Watermark | null, now: number) => ({ asOf: new Date(now).toISOString(), lagSeconds: w ? Math.max(0, Math.round((now - w.receivedAt) / 1000)) : null });
+export const watermarkOut = (w: Watermark | null) =>
+  w ? { receivedAt: new Date(w.receivedAt).toISOString(), eventId: w.eventId } : null;
+export const freshnessOf = (w: Watermark | null, now: number) => ({
+  asOf: new Date(now).toISOString(),
+  lagSeconds: w ? Math.max(0, Math.round((now - w.receivedAt) / 1000)) : null,
+});
 
 /** One rollup row of a cell, kept while its scan page is read. */
 interface Part {
@@ -159,14 +177,22 @@ function settle(cell: Cell, ungrouped: number): void {
 
 function measureOf(cell: Cell, measure: InsightMeasure, subjects: number): number | null {
   switch (measure) {
-    case 'events': return cell.events;
-    case 'subjects': return subjects;
-    case 'decisions': return cell.byKind.decision ?? 0;
-    case 'assignments': return cell.byKind.assignment ?? 0;
-    case 'exposures': return cell.byKind.exposure ?? 0;
-    case 'outcomes': return cell.byKind.outcome ?? 0;
-    case 'metricSum': return cell.metricSum;
-    case 'metricMean': return cell.metricCount > 0 ? cell.metricSum / cell.metricCount : null;
+    case 'events':
+      return cell.events;
+    case 'subjects':
+      return subjects;
+    case 'decisions':
+      return cell.byKind.decision ?? 0;
+    case 'assignments':
+      return cell.byKind.assignment ?? 0;
+    case 'exposures':
+      return cell.byKind.exposure ?? 0;
+    case 'outcomes':
+      return cell.byKind.outcome ?? 0;
+    case 'metricSum':
+      return cell.metricSum;
+    case 'metricMean':
+      return cell.metricCount > 0 ? cell.metricSum / cell.metricCount : null;
   }
 }
 
@@ -209,11 +235,15 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   const requested = windowOf(body.from, body.to, MAX_WINDOW_MS, '90 days');
   const filters = filtersOf(body.filters);
   if (requested.end - requested.start > UNFILTERED_WINDOW_MS && !filters.flagKey && !filters.experimentId) {
-    throw validationError('A window longer than 24 hours needs a flagKey or experimentId filter.', [{ path: '/filters', message: 'needs flagKey or experimentId for windows over 24 hours' }]);
+    throw validationError('A window longer than 24 hours needs a flagKey or experimentId filter.', [
+      { path: '/filters', message: 'needs flagKey or experimentId for windows over 24 hours' },
+    ]);
   }
   const query = queryDigest(body as unknown as Record<string, unknown>);
   const now = ctx.deadline.startedAt;
-  const resumed = body.cursor ? ctx.codec.open<{ offset: number }>('ia1_', body.cursor, { credential: ctx.credential, query, now }) : null;
+  const resumed = body.cursor
+    ? ctx.codec.open<{ offset: number }>('ia1_', body.cursor, { credential: ctx.credential, query, now })
+    : null;
   const offset = resumed?.position.offset ?? 0;
   const resumedScanned = resumed?.scanned ?? 0;
 
@@ -225,15 +255,33 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   const effEnd = Math.min(alignUp(requested.end), alignUp(now));
   const scan = { envId: ctx.envId, filters, from: effStart, to: Math.max(effStart, effEnd) };
 
-  const resumeCursor = (scanned: number) => ctx.codec.issue('ia1_', { credential: ctx.credential, query, issuedAt: ctx.deadline.now(), scanned, position: { offset } });
-  if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned), scannedField: 'scannedBuckets', request: 0, resumed: resumedScanned });
+  const resumeCursor = (scanned: number) =>
+    ctx.codec.issue('ia1_', {
+      credential: ctx.credential,
+      query,
+      issuedAt: ctx.deadline.now(),
+      scanned,
+      position: { offset },
+    });
+  if (passed(ctx.deadline))
+    throw deadlineExceeded(ctx.deadline, {
+      cursor: resumeCursor(resumedScanned),
+      scannedField: 'scannedBuckets',
+      request: 0,
+      resumed: resumedScanned,
+    });
 
   const planned = scan.to > scan.from ? await countRollups(ctx.db, scan) : 0;
   if (planned > MAX_SCANNED_BUCKETS) {
-    throw new AppError(429, 'query_too_costly', `The query would scan ${planned} buckets; the ceiling is ${MAX_SCANNED_BUCKETS}.`, {
-      resolution: 'Narrow the window, add filters or use fewer dimensions.',
-      metadata: { queryCost: { scannedBuckets: planned, limit: MAX_SCANNED_BUCKETS } },
-    });
+    throw new AppError(
+      429,
+      'query_too_costly',
+      `The query would scan ${planned} buckets; the ceiling is ${MAX_SCANNED_BUCKETS}.`,
+      {
+        resolution: 'Narrow the window, add filters or use fewer dimensions.',
+        metadata: { queryCost: { scannedBuckets: planned, limit: MAX_SCANNED_BUCKETS } },
+      },
+    );
   }
 
   // Pages of whole grain buckets, at most a week each; the deadline is checked between pages.
@@ -249,42 +297,82 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
   };
   // Pages span whole grain buckets (so a cell never spans two pages), about ROWS_PER_SCAN_PAGE rows each.
   const span = scan.to - scan.from;
-  const pageMs = Math.min(SCAN_PAGE_MS, Math.max(grainMs, Math.floor((span * ROWS_PER_SCAN_PAGE) / Math.max(1, planned) / grainMs) * grainMs));
+  const pageMs = Math.min(
+    SCAN_PAGE_MS,
+    Math.max(grainMs, Math.floor((span * ROWS_PER_SCAN_PAGE) / Math.max(1, planned) / grainMs) * grainMs),
+  );
   const done: Cell[] = [];
   let scanned = 0;
   for (let pageStart = scan.from; pageStart < scan.to; pageStart += pageMs) {
-    if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
+    if (passed(ctx.deadline))
+      throw deadlineExceeded(ctx.deadline, {
+        cursor: resumeCursor(resumedScanned + scanned),
+        scannedField: 'scannedBuckets',
+        request: scanned,
+        resumed: resumedScanned,
+      });
     // The page's cells by bucket, then by grouped values, in the order they were first seen.
     // Rows come in bucket order, so a row's bucket is nearly always the previous row's.
     const buckets = new Map<number, Map<string | null, Cell>>();
     const cells: Cell[] = [];
     let lastStart = NaN;
     let bucket: Map<string | null, Cell> | undefined;
-    scanned += await scanRollups(ctx.db, { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + pageMs) }, columns, (row) => {
-      // Issue 24 (insights tail): nothing is allocated per row but the part itself and its other
-      // values; the grouped values are copied once per cell.
-      const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
-      if (bucketStart !== lastStart) {
-        lastStart = bucketStart;
-        bucket = buckets.get(bucketStart);
-        if (bucket === undefined) buckets.set(bucketStart, (bucket = new Map()));
-      }
-      const key = groupKey(row.dimensions, dims.length);
-      let cell = bucket!.get(key);
-      if (!cell) {
-        bucket!.set(key, (cell = { bucketStart, dimensions: row.dimensions.slice(0, dims.length), parts: [], events: 0, byKind: {}, metricCount: 0, metricSum: 0, subjects: 0, excludedParts: 0 }));
-        cells.push(cell);
-      }
-      const others = ungrouped.length === 0 ? NO_OTHERS : row.dimensions.slice(dims.length);
-      cell.parts.push({ others, kind: row.kind, events: row.events, metricCount: row.metricCount, metricSum: row.metricSum, subjects: row.subjects });
-    });
+    scanned += await scanRollups(
+      ctx.db,
+      { ...scan, from: pageStart, to: Math.min(scan.to, pageStart + pageMs) },
+      columns,
+      (row) => {
+        // Issue 24 (insights tail): nothing is allocated per row but the part itself and its other
+        // values; the grouped values are copied once per cell.
+        const bucketStart = Math.floor(row.bucketStart / grainMs) * grainMs;
+        if (bucketStart !== lastStart) {
+          lastStart = bucketStart;
+          bucket = buckets.get(bucketStart);
+          if (bucket === undefined) buckets.set(bucketStart, (bucket = new Map()));
+        }
+        const key = groupKey(row.dimensions, dims.length);
+        let cell = bucket!.get(key);
+        if (!cell) {
+          bucket!.set(
+            key,
+            (cell = {
+              bucketStart,
+              dimensions: row.dimensions.slice(0, dims.length),
+              parts: [],
+              events: 0,
+              byKind: {},
+              metricCount: 0,
+              metricSum: 0,
+              subjects: 0,
+              excludedParts: 0,
+            }),
+          );
+          cells.push(cell);
+        }
+        const others = ungrouped.length === 0 ? NO_OTHERS : row.dimensions.slice(dims.length);
+        cell.parts.push({
+          others,
+          kind: row.kind,
+          events: row.events,
+          metricCount: row.metricCount,
+          metricSum: row.metricSum,
+          subjects: row.subjects,
+        });
+      },
+    );
     for (const cell of cells) {
       settle(cell, ungrouped.length);
       done.push(cell);
     }
     ctx.deadline.pages++;
   }
-  if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: resumeCursor(resumedScanned + scanned), scannedField: 'scannedBuckets', request: scanned, resumed: resumedScanned });
+  if (passed(ctx.deadline))
+    throw deadlineExceeded(ctx.deadline, {
+      cursor: resumeCursor(resumedScanned + scanned),
+      scannedField: 'scannedBuckets',
+      request: scanned,
+      resumed: resumedScanned,
+    });
 
   const ordered = done.sort(compareCells);
   const page = ordered.slice(offset, offset + MAX_ROWS_PER_PAGE);
@@ -313,9 +401,24 @@ export async function runAggregateQuery(ctx: QueryContext, body: AggregateQueryB
     watermark: watermarkOut(watermark),
     freshness: freshnessOf(watermark, ctx.deadline.now()),
     queryCost: { scannedBuckets: scanned, units: scanned + rows.length },
-    approximation: { subjects: `hyperloglog-p${SKETCH_PRECISION}`, relativeStandardError: SKETCH_RELATIVE_STANDARD_ERROR },
+    approximation: {
+      subjects: `hyperloglog-p${SKETCH_PRECISION}`,
+      relativeStandardError: SKETCH_RELATIVE_STANDARD_ERROR,
+    },
     suppression: { minimumSubjects: MINIMUM_SUBJECTS as 20, suppressedCells, excludedParts },
-    rateLimit: { limit: ctx.rateLimit.limit, remaining: ctx.rateLimit.remaining, resetAt: new Date(ctx.rateLimit.resetAt).toISOString() },
-    nextCursor: more ? ctx.codec.issue('ia1_', { credential: ctx.credential, query, issuedAt: ctx.deadline.now(), scanned: resumedScanned + scanned, position: { offset: offset + MAX_ROWS_PER_PAGE } }) : null,
+    rateLimit: {
+      limit: ctx.rateLimit.limit,
+      remaining: ctx.rateLimit.remaining,
+      resetAt: new Date(ctx.rateLimit.resetAt).toISOString(),
+    },
+    nextCursor: more
+      ? ctx.codec.issue('ia1_', {
+          credential: ctx.credential,
+          query,
+          issuedAt: ctx.deadline.now(),
+          scanned: resumedScanned + scanned,
+          position: { offset: offset + MAX_ROWS_PER_PAGE },
+        })
+      : null,
   };
 }

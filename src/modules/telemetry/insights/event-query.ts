@@ -3,7 +3,13 @@
 // (base64url of {"receivedAt": ms, "eventId": "…"}) is redeemed once and answered with an ie1_ cursor.
 import { createHash } from 'node:crypto';
 import { validationError } from '../../../platform/errors.js';
-import { DAY_MS, RAW_RETENTION_MS, telemetryReadModel, type RedactedEvent, type Watermark } from '../ingestion/index.js';
+import {
+  DAY_MS,
+  RAW_RETENTION_MS,
+  telemetryReadModel,
+  type RedactedEvent,
+  type Watermark,
+} from '../ingestion/index.js';
 import { queryDigest } from './insight-cursor.js';
 import { deadlineExceeded, execution, passed } from './query-deadline.js';
 import { filtersOf, freshnessOf, windowOf, type QueryContext } from './aggregate-query.js';
@@ -30,13 +36,21 @@ export interface EventRowOut {
 }
 
 const legacyRefused = (message: string) =>
-  validationError(message, [{ path: '/cursor', message }], 'Pass the nextCursor of a previous page unchanged, or start without a cursor.');
+  validationError(
+    message,
+    [{ path: '/cursor', message }],
+    'Pass the nextCursor of a previous page unchanged, or start without a cursor.',
+  );
 
 function legacyPositionOf(cursor: string): { receivedAt: number; eventId: string } | null {
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return null;
   try {
-    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { receivedAt?: unknown; eventId?: unknown };
-    if (typeof parsed?.receivedAt !== 'number' || !Number.isInteger(parsed.receivedAt) || parsed.receivedAt < 0) return null;
+    const parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      receivedAt?: unknown;
+      eventId?: unknown;
+    };
+    if (typeof parsed?.receivedAt !== 'number' || !Number.isInteger(parsed.receivedAt) || parsed.receivedAt < 0)
+      return null;
     if (typeof parsed.eventId !== 'string' || parsed.eventId.length < 1 || parsed.eventId.length > 128) return null;
     if (Object.keys(parsed).length !== 2) return null;
     return { receivedAt: parsed.receivedAt, eventId: parsed.eventId };
@@ -46,7 +60,8 @@ function legacyPositionOf(cursor: string): { receivedAt: number; eventId: string
 }
 
 /** The checkpoint: the newest event this environment has included so far, opaque to clients. */
-const checkpointOf = (w: Watermark | null) => (w ? `ck1_${Buffer.from(JSON.stringify([w.receivedAt, w.eventId])).toString('base64url')}` : null);
+const checkpointOf = (w: Watermark | null) =>
+  w ? `ck1_${Buffer.from(JSON.stringify([w.receivedAt, w.eventId])).toString('base64url')}` : null;
 
 export async function runEventQuery(ctx: QueryContext, body: EventQueryBody, source: { appId: string; env: string }) {
   const requested = windowOf(body.from, body.to, 7 * DAY_MS, '7 days');
@@ -65,7 +80,8 @@ export async function runEventQuery(ctx: QueryContext, body: EventQueryBody, sou
       const legacy = legacyPositionOf(body.cursor);
       if (!legacy) throw legacyRefused('The cursor does not start with ie1_.');
       const digest = createHash('sha256').update(`${ctx.envId}\n${body.cursor}`).digest('hex');
-      if (!(await redeemLegacyCursor(ctx.db, digest, now))) throw legacyRefused('This legacy cursor was already used; continue with the ie1_ cursor it was answered with.');
+      if (!(await redeemLegacyCursor(ctx.db, digest, now)))
+        throw legacyRefused('This legacy cursor was already used; continue with the ie1_ cursor it was answered with.');
       const ts = await eventTimeOf(ctx.db, ctx.envId, legacy.eventId);
       position = ts === null ? { ts: legacy.receivedAt, id: '' } : { ts, id: legacy.eventId };
     }
@@ -73,15 +89,37 @@ export async function runEventQuery(ctx: QueryContext, body: EventQueryBody, sou
 
   const from = Math.max(requested.start, now - RAW_RETENTION_MS);
   const to = requested.end;
-  const cursorAt = (p: Position, scanned: number) => ctx.codec.issue('ie1_', { credential: ctx.credential, query, issuedAt: ctx.deadline.now(), scanned, position: p });
-  if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: cursorAt(position, resumedScanned), scannedField: 'scannedEvents', request: 0, resumed: resumedScanned });
+  const cursorAt = (p: Position, scanned: number) =>
+    ctx.codec.issue('ie1_', { credential: ctx.credential, query, issuedAt: ctx.deadline.now(), scanned, position: p });
+  if (passed(ctx.deadline))
+    throw deadlineExceeded(ctx.deadline, {
+      cursor: cursorAt(position, resumedScanned),
+      scannedField: 'scannedEvents',
+      request: 0,
+      resumed: resumedScanned,
+    });
 
-  const found: RedactedEvent[] = to > from
-    ? await listEvents(ctx.db, { envId: ctx.envId, from, to, kinds: body.kinds, filters: filtersOf(body.filters), ...(position ? { before: position } : {}), limit: limit + 1 })
-    : [];
+  const found: RedactedEvent[] =
+    to > from
+      ? await listEvents(ctx.db, {
+          envId: ctx.envId,
+          from,
+          to,
+          kinds: body.kinds,
+          filters: filtersOf(body.filters),
+          ...(position ? { before: position } : {}),
+          limit: limit + 1,
+        })
+      : [];
   ctx.deadline.pages++;
   const scanned = found.length;
-  if (passed(ctx.deadline)) throw deadlineExceeded(ctx.deadline, { cursor: cursorAt(position, resumedScanned + scanned), scannedField: 'scannedEvents', request: scanned, resumed: resumedScanned });
+  if (passed(ctx.deadline))
+    throw deadlineExceeded(ctx.deadline, {
+      cursor: cursorAt(position, resumedScanned + scanned),
+      scannedField: 'scannedEvents',
+      request: scanned,
+      resumed: resumedScanned,
+    });
 
   const page = found.slice(0, limit);
   const last = page[page.length - 1];
@@ -109,8 +147,9 @@ export async function runEventQuery(ctx: QueryContext, body: EventQueryBody, sou
     queryCost: { scannedEvents: scanned },
     execution: { deadline, elapsed },
     // A legacy cursor is always answered with a bound ie1_ cursor, even on the last page.
-    nextCursor: found.length > limit || (body.cursor !== undefined && !body.cursor.startsWith('ie1_'))
-      ? cursorAt(last ? { ts: last.ts, id: last.id } : position, resumedScanned + scanned)
-      : null,
+    nextCursor:
+      found.length > limit || (body.cursor !== undefined && !body.cursor.startsWith('ie1_'))
+        ? cursorAt(last ? { ts: last.ts, id: last.id } : position, resumedScanned + scanned)
+        : null,
   };
 }

@@ -22,7 +22,11 @@ export interface CursorClaims<P> {
 export interface CursorCodec {
   issue<P>(prefix: CursorPrefix, claims: CursorClaims<P>): string;
   /** The claims of a cursor this server issued for this credential and query; 400 or 409 otherwise. */
-  open<P>(prefix: CursorPrefix, cursor: string, expect: { credential: string; query: string; now: number }): CursorClaims<P>;
+  open<P>(
+    prefix: CursorPrefix,
+    cursor: string,
+    expect: { credential: string; query: string; now: number },
+  ): CursorClaims<P>;
 }
 
 export function queryDigest(body: Record<string, unknown>): string {
@@ -31,7 +35,11 @@ export function queryDigest(body: Record<string, unknown>): string {
 }
 
 const refused = (message: string) =>
-  validationError(message, [{ path: '/cursor', message }], 'Pass the nextCursor of a previous page of the same query, sent with the same credential, unchanged.');
+  validationError(
+    message,
+    [{ path: '/cursor', message }],
+    'Pass the nextCursor of a previous page of the same query, sent with the same credential, unchanged.',
+  );
 
 export function createCursorCodec(secret: string): CursorCodec {
   const key = createHmac('sha256', secret).update('ensign/insight-cursor/v1').digest();
@@ -39,7 +47,15 @@ export function createCursorCodec(secret: string): CursorCodec {
 
   return {
     issue(prefix, claims) {
-      const payload = Buffer.from(JSON.stringify({ c: claims.credential, q: claims.query, i: claims.issuedAt, s: claims.scanned, p: claims.position })).toString('base64url');
+      const payload = Buffer.from(
+        JSON.stringify({
+          c: claims.credential,
+          q: claims.query,
+          i: claims.issuedAt,
+          s: claims.scanned,
+          p: claims.position,
+        }),
+      ).toString('base64url');
       return `${prefix}${payload}.${mac(prefix + payload).toString('base64url')}`;
     },
     open(prefix, cursor, expect) {
@@ -50,14 +66,29 @@ export function createCursorCodec(secret: string): CursorCodec {
       const payload = body.slice(0, dot);
       const given = Buffer.from(body.slice(dot + 1), 'base64url');
       const wanted = mac(prefix + payload);
-      if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) throw refused('The cursor is not one this service issued.');
-      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { c: string; q: string; i: number; s: number; p: unknown };
+      if (given.length !== wanted.length || !timingSafeEqual(given, wanted))
+        throw refused('The cursor is not one this service issued.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        c: string;
+        q: string;
+        i: number;
+        s: number;
+        p: unknown;
+      };
       if (claims.c !== expect.credential) throw refused('The cursor was issued to another credential.');
       if (claims.q !== expect.query) throw refused('The cursor belongs to another query.');
       if (expect.now - claims.i > CURSOR_TTL_MS) {
-        throw new AppError(409, 'insight_cursor_expired', 'The cursor is older than 15 minutes.', { resolution: 'Start a new query without a cursor.' });
+        throw new AppError(409, 'insight_cursor_expired', 'The cursor is older than 15 minutes.', {
+          resolution: 'Start a new query without a cursor.',
+        });
       }
-      return { credential: claims.c, query: claims.q, issuedAt: claims.i, scanned: claims.s, position: claims.p as never };
+      return {
+        credential: claims.c,
+        query: claims.q,
+        issuedAt: claims.i,
+        scanned: claims.s,
+        position: claims.p as never,
+      };
     },
   };
 }

@@ -14,7 +14,16 @@ const iso = (t: number) => new Date(t).toISOString();
 const AT = T0 - HOUR + 60_000;
 
 function outcome(subject: string, metricKey: string, metricValue: number, variant = 'on') {
-  return { id: eventId('o'), kind: 'outcome', timestamp: iso(AT + 1000), targetingKey: subject, flagKey: 'shown', variant, metricKey, metricValue };
+  return {
+    id: eventId('o'),
+    kind: 'outcome',
+    timestamp: iso(AT + 1000),
+    targetingKey: subject,
+    flagKey: 'shown',
+    variant,
+    metricKey,
+    metricValue,
+  };
 }
 
 /**
@@ -44,7 +53,19 @@ for (const dialect of dialects) {
       const s = await telemetryApp(app);
       await population(app, s.sdkProd);
       const query = async (filters: Record<string, unknown>, dimensions: string[] = []) => {
-        const res = await call(app, 'POST', '/api/v1/insights/query', { token: s.user.token, payload: { appId: s.appId, env: 'prod', from: iso(T0 - 2 * HOUR), to: iso(T0), grain: 'hour', dimensions, measures: ['events', 'outcomes', 'metricSum', 'metricMean', 'subjects'], filters } });
+        const res = await call(app, 'POST', '/api/v1/insights/query', {
+          token: s.user.token,
+          payload: {
+            appId: s.appId,
+            env: 'prod',
+            from: iso(T0 - 2 * HOUR),
+            to: iso(T0),
+            grain: 'hour',
+            dimensions,
+            measures: ['events', 'outcomes', 'metricSum', 'metricMean', 'subjects'],
+            filters,
+          },
+        });
         assert.equal(res.statusCode, 200, res.body);
         return res.json();
       };
@@ -61,12 +82,24 @@ for (const dialect of dialects) {
 
       // Values whose own cells are shown are all included.
       const two = await query({ metricKey: ['revenue', 'clicks'], variant: 'on' });
-      assert.deepEqual(two.rows[0].measures, { events: 50, outcomes: 50, metricSum: 75, metricMean: 1.5, subjects: 25 });
+      assert.deepEqual(two.rows[0].measures, {
+        events: 50,
+        outcomes: 50,
+        metricSum: 75,
+        metricMean: 1.5,
+        subjects: 25,
+      });
       assert.equal(two.suppression.excludedParts, 0);
 
       // Grouped by the filtered dimension, each value is its own row and rev's is suppressed.
       const grouped = await query({ metricKey: ['rev', 'revenue'], variant: 'on' }, ['metricKey']);
-      assert.deepEqual(grouped.rows.map((r: any) => [r.dimensions.metricKey, r.measures.metricSum]), [['rev', null], ['revenue', 25]]);
+      assert.deepEqual(
+        grouped.rows.map((r: any) => [r.dimensions.metricKey, r.measures.metricSum]),
+        [
+          ['rev', null],
+          ['revenue', 25],
+        ],
+      );
     });
 
     test('a total never includes a value whose own cell would be suppressed: total minus the visible cells is zero', async (t) => {
@@ -75,7 +108,19 @@ for (const dialect of dialects) {
       const s = await telemetryApp(app);
       await population(app, s.sdkProd);
       const query = async (dimensions: string[], filters: Record<string, unknown> = {}) => {
-        const res = await call(app, 'POST', '/api/v1/insights/query', { token: s.user.token, payload: { appId: s.appId, env: 'prod', from: iso(T0 - 2 * HOUR), to: iso(T0), grain: 'hour', dimensions, measures: ['events', 'exposures', 'outcomes', 'metricSum'], filters } });
+        const res = await call(app, 'POST', '/api/v1/insights/query', {
+          token: s.user.token,
+          payload: {
+            appId: s.appId,
+            env: 'prod',
+            from: iso(T0 - 2 * HOUR),
+            to: iso(T0),
+            grain: 'hour',
+            dimensions,
+            measures: ['events', 'exposures', 'outcomes', 'metricSum'],
+            filters,
+          },
+        });
         assert.equal(res.statusCode, 200, res.body);
         return res.json();
       };
@@ -83,14 +128,32 @@ for (const dialect of dialects) {
 
       // By variant: off (5 subjects) is suppressed.
       const byVariant = await query(['variant']);
-      assert.deepEqual(byVariant.rows.map((r: any) => [r.dimensions.variant, r.measures.events]), [['off', null], ['on', 75]], 'rev (one subject) is left out of on as well');
+      assert.deepEqual(
+        byVariant.rows.map((r: any) => [r.dimensions.variant, r.measures.events]),
+        [
+          ['off', null],
+          ['on', 75],
+        ],
+        'rev (one subject) is left out of on as well',
+      );
       const total = await query([]);
       for (const measure of ['events', 'exposures', 'outcomes', 'metricSum']) {
-        assert.equal(total.rows[0].measures[measure] - sumOfVisible(byVariant.rows, measure), 0, `${measure}: the total minus the visible variants gives nothing away`);
+        assert.equal(
+          total.rows[0].measures[measure] - sumOfVisible(byVariant.rows, measure),
+          0,
+          `${measure}: the total minus the visible variants gives nothing away`,
+        );
       }
       // By metric: rev (1 subject) is suppressed; the total over metrics of the outcomes leaves it out.
       const byMetric = await query(['metricKey'], { kind: 'outcome', variant: 'on' });
-      assert.deepEqual(byMetric.rows.map((r: any) => [r.dimensions.metricKey, r.measures.metricSum]), [['clicks', 50], ['rev', null], ['revenue', 25]]);
+      assert.deepEqual(
+        byMetric.rows.map((r: any) => [r.dimensions.metricKey, r.measures.metricSum]),
+        [
+          ['clicks', 50],
+          ['rev', null],
+          ['revenue', 25],
+        ],
+      );
       const outcomes = await query([], { kind: 'outcome', variant: 'on' });
       assert.equal(outcomes.rows[0].measures.metricSum - sumOfVisible(byMetric.rows, 'metricSum'), 0);
       assert.equal(outcomes.rows[0].measures.metricSum, 75);

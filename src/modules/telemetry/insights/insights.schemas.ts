@@ -2,12 +2,32 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { IdString, Timestamp, SafeInteger } from '../../../platform/common-schemas.js';
 
-export const INSIGHT_DIMENSIONS = ['flagKey', 'variant', 'kind', 'reason', 'experimentId', 'iterationId', 'metricKey'] as const;
-export const INSIGHT_MEASURES = ['events', 'subjects', 'decisions', 'assignments', 'exposures', 'outcomes', 'metricSum', 'metricMean'] as const;
+export const INSIGHT_DIMENSIONS = [
+  'flagKey',
+  'variant',
+  'kind',
+  'reason',
+  'experimentId',
+  'iterationId',
+  'metricKey',
+] as const;
+export const INSIGHT_MEASURES = [
+  'events',
+  'subjects',
+  'decisions',
+  'assignments',
+  'exposures',
+  'outcomes',
+  'metricSum',
+  'metricMean',
+] as const;
 export type InsightMeasure = (typeof INSIGHT_MEASURES)[number];
 
 const literals = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
-const FilterValue = Type.Union([Type.String({ minLength: 1, maxLength: 256 }), Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100 })]);
+const FilterValue = Type.Union([
+  Type.String({ minLength: 1, maxLength: 256 }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1, maxItems: 100 }),
+]);
 
 export const Filters = Type.Object(
   {
@@ -23,8 +43,16 @@ export const Filters = Type.Object(
 );
 export type Filters = Static<typeof Filters>;
 
-const Format = Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('ndjson')], { default: 'json', description: 'json (default), csv (text/csv, a header row) or ndjson (application/x-ndjson, one row a line); csv and ndjson carry the metadata in X-Insights-* headers.' });
-const DeadlineAt = SafeInteger({ minimum: 1, description: 'Absolute Unix time in milliseconds; the earlier of this and X-Service-Deadline applies, within a 10-second budget.' });
+const Format = Type.Union([Type.Literal('json'), Type.Literal('csv'), Type.Literal('ndjson')], {
+  default: 'json',
+  description:
+    'json (default), csv (text/csv, a header row) or ndjson (application/x-ndjson, one row a line); csv and ndjson carry the metadata in X-Insights-* headers.',
+});
+const DeadlineAt = SafeInteger({
+  minimum: 1,
+  description:
+    'Absolute Unix time in milliseconds; the earlier of this and X-Service-Deadline applies, within a 10-second budget.',
+});
 
 export const AggregateQueryBody = Type.Object(
   {
@@ -38,7 +66,14 @@ export const AggregateQueryBody = Type.Object(
     filters: Type.Optional(Filters),
     format: Type.Optional(Format),
     deadlineAt: Type.Optional(DeadlineAt),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'Opaque, prefix ia1_, from nextCursor of the same query with the same credential; valid 15 minutes.' })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description:
+          'Opaque, prefix ia1_, from nextCursor of the same query with the same credential; valid 15 minutes.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -50,10 +85,20 @@ export const EventQueryBody = Type.Object(
     env: IdString(),
     from: Timestamp(),
     to: Timestamp(),
-    kinds: Type.Array(literals(['decision', 'assignment', 'exposure', 'outcome']), { minItems: 1, maxItems: 4, uniqueItems: true }),
+    kinds: Type.Array(literals(['decision', 'assignment', 'exposure', 'outcome']), {
+      minItems: 1,
+      maxItems: 4,
+      uniqueItems: true,
+    }),
     filters: Type.Optional(Filters),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 100 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 8192, description: 'Opaque, prefix ie1_. An unprefixed legacy cursor is accepted once.' })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 8192,
+        description: 'Opaque, prefix ie1_. An unprefixed legacy cursor is accepted once.',
+      }),
+    ),
     deadlineAt: Type.Optional(DeadlineAt),
     format: Type.Optional(Format),
   },
@@ -67,15 +112,26 @@ export const DeadlineHeaders = Type.Object({
 
 const Window = Type.Object({ from: Timestamp(), to: Timestamp() }, { additionalProperties: false });
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-const WatermarkSchema = Type.Union([Type.Object({ receivedAt: Timestamp(), eventId: Type.String() }, { additionalProperties: false }), Type.Null()], { description: 'The newest event included, or null before the first.' });
-const Freshness = Type.Object({ asOf: Timestamp(), lagSeconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) }, { additionalProperties: false });
-export const RateLimitSchema = Type.Object({ limit: Type.Integer(), remaining: Type.Integer({ minimum: 0 }), resetAt: Timestamp() }, { additionalProperties: false });
+const WatermarkSchema = Type.Union(
+  [Type.Object({ receivedAt: Timestamp(), eventId: Type.String() }, { additionalProperties: false }), Type.Null()],
+  { description: 'The newest event included, or null before the first.' },
+);
+const Freshness = Type.Object(
+  { asOf: Timestamp(), lagSeconds: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]) },
+  { additionalProperties: false },
+);
+export const RateLimitSchema = Type.Object(
+  { limit: Type.Integer(), remaining: Type.Integer({ minimum: 0 }), resetAt: Timestamp() },
+  { additionalProperties: false },
+);
 
 const AggregateRow = Type.Object(
   {
     bucketStart: Timestamp(),
     dimensions: Type.Record(Type.String(), NullableString),
-    measures: Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), { description: 'null for every measure of a cell with fewer than 20 approximate subjects.' }),
+    measures: Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), {
+      description: 'null for every measure of a cell with fewer than 20 approximate subjects.',
+    }),
   },
   { additionalProperties: false },
 );
@@ -89,13 +145,29 @@ export const AggregateQueryResponse = Type.Object(
     effectiveWindow: Window,
     watermark: WatermarkSchema,
     freshness: Freshness,
-    queryCost: Type.Object({ scannedBuckets: Type.Integer({ minimum: 0 }), units: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-    approximation: Type.Object({ subjects: Type.String(), relativeStandardError: Type.Number() }, { additionalProperties: false }),
-    suppression: Type.Object({
-      minimumSubjects: Type.Literal(20),
-      suppressedCells: Type.Integer({ minimum: 0, description: 'Rows of this page whose measures are all null (fewer than 20 approximate subjects).' }),
-      excludedParts: Type.Integer({ minimum: 0, description: 'Values of a dimension the query totals over (not grouped, or filtered to several values) left out of this page\'s rows because their own cell would be suppressed: one per row and value.' }),
-    }, { additionalProperties: false }),
+    queryCost: Type.Object(
+      { scannedBuckets: Type.Integer({ minimum: 0 }), units: Type.Integer({ minimum: 0 }) },
+      { additionalProperties: false },
+    ),
+    approximation: Type.Object(
+      { subjects: Type.String(), relativeStandardError: Type.Number() },
+      { additionalProperties: false },
+    ),
+    suppression: Type.Object(
+      {
+        minimumSubjects: Type.Literal(20),
+        suppressedCells: Type.Integer({
+          minimum: 0,
+          description: 'Rows of this page whose measures are all null (fewer than 20 approximate subjects).',
+        }),
+        excludedParts: Type.Integer({
+          minimum: 0,
+          description:
+            "Values of a dimension the query totals over (not grouped, or filtered to several values) left out of this page's rows because their own cell would be suppressed: one per row and value.",
+        }),
+      },
+      { additionalProperties: false },
+    ),
     rateLimit: RateLimitSchema,
     nextCursor: NullableString,
   },
@@ -116,7 +188,10 @@ const RedactedEventSchema = Type.Object(
     iterationRevision: Type.Union([Type.Integer(), Type.Null()]),
     metricKey: NullableString,
     metricValue: Type.Union([Type.Number(), Type.Null()]),
-    source: Type.Object({ appId: Type.String(), env: Type.String() }, { additionalProperties: false, description: 'App and environment provenance.' }),
+    source: Type.Object(
+      { appId: Type.String(), env: Type.String() },
+      { additionalProperties: false, description: 'App and environment provenance.' },
+    ),
   },
   { additionalProperties: false, description: 'A redacted event: never the targeting key, value or attributes.' },
 );
@@ -127,7 +202,10 @@ export const EventQueryResponse = Type.Object(
     checkpoint: NullableString,
     freshness: Freshness,
     queryCost: Type.Object({ scannedEvents: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
-    execution: Type.Object({ deadline: Timestamp(), elapsed: Type.Integer({ minimum: 0, description: 'Milliseconds.' }) }, { additionalProperties: false }),
+    execution: Type.Object(
+      { deadline: Timestamp(), elapsed: Type.Integer({ minimum: 0, description: 'Milliseconds.' }) },
+      { additionalProperties: false },
+    ),
     nextCursor: NullableString,
   },
   { additionalProperties: false },

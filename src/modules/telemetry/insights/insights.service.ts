@@ -24,8 +24,16 @@ export type AggregateResult = Awaited<ReturnType<typeof runAggregateQuery>>;
 export type EventResult = Awaited<ReturnType<typeof runEventQuery>>;
 
 export interface InsightsService {
-  aggregate(principal: ManagementPrincipal, body: AggregateQueryBody, headerDeadline?: number): Promise<{ body: AggregateResult; rateLimit: RateLimitState }>;
-  events(principal: ManagementPrincipal, body: EventQueryBody, headerDeadline?: number): Promise<{ body: EventResult; rateLimit: RateLimitState }>;
+  aggregate(
+    principal: ManagementPrincipal,
+    body: AggregateQueryBody,
+    headerDeadline?: number,
+  ): Promise<{ body: AggregateResult; rateLimit: RateLimitState }>;
+  events(
+    principal: ManagementPrincipal,
+    body: EventQueryBody,
+    headerDeadline?: number,
+  ): Promise<{ body: EventResult; rateLimit: RateLimitState }>;
 }
 
 /** Cursors and rate limits follow the credential itself: one login token, or one admin key. */
@@ -35,12 +43,19 @@ export function createInsightsService(deps: InsightsServiceDeps): InsightsServic
   const codec = createCursorCodec(deps.secret);
   const limiter = createQueryRateLimiter(deps.queriesPerMinute, deps.now);
 
-  async function contextFor(principal: ManagementPrincipal, body: { appId: string; env: string; deadlineAt?: number }, headerDeadline?: number) {
+  async function contextFor(
+    principal: ManagementPrincipal,
+    body: { appId: string; env: string; deadlineAt?: number },
+    headerDeadline?: number,
+  ) {
     const deadline = deadlineOf(deps.now, body.deadlineAt, headerDeadline);
     const { app, env } = await deps.access.requireEnv(principal, body.appId, body.env, 'read');
     const credential = credentialOf(principal);
     const rateLimit = limiter.charge(credential);
-    return { ctx: { db: deps.db, codec, credential, envId: env.id, deadline, rateLimit }, source: { appId: app.id, env: env.slug } };
+    return {
+      ctx: { db: deps.db, codec, credential, envId: env.id, deadline, rateLimit },
+      source: { appId: app.id, env: env.slug },
+    };
   }
 
   return {

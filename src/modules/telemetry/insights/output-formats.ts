@@ -12,7 +12,8 @@ function flatten(row: Record<string, unknown>, prefixNested: boolean): Record<st
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(row)) {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      for (const [inner, v] of Object.entries(value)) out[prefixNested ? `${key}${inner[0]!.toUpperCase()}${inner.slice(1)}` : inner] = v;
+      for (const [inner, v] of Object.entries(value))
+        out[prefixNested ? `${key}${inner[0]!.toUpperCase()}${inner.slice(1)}` : inner] = v;
     } else out[key] = value;
   }
   return out;
@@ -33,9 +34,14 @@ export function neutraliseFormula(text: string): string {
 export function renderCsv(rows: Record<string, unknown>[], columns: string[], prefixNested: boolean): string {
   const flat = rows.map((r) => flatten(r, prefixNested));
   // csv has no null: an empty cell is null (suppressed or absent), which `""` would not distinguish.
-  return stringify(flat.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))), {
-    header: true, columns, cast: { number: (n) => String(n), string: neutraliseFormula },
-  });
+  return stringify(
+    flat.map((r) => columns.map((c) => (r[c] === null || r[c] === undefined ? '' : r[c]))),
+    {
+      header: true,
+      columns,
+      cast: { number: (n) => String(n), string: neutraliseFormula },
+    },
+  );
 }
 
 export function renderNdjson(rows: unknown[]): string {
@@ -47,7 +53,13 @@ export function renderNdjson(rows: unknown[]): string {
  * headers are printable ASCII (`jsonHeaderValue`): the watermark names a client's event id. Cursors
  * and the checkpoint are base64url made here.
  */
-export function sendFormatted(reply: FastifyReply, format: Format, metadata: Record<string, unknown>, rateLimit: RateLimitState, render: { csv: () => string; ndjson: () => string }): boolean {
+export function sendFormatted(
+  reply: FastifyReply,
+  format: Format,
+  metadata: Record<string, unknown>,
+  rateLimit: RateLimitState,
+  render: { csv: () => string; ndjson: () => string },
+): boolean {
   reply.header('x-ratelimit-limit', String(rateLimit.limit));
   reply.header('x-ratelimit-remaining', String(rateLimit.remaining));
   reply.header('x-ratelimit-reset', new Date(rateLimit.resetAt).toISOString());

@@ -23,15 +23,24 @@ export const passed = (d: Deadline) => d.now() >= d.at;
 
 export function execution(d: Deadline) {
   const t = d.now();
-  return { deadline: new Date(d.at).toISOString(), elapsed: Math.max(0, t - d.startedAt), remaining: Math.max(0, d.at - t), pages: d.pages };
+  return {
+    deadline: new Date(d.at).toISOString(),
+    elapsed: Math.max(0, t - d.startedAt),
+    remaining: Math.max(0, d.at - t),
+    pages: d.pages,
+  };
 }
 
-export function deadlineExceeded(d: Deadline, input: { cursor: string; scannedField: 'scannedBuckets' | 'scannedEvents'; request: number; resumed: number }): AppError {
+export function deadlineExceeded(
+  d: Deadline,
+  input: { cursor: string; scannedField: 'scannedBuckets' | 'scannedEvents'; request: number; resumed: number },
+): AppError {
   return new AppError(408, 'query_deadline_exceeded', 'The query reached its deadline before the page was complete.', {
     resolution: 'Send the same query with metadata.cursor (and a later deadline) to resume it.',
     metadata: {
       retryable: true,
-      remediation: 'Resume with the cursor within 15 minutes, give a later deadline (at most 10 seconds of budget), or narrow the window or filters.',
+      remediation:
+        'Resume with the cursor within 15 minutes, give a later deadline (at most 10 seconds of budget), or narrow the window or filters.',
       cursor: input.cursor,
       execution: execution(d),
       partial: { state: 'scan_incomplete', rowsAvailable: false, [input.scannedField]: input.request + input.resumed },

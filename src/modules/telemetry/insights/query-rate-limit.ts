@@ -31,10 +31,15 @@ export function createQueryRateLimiter(limit: number, now: () => number): QueryR
       const resetAt = w.start + WINDOW_MS;
       if (w.used >= limit) {
         const state = { limit, remaining: 0, resetAt: new Date(resetAt).toISOString() };
-        throw new AppError(429, 'rate_limited', `This credential has used its ${limit} insight queries of this minute.`, {
-          metadata: { rateLimit: state },
-          headers: { 'retry-after': String(Math.max(1, Math.ceil((resetAt - t) / 1000))) },
-        });
+        throw new AppError(
+          429,
+          'rate_limited',
+          `This credential has used its ${limit} insight queries of this minute.`,
+          {
+            metadata: { rateLimit: state },
+            headers: { 'retry-after': String(Math.max(1, Math.ceil((resetAt - t) / 1000))) },
+          },
+        );
       }
       w.used++;
       return { limit, remaining: limit - w.used, resetAt };
