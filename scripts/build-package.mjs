@@ -16,7 +16,8 @@ const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const versionModule = join(root, 'src', 'version.ts');
 if (existsSync(versionModule)) {
   const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  if (!/^[0-9A-Za-z.+-]+$/.test(version)) throw new Error(`${root}: version ${JSON.stringify(version)} is not a semantic version`);
+  if (!/^[0-9A-Za-z.+-]+$/.test(version))
+    throw new Error(`${root}: version ${JSON.stringify(version)} is not a semantic version`);
   // Single-quoted, as Prettier formats the tree (npm test checks it).
   const text = `// Written by scripts/build-package.mjs from package.json at every build: do not edit.\nexport const VERSION = '${version}';\n`;
   if (readFileSync(versionModule, 'utf8') !== text) writeFileSync(versionModule, text);
