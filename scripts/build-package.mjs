@@ -3,7 +3,7 @@
 // dist/esm (ES modules) and dist/cjs (CommonJS), each with its own declarations, so that `import`
 // and `require` both get code and types of their own format (checked by publint and
 // @arethetypeswrong/cli in the root `npm test`). Every package under packages/ builds this way.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -24,9 +24,16 @@ if (existsSync(versionModule)) {
 }
 
 rmSync(join(root, 'dist'), { recursive: true, force: true });
-for (const project of ['tsconfig.json', 'tsconfig.cjs.json']) {
-  const result = spawnSync(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
-}
+// The two formats compile at once: each tsc is one single-threaded process, and they share nothing.
+const statuses = await Promise.all(
+  ['tsconfig.json', 'tsconfig.cjs.json'].map(
+    (project) =>
+      new Promise((resolve) =>
+        spawn(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit' }).on('close', resolve),
+      ),
+  ),
+);
+const failed = statuses.find((status) => status !== 0);
+if (failed !== undefined) process.exit(failed ?? 1);
 mkdirSync(join(root, 'dist', 'cjs'), { recursive: true });
 writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');

@@ -1,11 +1,21 @@
 #!/usr/bin/env node
-// `npm run checks`: the static checks of `npm test` that come after the typecheck (which builds the
-// packages they read), two at a time. Each is one single-threaded process, so on CI's two cores
-// running them in pairs takes about half the time of running them in a row. Each one's output is
+// `npm run checks`: the typecheck and the static checks of `npm test`, after the packages are built
+// (several checks read their builds), two at a time, the longest first. Each is one single-threaded
+// process, so on CI's two cores running them in pairs takes about half the time of running them in a
+// row. The typecheck's second half writes the server's build (dist/), which the tests start. Each one's output is
 // printed whole when it ends, under its name; the run fails if any check fails.
 import { spawn } from 'node:child_process';
 
-const CHECKS = ['lint', 'format:check', 'lint:packages', 'lint:deps', 'lint:unused', 'test --workspace console'];
+const CHECKS = [
+  'typecheck:src',
+  'lint',
+  'test --workspace console',
+  'typecheck:build',
+  'lint:unused',
+  'lint:packages',
+  'lint:deps',
+  'format:check',
+];
 const PARALLEL = Number(process.env.CHECKS_CONCURRENCY ?? 2);
 
 function run(check) {
