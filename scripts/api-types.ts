@@ -1,7 +1,9 @@
 // The API's request and response types for the CLI and the console, generated from the OpenAPI
 // document the server serves (ARCHITECTURE.md: neither can drift from the API). `npm run
-// generate:api-types` writes src/api-types/, one file per subsystem; test/e2e/cli-api-types.test.ts
-// fails when the committed files are not what this renders today.
+// generate:api-types` writes src/api-types/: the shapes several operations use as named components
+// (api-types/shared-components.ts), in files of at most 500 lines by route group (api-types/files.ts,
+// decision 0059); test/e2e/cli-api-types.test.ts fails when the committed files are not what this
+// renders today.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -12,7 +14,7 @@ import { createDb } from '../src/db/create-db.js';
 import { renderFiles } from './api-types/files.js';
 import { withSharedComponents } from './api-types/shared-components.js';
 
-/** The generated types, shared by the CLI and the console: one file per subsystem, their components, an index. */
+/** The generated types, shared by the CLI and the console: routes/ by route group, components/ by domain, an index. */
 export const API_TYPES_DIR = resolve(import.meta.dirname, '../src/api-types');
 
 /** The document GET /openapi.json answers, from an app built in-process on an empty in-memory database. */

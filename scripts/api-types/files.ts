@@ -223,9 +223,7 @@ export async function renderFiles(document: OpenAPI3): Promise<Map<string, strin
       ],
       '../components.js',
     );
-  const domains = schemaDomains(document, [...schemaMembers.keys()], (names) =>
-    lineCount(schemaFile('x', names)),
-  );
+  const domains = schemaDomains(document, [...schemaMembers.keys()], (names) => lineCount(schemaFile('x', names)));
   for (const [key, names] of domains) files.set(`components/${key}.ts`, schemaFile(key, names));
   const componentsBody = componentMembers.map((member) =>
     nameOf(member) === 'schemas'
@@ -266,7 +264,8 @@ export async function renderFiles(document: OpenAPI3): Promise<Map<string, strin
       ].join('\n'),
   );
   for (const [name, text] of files) {
-    if (lineCount(text) > MAX_LINES) throw new Error(`${name} would have ${lineCount(text)} lines (at most ${MAX_LINES})`);
+    if (lineCount(text) > MAX_LINES)
+      throw new Error(`${name} would have ${lineCount(text)} lines (at most ${MAX_LINES})`);
   }
   return files;
 }

@@ -24,11 +24,18 @@ const isObject = (value: Json | undefined): value is JsonObject =>
 /** JSON with sorted keys: equal schemas have equal text whatever the order of their keys. */
 const canonical = (value: Json): string =>
   JSON.stringify(value, (_key, v: Json) =>
-    isObject(v) ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, v[k]!])) : v,
+    isObject(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]!]),
+        )
+      : v,
   );
 
 const schemaRef = (name: string) => `#/components/schemas/${name}`;
-const pascal = (word: string) => word.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
+const pascal = (word: string) =>
+  word.replace(/(^|[^A-Za-z0-9]+)([A-Za-z0-9])/g, (_m, _sep, c: string) => c.toUpperCase());
 const singular = (word: string) => (word.endsWith('ies') ? `${word.slice(0, -3)}y` : word.replace(/([^s])s$/, '$1'));
 
 /** The components being collected: name → schema, and name → canonical text, to tell equal shapes from clashes. */
@@ -62,15 +69,26 @@ function referenceFor(name: string, schema: JsonObject): JsonObject {
     : { $ref: schemaRef(name) };
 }
 
-/** Rebuilds `value` bottom-up, letting `visit` replace each object (children first). */
+/**
+ * Whether the object at `at` is a `properties` map (property name → schema) rather than a schema:
+ * an odd run of `properties` ends its path (a property may itself be named `properties`).
+ */
+function isPropertyMap(at: string[]): boolean {
+  let run = 0;
+  while (at[at.length - 1 - run] === 'properties') run++;
+  return run % 2 === 1;
+}
+
+/** Rebuilds `value` bottom-up, letting `visit` replace each schema-like object (children first). */
 function rebuild(value: Json, visit: (node: JsonObject, at: string[]) => Json, at: string[] = []): Json {
   if (Array.isArray(value)) return value.map((item, i) => rebuild(item, visit, [...at, String(i)]));
   if (!isObject(value)) return value;
+  const propertyMap = isPropertyMap(at);
   const out: JsonObject = {};
   for (const [key, child] of Object.entries(value)) {
-    out[key] = DATA_KEYWORDS.has(key) ? child : rebuild(child, visit, [...at, key]);
+    out[key] = DATA_KEYWORDS.has(key) && !propertyMap ? child : rebuild(child, visit, [...at, key]);
   }
-  return visit(out, at);
+  return propertyMap ? out : visit(out, at);
 }
 
 /**
@@ -80,10 +98,12 @@ function rebuild(value: Json, visit: (node: JsonObject, at: string[]) => Json, a
  */
 function hoistTitled(document: JsonObject, registry: SchemaRegistry): void {
   const visit = (node: JsonObject, at: string[]): Json => {
-    if (typeof node.title !== 'string' || '$ref' in node || at[at.length - 1] === 'properties') return node;
+    if (typeof node.title !== 'string' || '$ref' in node) return node;
     const { description: _description, ...shape } = node;
     if (!registry.claim(node.title, shape)) {
-      throw new Error(`two different schemas are titled ${node.title} (one at ${at.join('/')}): give one another title`);
+      throw new Error(
+        `two different schemas are titled ${node.title} (one at ${at.join('/')}): give one another title`,
+      );
     }
     return referenceFor(node.title, node);
   };
@@ -111,13 +131,12 @@ function nameAt(at: string[]): string {
   const inside = root === 'components' ? rest.slice(1) : rest;
   const words: string[] = [];
   for (const [i, key] of inside.entries()) {
-    if (inside[i - 1] === 'properties') words.push(pascal(key));
+    if (isPropertyMap(inside.slice(0, i))) words.push(pascal(key));
     else if (key === 'items') {
       // `plans` items → Plan; `history` items → HistoryItem.
       const last = words.pop();
       words.push(...(last === undefined ? ['Item'] : singular(last) === last ? [last, 'Item'] : [singular(last)]));
-    }
-    else if (key === 'additionalProperties') words.push('Entry');
+    } else if (key === 'additionalProperties') words.push('Entry');
   }
   if (root !== 'components' && words.length === 0) words.push(inside.includes('requestBody') ? 'Request' : 'Response');
   return owner + words.join('');
@@ -132,7 +151,7 @@ function hoistRepeated(document: JsonObject, registry: SchemaRegistry): void {
   for (;;) {
     const seen = new Map<string, { count: number; first: string[]; schema: JsonObject }>();
     const count = (node: JsonObject, at: string[]): Json => {
-      if (node.properties && typeof node.title !== 'string' && at[at.length - 1] !== 'properties') {
+      if (node.properties && typeof node.title !== 'string') {
         const text = canonical(withoutDescription(node));
         const entry = seen.get(text);
         if (entry) entry.count++;
@@ -151,12 +170,11 @@ function hoistRepeated(document: JsonObject, registry: SchemaRegistry): void {
     let name = nameAt(first);
     for (let n = 2; !registry.claim(name, shape); n++) name = `${nameAt(first)}${n}`;
     const replace = (node: JsonObject, at: string[]): Json =>
-      at[at.length - 1] !== 'properties' && typeof node.title !== 'string' && canonical(withoutDescription(node)) === text
-        ? referenceFor(name, node)
-        : node;
+      typeof node.title !== 'string' && canonical(withoutDescription(node)) === text ? referenceFor(name, node) : node;
     document.paths = rebuild(document.paths!, replace);
     for (const [key, value] of Object.entries(registry.schemas)) {
-      if (key !== name) registry.schemas[key] = rebuild(value, (node, at) => (at.length === 0 ? node : replace(node, at)));
+      if (key !== name)
+        registry.schemas[key] = rebuild(value, (node, at) => (at.length === 0 ? node : replace(node, at)));
     }
   }
 }
@@ -217,7 +235,8 @@ function hoistErrorResponses(document: JsonObject): void {
  */
 function answersWithDefaultsRequired(document: JsonObject): void {
   const visit = (node: JsonObject, at: string[]): Json => {
-    if (at.includes('requestBody') || at.includes('parameters') || !isObject(node.properties)) return node;
+    // at: path, method, then requestBody, parameters or responses.
+    if (at[2] !== 'responses' || !isObject(node.properties)) return node;
     const defaulted = Object.entries(node.properties)
       .filter(([, property]) => isObject(property) && 'default' in property)
       .map(([name]) => name);
