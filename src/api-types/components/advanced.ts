@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type AdvancedSchemas = {
     /** AdvancedImpact */
     AdvancedImpact: {
@@ -15,14 +15,14 @@ export type AdvancedSchemas = {
         /** @description The current version the changes were compared with. */
         baseVersion: number;
         /** @description The structured diff the changes would record, as in GET /api/v1/config-versions/diff. */
-        changes: components["schemas"]["JournalEntryDiffItem"][];
+        changes: SharedSchemas["JournalEntryDiffItem"][];
         /** @description Flags whose prerequisites change, sorted by key. */
-        dependencyChanges: components["schemas"]["ConfigVersionDiffDependency"][];
+        dependencyChanges: SharedSchemas["ConfigVersionDiffDependency"][];
         visibility: {
             /** @description Flags leaving the client projection (via: why they were in it). */
-            becomeHidden: components["schemas"]["AdvancedImpactVisibilityBecomeVisibleItem"][];
+            becomeHidden: AdvancedSchemas["AdvancedImpactVisibilityBecomeVisibleItem"][];
             /** @description Flags entering the client projection. */
-            becomeVisible: components["schemas"]["AdvancedImpactVisibilityBecomeVisibleItem"][];
+            becomeVisible: AdvancedSchemas["AdvancedImpactVisibilityBecomeVisibleItem"][];
             /** @description Flags that stay in the client projection but whose projected definition changes. */
             projectionChanged: string[];
         };
@@ -32,12 +32,12 @@ export type AdvancedSchemas = {
         appId: string;
         /** @description The flags, advanced and privacy fields of PATCH /api/v1/flags/bulk. */
         changes: {
-            advanced?: components["schemas"]["BulkApplyAdvanced"];
+            advanced?: SharedSchemas["BulkApplyAdvanced"];
             /** @description Existing flag key → new value of that flag type. */
             flags?: {
                 [key: string]: unknown;
             };
-            privacy?: components["schemas"]["BulkApplyPrivacy"];
+            privacy?: SharedSchemas["BulkApplyPrivacy"];
         };
         env: string;
     };
@@ -45,6 +45,27 @@ export type AdvancedSchemas = {
         key: string;
         /** @description clientVisible: the flag is client-visible itself; dependency: a client-visible flag depends on it. */
         via: "clientVisible" | "dependency";
+    };
+    /** AdvancedInspectRequest */
+    AdvancedInspectRequest: {
+        appId: string;
+        /** @description The current config version the document was written against (409 version_conflict otherwise). */
+        baseVersion: number;
+        /** @description A proposed core/v1 configuration. Sections left out keep the base version's settings. */
+        document: {
+            /** @description Every flag of the proposed environment, by key. */
+            flags: {
+                [key: string]: unknown;
+            };
+            privacy?: SharedSchemas["BulkApplyPrivacy"];
+            /** @enum {string} */
+            schemaVersion?: "core/v1";
+            settings?: {
+                /** @description Recommended cache time of delivered configuration. */
+                ttlSeconds?: number;
+            };
+        };
+        env: string;
     };
     /** AdvancedInspection */
     AdvancedInspection: {
@@ -66,7 +87,7 @@ export type AdvancedSchemas = {
                     /** @description The flag's own client visibility (clientEnabled). In a client projection a flag present only as a prerequisite of a visible flag says false. */
                     clientVisible: boolean;
                     /** @description Prerequisites; every flag named is in the same document. */
-                    dependencies: components["schemas"]["Dependency"][];
+                    dependencies: SharedSchemas["Dependency"][];
                     description: string;
                     /** @description The off switch: when false an evaluator serves offValue with reason DISABLED and skips everything else of the flag. */
                     enabled: boolean;
@@ -80,16 +101,16 @@ export type AdvancedSchemas = {
                     overrides: {
                         [key: string]: unknown;
                     };
-                    rollout: components["schemas"]["Rollout"] | null;
+                    rollout: SharedSchemas["Rollout"] | null;
                     /** @description Ordered. Client projection: rules reading a private attribute are left out. */
-                    rules: components["schemas"]["Rule"][];
+                    rules: SharedSchemas["Rule"][];
                     type: "bool" | "string" | "number" | "json";
                     /** @description Served when no override, rule, rollout or variant applies. */
                     value: unknown;
-                    variants: components["schemas"]["Variant"][] | null;
+                    variants: SharedSchemas["Variant"][] | null;
                 };
             };
-            privacy: components["schemas"]["Privacy"];
+            privacy: SharedSchemas["Privacy"];
             /** @enum {string} */
             schemaVersion: "core/v1";
             settings: {
@@ -104,27 +125,6 @@ export type AdvancedSchemas = {
             /** @description JSON pointer into the request. */
             path: string;
         }[];
-    };
-    /** AdvancedInspectRequest */
-    AdvancedInspectRequest: {
-        appId: string;
-        /** @description The current config version the document was written against (409 version_conflict otherwise). */
-        baseVersion: number;
-        /** @description A proposed core/v1 configuration. Sections left out keep the base version's settings. */
-        document: {
-            /** @description Every flag of the proposed environment, by key. */
-            flags: {
-                [key: string]: unknown;
-            };
-            privacy?: components["schemas"]["BulkApplyPrivacy"];
-            /** @enum {string} */
-            schemaVersion?: "core/v1";
-            settings?: {
-                /** @description Recommended cache time of delivered configuration. */
-                ttlSeconds?: number;
-            };
-        };
-        env: string;
     };
     /** CoreConfigDocument */
     CoreConfigDocument: {
@@ -147,12 +147,12 @@ export type AdvancedSchemas = {
         /** @description Canonical environment slug. */
         env: string;
         /** @description Server audience only (absent for pub_ keys): running experiments sorted by id. For a flag with one, after overrides: targeting → holdout → layer range or allocation → variant by weight; see docs/experiments.md. */
-        experiments?: components["schemas"]["CoreExperiment"][];
+        experiments?: AdvancedSchemas["CoreExperiment"][];
         /** @description By flag key, sorted. Client projection: client-visible flags and, transitively, the flags they depend on. */
         flags: {
-            [key: string]: components["schemas"]["CoreFlag"];
+            [key: string]: AdvancedSchemas["CoreFlag"];
         };
-        privacy: components["schemas"]["Privacy"];
+        privacy: SharedSchemas["Privacy"];
         /** @enum {string} */
         schemaVersion: "core/v1";
         /** @description Config version of the environment. */
@@ -184,16 +184,16 @@ export type AdvancedSchemas = {
         salt: string;
         /** @enum {string} */
         state: "running";
-        targeting: components["schemas"]["Condition"][];
+        targeting: SharedSchemas["Condition"][];
         /** @description The first is the control. */
-        variants: components["schemas"]["Variant"][];
+        variants: SharedSchemas["Variant"][];
     };
     /** CoreFlag */
     CoreFlag: {
         /** @description The flag's own client visibility (clientEnabled). In a client projection a flag present only as a prerequisite of a visible flag says false. */
         clientVisible: boolean;
         /** @description Prerequisites; every flag named is in the same document. */
-        dependencies: components["schemas"]["Dependency"][];
+        dependencies: SharedSchemas["Dependency"][];
         /** @description The off switch: when false an evaluator serves offValue with reason DISABLED and skips everything else of the flag. */
         enabled: boolean;
         /** @description Client projection: only the keys listed in privacy.clientMetadataKeys. */
@@ -206,12 +206,12 @@ export type AdvancedSchemas = {
         overrides: {
             [key: string]: unknown;
         };
-        rollout: components["schemas"]["Rollout"] | null;
+        rollout: SharedSchemas["Rollout"] | null;
         /** @description Ordered. Client projection: rules reading a private attribute are left out. */
-        rules: components["schemas"]["Rule"][];
+        rules: SharedSchemas["Rule"][];
         type: "bool" | "string" | "number" | "json";
         /** @description Served when no override, rule, rollout or variant applies. */
         value: unknown;
-        variants: components["schemas"]["Variant"][] | null;
+        variants: SharedSchemas["Variant"][] | null;
     };
 };

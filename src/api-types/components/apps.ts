@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type AppsSchemas = {
     /** AddMember */
     AddMember: {
@@ -48,7 +47,7 @@ export type AppsSchemas = {
         createdAt: string;
         id: string;
         name: string;
-        policy: components["schemas"]["EnvironmentPolicy"];
+        policy: AppsSchemas["EnvironmentPolicy"];
         slug: string;
     };
     /** EnvironmentPolicy */

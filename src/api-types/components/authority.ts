@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type AuthoritySchemas = {
     /** Approval */
     Approval: {
@@ -39,55 +39,55 @@ export type AuthoritySchemas = {
         baseVersion: number;
         /** @description The change, as the body of its route without appId, env, expectedVersion and idempotency key, with the target's ids (experimentId, planId, layerId, holdoutId). */
         change: {
-            body: components["schemas"]["ProposedFlagPatch"];
+            body: AuthoritySchemas["ProposedFlagPatch"];
             /** @enum {string} */
             kind: "flag.patch";
         } | {
-            body: components["schemas"]["ProposedFlagDelete"];
+            body: AuthoritySchemas["ProposedFlagDelete"];
             /** @enum {string} */
             kind: "flag.delete";
         } | {
-            body: components["schemas"]["ProposedBulkApply"];
+            body: AuthoritySchemas["ProposedBulkApply"];
             /** @enum {string} */
             kind: "bulk.apply";
         } | {
-            body: components["schemas"]["ProposedRollbackApply"];
+            body: AuthoritySchemas["ProposedRollbackApply"];
             /** @enum {string} */
             kind: "rollback.apply";
         } | {
-            body: components["schemas"]["ProposedExperimentTransition"];
+            body: AuthoritySchemas["ProposedExperimentTransition"];
             /** @enum {string} */
             kind: "experiment.transition";
         } | {
-            body: components["schemas"]["ProposedExperimentRamp"];
+            body: AuthoritySchemas["ProposedExperimentRamp"];
             /** @enum {string} */
             kind: "experiment.ramp";
         } | {
-            body: components["schemas"]["ProposedExperimentIterate"];
+            body: AuthoritySchemas["ProposedExperimentIterate"];
             /** @enum {string} */
             kind: "experiment.iterate";
         } | {
-            body: components["schemas"]["ProposedExperimentPatch"];
+            body: AuthoritySchemas["ProposedExperimentPatch"];
             /** @enum {string} */
             kind: "experiment.patch";
         } | {
-            body: components["schemas"]["ProposedLayerPatch"];
+            body: AuthoritySchemas["ProposedLayerPatch"];
             /** @enum {string} */
             kind: "layer.patch";
         } | {
-            body: components["schemas"]["ProposedHoldoutPatch"];
+            body: AuthoritySchemas["ProposedHoldoutPatch"];
             /** @enum {string} */
             kind: "holdout.patch";
         } | {
-            body: components["schemas"]["ProposedRolloutCreate"];
+            body: AuthoritySchemas["ProposedRolloutCreate"];
             /** @enum {string} */
             kind: "rollout.create";
         } | {
-            body: components["schemas"]["ProposedRolloutTransition"];
+            body: AuthoritySchemas["ProposedRolloutTransition"];
             /** @enum {string} */
             kind: "rollout.transition";
         } | {
-            body: components["schemas"]["ProposedRolloutApprove"];
+            body: AuthoritySchemas["ProposedRolloutApprove"];
             /** @enum {string} */
             kind: "rollout.approve";
         };
@@ -102,7 +102,7 @@ export type AuthoritySchemas = {
         id: string;
         preview: {
             /** @description baseVersion → result, in the config-versions diff format. */
-            changes: components["schemas"]["JournalEntryDiffItem"][];
+            changes: SharedSchemas["JournalEntryDiffItem"][];
             /** @description Kinds beyond flags: the resource the change acts on, stable fields only (no timestamps). Read back at execution (409 readback_mismatch when it differs); the proposal is stale once the resource moves. */
             resource?: {
                 /** @description The resource as executing leaves it; execution reads it back and compares. */
@@ -120,27 +120,44 @@ export type AuthoritySchemas = {
             /** @description The version executing creates (baseVersion when nothing changes). */
             resultVersion: number;
         };
-        proposedBy: components["schemas"]["JournalEntryAuthority"];
+        proposedBy: SharedSchemas["JournalEntryAuthority"];
         reason: string | null;
         /** @description The environment's policy when proposed (execution checks the policy then in force). */
         requiredApprovals: number;
     };
     /** ProposalView */
     ProposalView: {
-        approvals: components["schemas"]["Approval"][];
-        proposal: components["schemas"]["Proposal"];
-        receipt: components["schemas"]["Receipt"] | null;
+        approvals: AuthoritySchemas["Approval"][];
+        proposal: AuthoritySchemas["Proposal"];
+        receipt: AuthoritySchemas["Receipt"] | null;
         /** @description Derived now: executed, expired, stale (the environment moved past baseVersion, or the resource a change acts on moved), approved, open. */
         status: "open" | "approved" | "executed" | "expired" | "stale";
     };
+    /** ProposeRequest */
+    ProposeRequest: {
+        appId: string;
+        /** @description The environment's current version (409 version_conflict otherwise). */
+        baseVersion: number;
+        change: {
+            /** @description The body of the kind (see Proposal.change): flag.patch: PATCH /api/v1/flags body; flag.delete: { key }; bulk.apply: PATCH /api/v1/flags/bulk body; rollback.apply: { targetVersion, scope?, planDigest, reason? }; experiment.transition: { experimentId, revision, to, winner?, reason? }; experiment.ramp: { experimentId, revision, allocation }; experiment.iterate: { experimentId, revision }; experiment.patch: { experimentId, revision, …fields }; layer.patch: { layerId, version, name?, description? }; holdout.patch: { holdoutId, version, name?, description?, percentage? }; rollout.create: { experimentId, planId?, variant, steps, guardrails, minimumUnitsPerStep? }; rollout.transition: { experimentId, planId, planVersion, to, step?, reason? }; rollout.approve: { experimentId, planId, planVersion, recommendationDigest, reason? }. */
+            body: {
+                [key: string]: unknown;
+            };
+            kind: "flag.patch" | "flag.delete" | "bulk.apply" | "rollback.apply" | "experiment.transition" | "experiment.ramp" | "experiment.iterate" | "experiment.patch" | "layer.patch" | "holdout.patch" | "rollout.create" | "rollout.transition" | "rollout.approve";
+        };
+        env: string;
+        /** @default 604800 */
+        expiresInSeconds?: number;
+        reason?: string;
+    };
     /** ProposedBulkApply */
     ProposedBulkApply: {
-        advanced?: components["schemas"]["BulkApplyAdvanced"];
+        advanced?: SharedSchemas["BulkApplyAdvanced"];
         /** @description Existing flag key → new value of that flag type. */
         flags?: {
             [key: string]: unknown;
         };
-        privacy?: components["schemas"]["BulkApplyPrivacy"];
+        privacy?: SharedSchemas["BulkApplyPrivacy"];
     };
     /** ProposedExperimentIterate */
     ProposedExperimentIterate: {
@@ -154,24 +171,24 @@ export type AuthoritySchemas = {
         /** @description Percent of eligible traffic (two decimals). In a layer: the size of the experiment's bucket range (allocation × 100 buckets). */
         allocation?: number;
         /** @description Absent fields take their defaults. */
-        analysis?: components["schemas"]["ExperimentCreateAnalysis"];
+        analysis?: SharedSchemas["ExperimentCreateAnalysis"];
         /** @description exp_…: the experiment */
         experimentId: string;
         flagKey?: string;
-        guardrailMetrics?: components["schemas"]["GuardrailMetricRef"][];
+        guardrailMetrics?: SharedSchemas["GuardrailMetricRef"][];
         holdoutId?: string | null;
         hypothesis?: string;
         /** @description null takes the experiment out of its layer. */
         layerId?: string | null;
         name?: string;
-        primaryMetric?: components["schemas"]["MetricRef"];
+        primaryMetric?: SharedSchemas["MetricRef"];
         /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
         revision: number;
-        secondaryMetrics?: components["schemas"]["MetricRef"][];
+        secondaryMetrics?: SharedSchemas["MetricRef"][];
         /** @description Conditions as in flag rules; all must hold for a subject to be eligible. Empty: everyone. */
-        targeting?: components["schemas"]["Condition"][];
+        targeting?: SharedSchemas["Condition"][];
         /** @description 2 to 10 variants of the flag's type, weights summing to 100; the first is the control. */
-        variants?: components["schemas"]["Variant"][];
+        variants?: SharedSchemas["Variant"][];
     };
     /** ProposedExperimentRamp */
     ProposedExperimentRamp: {
@@ -203,7 +220,7 @@ export type AuthoritySchemas = {
         /** @description Visible to pub_ keys when true. */
         clientEnabled?: boolean;
         /** @description Prerequisite flags; no cycles. */
-        dependencies?: components["schemas"]["Dependency"][];
+        dependencies?: SharedSchemas["Dependency"][];
         /** @description At most 1024 characters. */
         description?: string;
         /** @description The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route. */
@@ -223,15 +240,15 @@ export type AuthoritySchemas = {
             [key: string]: unknown;
         };
         /** @description Exclusive with variants. */
-        rollout?: components["schemas"]["Rollout"] | null;
+        rollout?: SharedSchemas["Rollout"] | null;
         /** @description Ordered; the first matching rule serves. */
-        rules?: components["schemas"]["Rule"][];
+        rules?: SharedSchemas["Rule"][];
         /** @description bool, string, number or json */
         type?: "bool" | "string" | "number" | "json";
         /** @description The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB). */
         value?: unknown;
         /** @description Exclusive with rollout. */
-        variants?: components["schemas"]["Variant"][] | null;
+        variants?: SharedSchemas["Variant"][] | null;
     };
     /** ProposedHoldoutPatch */
     ProposedHoldoutPatch: {
@@ -259,7 +276,7 @@ export type AuthoritySchemas = {
         planDigest: string;
         reason?: string;
         /** @description What to restore. Absent: everything. Given: only what it names (flags absent = none; advanced and privacy default to false). */
-        scope?: components["schemas"]["RollbackScope"];
+        scope?: SharedSchemas["RollbackScope"];
         /** @description The retained version to restore. */
         targetVersion: number;
     };
@@ -279,12 +296,12 @@ export type AuthoritySchemas = {
     ProposedRolloutCreate: {
         /** @description exp_…: the plan's experiment */
         experimentId: string;
-        guardrails: components["schemas"]["ExperimentsRolloutsGuardrail"][];
+        guardrails: SharedSchemas["ExperimentsRolloutsGuardrail"][];
         minimumUnitsPerStep?: number;
         /** @description Caller-stable id; becomes the plan's id */
         planId?: string;
         /** @description Increasing percentages ending at 100 */
-        steps: components["schemas"]["ExperimentsRolloutsStep"][];
+        steps: SharedSchemas["ExperimentsRolloutsStep"][];
         /** @description The experiment variant to roll out (not the control) */
         variant: string;
     };
@@ -302,23 +319,6 @@ export type AuthoritySchemas = {
         step?: number;
         to: "active" | "paused" | "completed" | "cancelled";
     };
-    /** ProposeRequest */
-    ProposeRequest: {
-        appId: string;
-        /** @description The environment's current version (409 version_conflict otherwise). */
-        baseVersion: number;
-        change: {
-            /** @description The body of the kind (see Proposal.change): flag.patch: PATCH /api/v1/flags body; flag.delete: { key }; bulk.apply: PATCH /api/v1/flags/bulk body; rollback.apply: { targetVersion, scope?, planDigest, reason? }; experiment.transition: { experimentId, revision, to, winner?, reason? }; experiment.ramp: { experimentId, revision, allocation }; experiment.iterate: { experimentId, revision }; experiment.patch: { experimentId, revision, …fields }; layer.patch: { layerId, version, name?, description? }; holdout.patch: { holdoutId, version, name?, description?, percentage? }; rollout.create: { experimentId, planId?, variant, steps, guardrails, minimumUnitsPerStep? }; rollout.transition: { experimentId, planId, planVersion, to, step?, reason? }; rollout.approve: { experimentId, planId, planVersion, recommendationDigest, reason? }. */
-            body: {
-                [key: string]: unknown;
-            };
-            kind: "flag.patch" | "flag.delete" | "bulk.apply" | "rollback.apply" | "experiment.transition" | "experiment.ramp" | "experiment.iterate" | "experiment.patch" | "layer.patch" | "holdout.patch" | "rollout.create" | "rollout.transition" | "rollout.approve";
-        };
-        env: string;
-        /** @default 604800 */
-        expiresInSeconds?: number;
-        reason?: string;
-    };
     /** ReadbackRequest */
     ReadbackRequest: {
         appId: string;
@@ -328,13 +328,13 @@ export type AuthoritySchemas = {
     /** Receipt */
     Receipt: {
         appliedVersion: number;
-        approvals: components["schemas"]["Approval"][];
+        approvals: AuthoritySchemas["Approval"][];
         /** @description Journal entry; null when the change was a no-op. */
         changeId: string | null;
         digest: string;
         /** Format: date-time */
         executedAt: string;
-        executedBy: components["schemas"]["JournalEntryAuthority"];
+        executedBy: SharedSchemas["JournalEntryAuthority"];
         /** @description rcp_… */
         id: string;
         proposalId: string;

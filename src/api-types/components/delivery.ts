@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type DeliverySchemas = {
     /** LegacyConfigEnvelope */
     LegacyConfigEnvelope: {
@@ -23,7 +22,7 @@ export type DeliverySchemas = {
             };
             /** @description Ordered rules by flag key, ending with the rollout or variants as a rule without conditions; only flags that have some. Empty on the client route. */
             rules: {
-                [key: string]: components["schemas"]["LegacyRule"][];
+                [key: string]: DeliverySchemas["LegacyRule"][];
             };
         };
         /** @description Canonical environment slug. */

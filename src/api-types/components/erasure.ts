@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type ErasureSchemas = {
     /** SubjectErasureReceipt */
     SubjectErasureReceipt: {
@@ -32,6 +31,6 @@ export type ErasureSchemas = {
     };
     TelemetryErasuresResponse: {
         /** @description A non-identifying receipt: it never contains the subject or anything derived from it. */
-        receipt: components["schemas"]["SubjectErasureReceipt"];
+        receipt: ErasureSchemas["SubjectErasureReceipt"];
     };
 };

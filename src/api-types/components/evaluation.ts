@@ -2,12 +2,11 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type EvaluationSchemas = {
     /** EvaluateRequest */
     EvaluateRequest: {
         /** @description Attributes of the subject; rule conditions read them by dotted path. Any JSON object. */
-        context: components["schemas"]["EvaluationContext"];
+        context: EvaluationSchemas["EvaluationContext"];
         /** @description Served instead of nothing when an evaluation fails (reason ERROR). Its JSON type also states the type the caller expects (boolean → bool, string → string, number → number, anything else → json): a flag of another type answers TYPE_MISMATCH. */
         defaultValue?: unknown;
         /** @description A flag key of the environment. */
@@ -18,7 +17,7 @@ export type EvaluationSchemas = {
     /** EvaluationBatch */
     EvaluationBatch: {
         /** @description One detail per requested key (in request order), or per flag sorted by key. */
-        results: components["schemas"]["EvaluationDetail"][];
+        results: EvaluationSchemas["EvaluationDetail"][];
         /** @description The config version every result was evaluated at. */
         version: number;
     };
@@ -34,7 +33,7 @@ export type EvaluationSchemas = {
         errorCode?: "PROVIDER_NOT_READY" | "FLAG_NOT_FOUND" | "PARSE_ERROR" | "TYPE_MISMATCH" | "TARGETING_KEY_MISSING" | "INVALID_CONTEXT" | "GENERAL";
         errorMessage?: string;
         /** @description Present when the flag runs an experiment: whether and why the subject is in it. Assigned subjects get reason SPLIT. */
-        experiment?: components["schemas"]["ExperimentAssignment"];
+        experiment?: EvaluationSchemas["ExperimentAssignment"];
         fallbackClass: "none" | "flag_not_found" | "type_mismatch" | "targeting_key_missing" | "dependency_unmet" | "invalid_context" | "config_invalid";
         /** @description The flag's metadata ({} for a missing flag). */
         flagMetadata: {

@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type ExperimentsSchemas = {
     /** Experiment */
     Experiment: {
@@ -23,12 +23,12 @@ export type ExperimentsSchemas = {
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         /** @description null while draft. */
-        currentIteration: components["schemas"]["ExperimentIteration"] | null;
+        currentIteration: ExperimentsSchemas["ExperimentIteration"] | null;
         env: string;
         flagKey: string;
-        guardrailMetrics: components["schemas"]["GuardrailMetricRef"][];
+        guardrailMetrics: SharedSchemas["GuardrailMetricRef"][];
         holdoutId: string | null;
         hypothesis: string;
         /** @description exp_… */
@@ -50,14 +50,14 @@ export type ExperimentsSchemas = {
             start: number;
         } | null;
         name: string;
-        primaryMetric: components["schemas"]["MetricRef"];
+        primaryMetric: SharedSchemas["MetricRef"];
         revision: number;
-        secondaryMetrics: components["schemas"]["MetricRef"][];
+        secondaryMetrics: SharedSchemas["MetricRef"][];
         state: "draft" | "running" | "paused" | "completed" | "archived";
-        targeting: components["schemas"]["Condition"][];
+        targeting: SharedSchemas["Condition"][];
         /** Format: date-time */
         updatedAt: string;
-        variants: components["schemas"]["Variant"][];
+        variants: SharedSchemas["Variant"][];
         winner: string | null;
     };
     /** ExperimentCreate */
@@ -65,12 +65,12 @@ export type ExperimentsSchemas = {
         /** @description Percent of eligible traffic (two decimals). In a layer: the size of the experiment's bucket range (allocation × 100 buckets). */
         allocation: number;
         /** @description Absent fields take their defaults. */
-        analysis?: components["schemas"]["ExperimentCreateAnalysis"];
+        analysis?: SharedSchemas["ExperimentCreateAnalysis"];
         appId: string;
         env: string;
         /** @description An existing flag of the environment. 1 to 128 characters of A-Z a-z 0-9 . _ - :, starting with a letter or digit. */
         flagKey: string;
-        guardrailMetrics?: components["schemas"]["GuardrailMetricRef"][];
+        guardrailMetrics?: SharedSchemas["GuardrailMetricRef"][];
         /** @description hol_…: subjects in this holdout are never assigned. */
         holdoutId?: string;
         hypothesis?: string;
@@ -79,12 +79,12 @@ export type ExperimentsSchemas = {
         /** @description lay_…: reserve allocation × 100 buckets of this layer (409 layer_full when they are not free). */
         layerId?: string;
         name: string;
-        primaryMetric: components["schemas"]["MetricRef"];
-        secondaryMetrics?: components["schemas"]["MetricRef"][];
+        primaryMetric: SharedSchemas["MetricRef"];
+        secondaryMetrics?: SharedSchemas["MetricRef"][];
         /** @description Conditions as in flag rules; all must hold for a subject to be eligible. Empty: everyone. */
-        targeting?: components["schemas"]["Condition"][];
+        targeting?: SharedSchemas["Condition"][];
         /** @description 2 to 10 variants of the flag's type, weights summing to 100; the first is the control. */
-        variants: components["schemas"]["Variant"][];
+        variants: SharedSchemas["Variant"][];
     };
     /** ExperimentIterate */
     ExperimentIterate: {
@@ -112,24 +112,24 @@ export type ExperimentsSchemas = {
         /** @description Percent of eligible traffic (two decimals). In a layer: the size of the experiment's bucket range (allocation × 100 buckets). */
         allocation?: number;
         /** @description Absent fields take their defaults. */
-        analysis?: components["schemas"]["ExperimentCreateAnalysis"];
+        analysis?: SharedSchemas["ExperimentCreateAnalysis"];
         appId: string;
         env: string;
         flagKey?: string;
-        guardrailMetrics?: components["schemas"]["GuardrailMetricRef"][];
+        guardrailMetrics?: SharedSchemas["GuardrailMetricRef"][];
         holdoutId?: string | null;
         hypothesis?: string;
         /** @description null takes the experiment out of its layer. */
         layerId?: string | null;
         name?: string;
-        primaryMetric?: components["schemas"]["MetricRef"];
+        primaryMetric?: SharedSchemas["MetricRef"];
         /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
         revision: number;
-        secondaryMetrics?: components["schemas"]["MetricRef"][];
+        secondaryMetrics?: SharedSchemas["MetricRef"][];
         /** @description Conditions as in flag rules; all must hold for a subject to be eligible. Empty: everyone. */
-        targeting?: components["schemas"]["Condition"][];
+        targeting?: SharedSchemas["Condition"][];
         /** @description 2 to 10 variants of the flag's type, weights summing to 100; the first is the control. */
-        variants?: components["schemas"]["Variant"][];
+        variants?: SharedSchemas["Variant"][];
     };
     /** ExperimentRamp */
     ExperimentRamp: {
@@ -139,6 +139,18 @@ export type ExperimentsSchemas = {
         env: string;
         /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
         revision: number;
+    };
+    /** ExperimentTransition */
+    ExperimentTransition: {
+        appId: string;
+        env: string;
+        reason?: string;
+        /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
+        revision: number;
+        /** @description Any state: draft → running; running ⇄ paused; running|paused → completed; completed → archived. Every other move (back to draft, out of archived, to the state it is in) is 409 invalid_transition. */
+        to: "draft" | "running" | "paused" | "completed" | "archived";
+        /** @description Only with to: completed: the winning variant key, recorded. */
+        winner?: string;
     };
     ExperimentsBaselinesBaseline: {
         /** Format: date-time */
@@ -166,9 +178,9 @@ export type ExperimentsSchemas = {
         receivedAt: number;
     };
     ExperimentsResultsInferenceFixedHorizonItem: {
-        absolute: components["schemas"]["ExperimentsResultsInferenceFixedHorizonItemAbsolute"] | null;
+        absolute: ExperimentsSchemas["ExperimentsResultsInferenceFixedHorizonItemAbsolute"] | null;
         metricId: string;
-        relative: components["schemas"]["ExperimentsResultsInferenceFixedHorizonItemAbsolute"] | null;
+        relative: ExperimentsSchemas["ExperimentsResultsInferenceFixedHorizonItemAbsolute"] | null;
         /** @description Why an effect is null; out_of_range: the effect or its interval is too large to represent */
         unavailable?: "zero_variance" | "baseline_zero" | "mismatched_statistics" | "out_of_range";
         /** @description The treatment compared with control */
@@ -192,25 +204,13 @@ export type ExperimentsSchemas = {
         remediation: string | null;
         startedAt: string | null;
         state: "queued" | "running" | "succeeded" | "failed" | "superseded";
-        watermark: components["schemas"]["ExperimentsResultsAggregateWatermark"] | null;
+        watermark: ExperimentsSchemas["ExperimentsResultsAggregateWatermark"] | null;
     };
     ExperimentsTransitionResponse: {
         /** @description The journal entry of the config change; null when nothing served changed. */
         changeId: string | null;
-        experiment: components["schemas"]["Experiment"];
+        experiment: ExperimentsSchemas["Experiment"];
         /** @description The environment config version after the change (raised when what is served changed). */
         version: number;
-    };
-    /** ExperimentTransition */
-    ExperimentTransition: {
-        appId: string;
-        env: string;
-        reason?: string;
-        /** @description Compare-and-swap: the current revision (409 version_conflict with metadata.currentRevision otherwise). */
-        revision: number;
-        /** @description Any state: draft → running; running ⇄ paused; running|paused → completed; completed → archived. Every other move (back to draft, out of archived, to the state it is in) is 409 invalid_transition. */
-        to: "draft" | "running" | "paused" | "completed" | "archived";
-        /** @description Only with to: completed: the winning variant key, recorded. */
-        winner?: string;
     };
 };

@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type ExportsSchemas = {
     /** ExportBackfill */
     ExportBackfill: {
@@ -73,7 +72,7 @@ export type ExportsSchemas = {
         /** Format: date-time */
         createdAt: string;
         env: string;
-        filters: components["schemas"]["ExportFilters"];
+        filters: ExportsSchemas["ExportFilters"];
         /** @description dst_… */
         id: string;
         kinds: ("decision" | "assignment" | "exposure" | "outcome")[];
@@ -92,7 +91,7 @@ export type ExportsSchemas = {
         /** @description Events per delivery (default 500). */
         batchSize?: number;
         env: string;
-        filters?: components["schemas"]["ExportFilters"];
+        filters?: ExportsSchemas["ExportFilters"];
         /** @description Event kinds exported; absent or empty: every kind. */
         kinds?: ("decision" | "assignment" | "exposure" | "outcome")[];
         /** @description Unique per environment. */
@@ -123,7 +122,7 @@ export type ExportsSchemas = {
         /** @description Events per delivery (default 500). */
         batchSize?: number;
         env: string;
-        filters?: components["schemas"]["ExportFilters"];
+        filters?: ExportsSchemas["ExportFilters"];
         /** @description Event kinds exported; absent or empty: every kind. */
         kinds?: ("decision" | "assignment" | "exposure" | "outcome")[];
         /** @description Unique per environment. */
@@ -151,7 +150,7 @@ export type ExportsSchemas = {
     };
     TelemetryExportsResponse: {
         /** @description A raw telemetry export destination; never carries the signing secret. */
-        destination: components["schemas"]["ExportDestination"];
+        destination: ExportsSchemas["ExportDestination"];
         /** @description The Standard Webhooks signing secret, shown only in this response. */
         signingSecret: string;
     };

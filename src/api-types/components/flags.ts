@@ -2,11 +2,11 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type FlagsSchemas = {
     /** BulkApply */
     BulkApply: {
-        advanced?: components["schemas"]["BulkApplyAdvanced"];
+        advanced?: SharedSchemas["BulkApplyAdvanced"];
         appId: string;
         env: string;
         /** @description Compare-and-swap: apply only if the environment is at this config version (409 version_conflict otherwise). */
@@ -17,7 +17,7 @@ export type FlagsSchemas = {
         };
         /** @description Or the Idempotency-Key header (both given must be equal). */
         idempotencyKey?: string;
-        privacy?: components["schemas"]["BulkApplyPrivacy"];
+        privacy?: SharedSchemas["BulkApplyPrivacy"];
     };
     /** FlagPatch */
     FlagPatch: {
@@ -25,7 +25,7 @@ export type FlagsSchemas = {
         /** @description Visible to pub_ keys when true. */
         clientEnabled?: boolean;
         /** @description Prerequisite flags; no cycles. */
-        dependencies?: components["schemas"]["Dependency"][];
+        dependencies?: SharedSchemas["Dependency"][];
         /** @description At most 1024 characters. */
         description?: string;
         /** @description The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route. */
@@ -48,15 +48,15 @@ export type FlagsSchemas = {
             [key: string]: unknown;
         };
         /** @description Exclusive with variants. */
-        rollout?: components["schemas"]["Rollout"] | null;
+        rollout?: SharedSchemas["Rollout"] | null;
         /** @description Ordered; the first matching rule serves. */
-        rules?: components["schemas"]["Rule"][];
+        rules?: SharedSchemas["Rule"][];
         /** @description bool, string, number or json */
         type?: "bool" | "string" | "number" | "json";
         /** @description The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB). */
         value?: unknown;
         /** @description Exclusive with rollout. */
-        variants?: components["schemas"]["Variant"][] | null;
+        variants?: SharedSchemas["Variant"][] | null;
     };
     /** LegacyBulkApply */
     LegacyBulkApply: {

@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type HoldoutsSchemas = {
     /** Holdout */
     Holdout: {
@@ -10,7 +10,7 @@ export type HoldoutsSchemas = {
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         description: string;
         env: string;
         /** @description hol_… */
@@ -56,7 +56,7 @@ export type HoldoutsSchemas = {
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         description: string;
         env: string;
         /** @description null for a creation: no id is taken by a dry run. */

@@ -2,13 +2,13 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type JournalSchemas = {
     /** JournalEntry */
     JournalEntry: {
         afterVersion: number | null;
         appId: string;
-        authority: components["schemas"]["JournalEntryAuthority"];
+        authority: SharedSchemas["JournalEntryAuthority"];
         beforeVersion: number | null;
         /** @description What else the entry names: rollback.apply carries targetVersion and planDigest; authority executions carry proposalId, receiptId, proposedBy and approvers; emergency stops (source emergency) carry the reason. */
         context?: {
@@ -16,7 +16,7 @@ export type JournalSchemas = {
         };
         /** Format: date-time */
         createdAt: string;
-        diff: components["schemas"]["JournalEntryDiffItem"][];
+        diff: SharedSchemas["JournalEntryDiffItem"][];
         env: string | null;
         id: string;
         /** @description e.g. app.create, key.create, key.revoke, flag.update */

@@ -2,17 +2,17 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type LayersSchemas = {
     /** Layer */
     Layer: {
         /** @description Bucket ranges [start, end) owned by experiments, sorted by start; disjoint. */
-        allocations: components["schemas"]["LayerAllocation"][];
+        allocations: LayersSchemas["LayerAllocation"][];
         appId: string;
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         description: string;
         env: string;
         freeBuckets: number;
@@ -58,12 +58,12 @@ export type LayersSchemas = {
     /** LayerPreview */
     LayerPreview: {
         /** @description Bucket ranges [start, end) owned by experiments, sorted by start; disjoint. */
-        allocations: components["schemas"]["LayerAllocation"][];
+        allocations: LayersSchemas["LayerAllocation"][];
         appId: string;
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         description: string;
         env: string;
         freeBuckets: number;

@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type MetricsSchemas = {
     /** Metric */
     Metric: {
@@ -13,7 +13,7 @@ export type MetricsSchemas = {
          */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         denominatorMetricKey: string | null;
         description: string;
         direction: "increase" | "decrease";

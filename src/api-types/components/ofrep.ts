@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type OfrepSchemas = {
     /** OfrepBulkEvaluationFailure */
     OfrepBulkEvaluationFailure: {
@@ -11,9 +10,9 @@ export type OfrepSchemas = {
     };
     /** OfrepBulkEvaluationSuccess */
     OfrepBulkEvaluationSuccess: {
-        eventStreams: components["schemas"]["OfrepEventStream"][];
+        eventStreams: OfrepSchemas["OfrepEventStream"][];
         /** @description Every flag this key may see, sorted by key; per-flag failures included. */
-        flags: (components["schemas"]["OfrepEvaluationSuccess"] | components["schemas"]["OfrepEvaluationFailure"])[];
+        flags: (OfrepSchemas["OfrepEvaluationSuccess"] | OfrepSchemas["OfrepEvaluationFailure"])[];
     };
     /** OfrepContext */
     OfrepContext: {
@@ -43,7 +42,7 @@ export type OfrepSchemas = {
     /** OfrepEvaluationRequest */
     OfrepEvaluationRequest: {
         /** @description Evaluation context: targetingKey and any attributes. An empty object is accepted. */
-        context: components["schemas"]["OfrepContext"];
+        context: OfrepSchemas["OfrepContext"];
     } & {
         [key: string]: unknown;
     };

@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type RollbacksSchemas = {
     /** RollbackApply */
     RollbackApply: {
@@ -17,7 +17,7 @@ export type RollbacksSchemas = {
         /** @description Recorded in the journal entry. */
         reason?: string;
         /** @description What to restore. Absent: everything. Given: only what it names (flags absent = none; advanced and privacy default to false). */
-        scope?: components["schemas"]["RollbackScope"];
+        scope?: SharedSchemas["RollbackScope"];
         /** @description The retained version to restore. */
         targetVersion: number;
     };
@@ -25,8 +25,8 @@ export type RollbacksSchemas = {
     RollbackPlan: {
         appId: string;
         /** @description Current state → restored state, in the config-versions diff format and order. */
-        changes: components["schemas"]["JournalEntryDiffItem"][];
-        dependencies: components["schemas"]["ConfigVersionDiffDependency"][];
+        changes: SharedSchemas["JournalEntryDiffItem"][];
+        dependencies: SharedSchemas["ConfigVersionDiffDependency"][];
         /** @description SHA-256 of the canonical JSON of the plan without this field: apply must present it. */
         digest: string;
         env: string;
@@ -60,7 +60,7 @@ export type RollbacksSchemas = {
         /** @description Compare-and-swap: the environment's current version (409 version_conflict otherwise). */
         expectedVersion: number;
         /** @description What to restore. Absent: everything. Given: only what it names (flags absent = none; advanced and privacy default to false). */
-        scope?: components["schemas"]["RollbackScope"];
+        scope?: SharedSchemas["RollbackScope"];
         /** @description The retained version to restore. */
         targetVersion: number;
     };

@@ -2,7 +2,7 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type RolloutsSchemas = {
     ExperimentsRolloutsPlan: {
         appId: string;
@@ -11,18 +11,18 @@ export type RolloutsSchemas = {
         /** Format: date-time */
         createdAt: string;
         /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-        createdBy: components["schemas"]["Authority"];
+        createdBy: SharedSchemas["Authority"];
         currentStep: number | null;
         env: string;
         experimentId: string;
         flagKey: string;
-        guardrails: components["schemas"]["ExperimentsRolloutsGuardrail"][];
+        guardrails: SharedSchemas["ExperimentsRolloutsGuardrail"][];
         history: {
             action: "created" | "transition" | "recommendation" | "approval";
             /** Format: date-time */
             at: string;
             /** @description Who made the change: a user id or the fingerprint of an admin_ key, never a token. */
-            by: components["schemas"]["Authority"];
+            by: SharedSchemas["Authority"];
             configVersion?: number;
             from?: "draft" | "active" | "paused" | "completed" | "cancelled" | "rolled_back";
             reason?: string;
@@ -35,9 +35,9 @@ export type RolloutsSchemas = {
         iterationId: string;
         minimumUnitsPerStep: number | null;
         planVersion: number;
-        recommendation: components["schemas"]["ExperimentsRolloutsRecommendRecommendation"] | null;
+        recommendation: RolloutsSchemas["ExperimentsRolloutsRecommendRecommendation"] | null;
         state: "draft" | "active" | "paused" | "completed" | "cancelled" | "rolled_back";
-        steps: components["schemas"]["ExperimentsRolloutsStep"][];
+        steps: SharedSchemas["ExperimentsRolloutsStep"][];
         stepStartedAt: string | null;
         /** Format: date-time */
         updatedAt: string;
@@ -57,6 +57,6 @@ export type RolloutsSchemas = {
         reasons: string[];
     };
     ExperimentsRolloutsResponse: {
-        plan: components["schemas"]["ExperimentsRolloutsPlan"];
+        plan: RolloutsSchemas["ExperimentsRolloutsPlan"];
     };
 };

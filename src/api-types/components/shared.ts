@@ -2,7 +2,6 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
 export type SharedSchemas = {
     /** Authority */
     Authority: {
@@ -17,7 +16,7 @@ export type SharedSchemas = {
                 /** @description Visible to pub_ keys when true. */
                 clientEnabled?: boolean;
                 /** @description Prerequisite flags; no cycles. */
-                dependencies?: components["schemas"]["Dependency"][];
+                dependencies?: SharedSchemas["Dependency"][];
                 /** @description At most 1024 characters. */
                 description?: string;
                 /** @description The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route. */
@@ -33,11 +32,11 @@ export type SharedSchemas = {
                     [key: string]: unknown;
                 };
                 /** @description Exclusive with variants. */
-                rollout?: components["schemas"]["Rollout"] | null;
+                rollout?: SharedSchemas["Rollout"] | null;
                 /** @description Ordered; the first matching rule serves. */
-                rules?: components["schemas"]["Rule"][];
+                rules?: SharedSchemas["Rule"][];
                 /** @description Exclusive with rollout. */
-                variants?: components["schemas"]["Variant"][] | null;
+                variants?: SharedSchemas["Variant"][] | null;
             };
         };
         /** @description Recommended cache time of delivered configuration. */
@@ -58,8 +57,8 @@ export type SharedSchemas = {
         values: unknown[];
     };
     ConfigVersionDiffDependency: {
-        after: components["schemas"]["Dependency"][];
-        before: components["schemas"]["Dependency"][];
+        after: SharedSchemas["Dependency"][];
+        before: SharedSchemas["Dependency"][];
         key: string;
     };
     /** Dependency */
@@ -117,7 +116,7 @@ export type SharedSchemas = {
         /** Format: date-time */
         createdAt: string;
         /** @description Prerequisite flags; no cycles. */
-        dependencies: components["schemas"]["Dependency"][];
+        dependencies: SharedSchemas["Dependency"][];
         /** @description At most 1024 characters. */
         description: string;
         /** @description The off switch (default true). When false, overrides, rules, rollouts and variants are skipped and offValue is served with reason DISABLED on every route. */
@@ -135,9 +134,9 @@ export type SharedSchemas = {
             [key: string]: unknown;
         };
         /** @description Exclusive with variants. */
-        rollout: components["schemas"]["Rollout"] | null;
+        rollout: SharedSchemas["Rollout"] | null;
         /** @description Ordered; the first matching rule serves. */
-        rules: components["schemas"]["Rule"][];
+        rules: SharedSchemas["Rule"][];
         /** @description bool, string, number or json */
         type: "bool" | "string" | "number" | "json";
         /** Format: date-time */
@@ -145,7 +144,7 @@ export type SharedSchemas = {
         /** @description The value served when no override, rule, rollout or variant applies; of the flag type (≤ 32 KiB). */
         value: unknown;
         /** @description Exclusive with rollout. */
-        variants: components["schemas"]["Variant"][] | null;
+        variants: SharedSchemas["Variant"][] | null;
     } & {
         [key: string]: unknown;
     };
@@ -158,7 +157,7 @@ export type SharedSchemas = {
         revision: number;
     };
     /** IssuedKey */
-    IssuedKey: components["schemas"]["Key"] & {
+    IssuedKey: SharedSchemas["Key"] & {
         /** @description Shown once. */
         token: string;
     };
@@ -243,13 +242,13 @@ export type SharedSchemas = {
     /** Rule */
     Rule: {
         /** @description All must hold; empty matches every subject. */
-        conditions: components["schemas"]["Condition"][];
+        conditions: SharedSchemas["Condition"][];
         description?: string;
         /** @description Unique within the flag. */
         id: string;
         /** @description Exactly one of value, variant or rollout. */
         serve: {
-            rollout?: components["schemas"]["Rollout"];
+            rollout?: SharedSchemas["Rollout"];
             /** @description A value of the flag type. */
             value?: unknown;
             /** @description Key of one of the flag variants. */

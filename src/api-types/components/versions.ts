@@ -2,14 +2,14 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { components } from '../components.js';
+import type { SharedSchemas } from './shared.js';
 export type VersionsSchemas = {
     /** ConfigState */
     ConfigState: {
         flags: {
-            [key: string]: components["schemas"]["Flag"];
+            [key: string]: SharedSchemas["Flag"];
         };
-        privacy: components["schemas"]["Privacy"];
+        privacy: SharedSchemas["Privacy"];
         settings: {
             ttlSeconds: number;
         } & {
@@ -20,7 +20,7 @@ export type VersionsSchemas = {
     };
     /** ConfigVersion */
     ConfigVersion: {
-        authority: components["schemas"]["JournalEntryAuthority"];
+        authority: SharedSchemas["JournalEntryAuthority"];
         /** @description Journal entry of the change; null for version 0. */
         changeId: string | null;
         /** Format: date-time */
@@ -33,9 +33,9 @@ export type VersionsSchemas = {
     /** ConfigVersionDiff */
     ConfigVersionDiff: {
         /** @description Sorted by resourceType, key, path. */
-        changes: components["schemas"]["JournalEntryDiffItem"][];
+        changes: SharedSchemas["JournalEntryDiffItem"][];
         /** @description Flags whose prerequisites changed, sorted by key. */
-        dependencies: components["schemas"]["ConfigVersionDiffDependency"][];
+        dependencies: SharedSchemas["ConfigVersionDiffDependency"][];
         from: number;
         /** @description Rolling back from `to` to `from` restores the state digested as fromState. */
         rollback: {
