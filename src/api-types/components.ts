@@ -2,80 +2,184 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
+import type { AdvancedSchemas } from './components/advanced.js';
+import type { AppsSchemas } from './components/apps.js';
+import type { AuthoritySchemas } from './components/authority.js';
+import type { CleanupSchemas } from './components/cleanup.js';
+import type { DeliverySchemas } from './components/delivery.js';
+import type { DiscoverySchemas } from './components/discovery.js';
+import type { ErasureSchemas } from './components/erasure.js';
+import type { EvaluationSchemas } from './components/evaluation.js';
+import type { ExperimentsSchemas } from './components/experiments.js';
+import type { ExportsSchemas } from './components/exports.js';
+import type { FlagsSchemas } from './components/flags.js';
+import type { HoldoutsSchemas } from './components/holdouts.js';
+import type { InsightsSchemas } from './components/insights.js';
+import type { JournalSchemas } from './components/journal.js';
+import type { LayersSchemas } from './components/layers.js';
+import type { MetricsSchemas } from './components/metrics.js';
+import type { OfrepSchemas } from './components/ofrep.js';
+import type { RollbacksSchemas } from './components/rollbacks.js';
+import type { RolloutsSchemas } from './components/rollouts.js';
+import type { SharedSchemas } from './components/shared.js';
+import type { TelemetrySchemas } from './components/telemetry.js';
+import type { VersionsSchemas } from './components/versions.js';
 export type components = {
-    schemas: {
-        /** Error */
-        ErrorBody: {
-            error: {
-                /** @description Machine-readable lower snake_case code: one of the catalogue (docs/errors.md); each error response lists the codes it can carry in x-error-codes. */
-                code: string;
-                details?: {
-                    message: string;
-                    path: string;
-                }[];
-                message: string;
-                metadata?: {
-                    [key: string]: unknown;
-                };
-                requestId: string;
-                /** @description What the caller can do about it. */
-                resolution: string;
+    schemas: AdvancedSchemas & AppsSchemas & AuthoritySchemas & CleanupSchemas & DeliverySchemas & DiscoverySchemas & ErasureSchemas & EvaluationSchemas & ExperimentsSchemas & ExportsSchemas & FlagsSchemas & HoldoutsSchemas & InsightsSchemas & JournalSchemas & LayersSchemas & MetricsSchemas & OfrepSchemas & RollbacksSchemas & RolloutsSchemas & SharedSchemas & TelemetrySchemas & VersionsSchemas;
+    responses: {
+        /** @description Invalid request */
+        BadRequestErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** LegacyError */
-        LegacyErrorBody: {
-            /** @description UPPER_SNAKE code. */
-            code: string;
-            /** @description On validation errors: the fields at fault. */
-            details?: {
-                message: string;
-                path: string;
-            }[];
-            /** @description HTTP reason phrase. */
-            error: string;
-            message: string;
-            resolution: string;
-        };
-        /**
-         * TelemetryEvent
-         * @description Canonical version-1 feature event.
-         */
-        TelemetryEvent: {
-            /** @description At most 2 KiB serialised. Never returned by any query. */
-            attributes?: {
-                [key: string]: unknown;
+        /** @description Conflict */
+        ConflictErrorBody: {
+            headers: {
+                [name: string]: unknown;
             };
-            /** @description Experiment id. */
-            experimentId?: string;
-            /** @description Required on decision and exposure events. */
-            flagKey?: string;
-            /** @description Client-generated, unique per environment; retries reuse it. */
-            id: string;
-            /** @description Experiment iteration id. */
-            iterationId?: string;
-            /** @description The iteration revision (a 32-bit integer, as stored). */
-            iterationRevision?: number;
-            kind: "decision" | "assignment" | "exposure" | "outcome";
-            /** @description Required on outcome events. */
-            metricKey?: string;
-            /** @description Finite, at most 10^15 in magnitude (so that no sum of values can overflow); 1 when an outcome event omits it. */
-            metricValue?: number;
-            /** @description OpenFeature reason (STATIC, TARGETING_MATCH, SPLIT, DEFAULT, DISABLED, ERROR, …). */
-            reason?: string;
-            /** @description The subject; required except on decision events. Never returned by any query. */
-            targetingKey?: string;
-            /**
-             * Format: date-time
-             * @description RFC 3339; at most 5 minutes ahead, at most 30 days old.
-             */
-            timestamp: string;
-            /** @description Any JSON value, at most 1 KiB serialised. */
-            value?: unknown;
-            /** @description Variant key or served value label. */
-            variant?: string;
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The credential may not do this */
+        ForbiddenErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description A management credential (cli_, admin_): OFREP takes sdk_ or pub_ keys */
+        ForbiddenOfrepError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OfrepError"];
+            };
+        };
+        /** @description The stored configuration cannot be compiled (PARSE_ERROR), or an unexpected error (GENERAL) */
+        InternalServerErrorOfrepError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OfrepError"];
+            };
+        };
+        /** @description Not found */
+        NotFoundErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Body too large */
+        PayloadTooLargeErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Body over 64 KiB */
+        PayloadTooLargeOfrepError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OfrepError"];
+            };
+        };
+        /** @description Deadline exceeded */
+        RequestTimeoutErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Temporarily unavailable */
+        ServiceUnavailableErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Temporarily unavailable */
+        ServiceUnavailableLegacyErrorBody: {
+            headers: {
+                /** @description Always 1: metering is retried every second. */
+                "retry-after"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["LegacyErrorBody"];
+            };
+        };
+        /** @description Rate or quota limit reached */
+        TooManyRequestsErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Rate or quota limit reached */
+        TooManyRequestsLegacyErrorBody: {
+            headers: {
+                /** @description Seconds until the next calendar month (UTC). */
+                "retry-after"?: number;
+                /** @description Configuration syncs this environment may make this month (UTC). */
+                "x-sync-quota-limit"?: number;
+                /** @description Syncs left this month, after this one. */
+                "x-sync-quota-remaining"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["LegacyErrorBody"];
+            };
+        };
+        /** @description Missing, invalid or revoked credential */
+        UnauthorizedErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Missing, invalid or revoked credential */
+        UnauthorizedLegacyErrorBody: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["LegacyErrorBody"];
+            };
+        };
+        /** @description Missing, invalid or revoked key */
+        UnauthorizedOfrepError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["OfrepError"];
+            };
         };
     };
-    responses: never;
     parameters: never;
     requestBodies: never;
     headers: never;

@@ -2,13 +2,41 @@
 // document with openapi-typescript. Do not edit: change the route schemas and regenerate; a test
 // fails while these files are out of date. The CLI (src/cli/api.ts) and the console read them.
 /* eslint-disable */
-import type { operations as DeliveryOperations, paths as DeliveryPaths } from './delivery.js';
-import type { operations as TelemetryOperations, paths as TelemetryPaths } from './telemetry.js';
-import type { operations as ExperimentationOperations, paths as ExperimentationPaths } from './experimentation.js';
-import type { operations as CoreOperations, paths as CorePaths } from './core.js';
+import type { operations as DiscoveryOperations, paths as DiscoveryPaths } from './routes/discovery.js';
+import type { operations as OfrepOperations, paths as OfrepPaths } from './routes/ofrep.js';
+import type { operations as AdvancedOperations, paths as AdvancedPaths } from './routes/advanced.js';
+import type { operations as AppsOperations, paths as AppsPaths } from './routes/apps.js';
+import type { operations as AppsEnvsOperations, paths as AppsEnvsPaths } from './routes/apps-envs.js';
+import type { operations as AppsInvitationsOperations, paths as AppsInvitationsPaths } from './routes/apps-invitations.js';
+import type { operations as AuthorityOperations, paths as AuthorityPaths } from './routes/authority.js';
+import type { operations as JournalOperations, paths as JournalPaths } from './routes/journal.js';
+import type { operations as CleanupOperations, paths as CleanupPaths } from './routes/cleanup.js';
+import type { operations as AuthOperations, paths as AuthPaths } from './routes/auth.js';
+import type { operations as DeliveryOperations, paths as DeliveryPaths } from './routes/delivery.js';
+import type { operations as VersionsOperations, paths as VersionsPaths } from './routes/versions.js';
+import type { operations as EvaluationOperations, paths as EvaluationPaths } from './routes/evaluation.js';
+import type { operations as TelemetryOperations, paths as TelemetryPaths } from './routes/telemetry.js';
+import type { operations as ExperimentsOperations, paths as ExperimentsPaths } from './routes/experiments.js';
+import type { operations as ExperimentsBaselinesOperations, paths as ExperimentsBaselinesPaths } from './routes/experiments-baselines.js';
+import type { operations as ExperimentsIterateOperations, paths as ExperimentsIteratePaths } from './routes/experiments-iterate.js';
+import type { operations as ExperimentsRampOperations, paths as ExperimentsRampPaths } from './routes/experiments-ramp.js';
+import type { operations as ExperimentsResultsOperations, paths as ExperimentsResultsPaths } from './routes/experiments-results.js';
+import type { operations as ExperimentsTransitionOperations, paths as ExperimentsTransitionPaths } from './routes/experiments-transition.js';
+import type { operations as ExperimentsPowerAnalysisOperations, paths as ExperimentsPowerAnalysisPaths } from './routes/experiments-power-analysis.js';
+import type { operations as RolloutsOperations, paths as RolloutsPaths } from './routes/rollouts.js';
+import type { operations as FlagsOperations, paths as FlagsPaths } from './routes/flags.js';
+import type { operations as HoldoutsOperations, paths as HoldoutsPaths } from './routes/holdouts.js';
+import type { operations as InsightsOperations, paths as InsightsPaths } from './routes/insights.js';
+import type { operations as KeysOperations, paths as KeysPaths } from './routes/keys.js';
+import type { operations as LayersOperations, paths as LayersPaths } from './routes/layers.js';
+import type { operations as MetricsOperations, paths as MetricsPaths } from './routes/metrics.js';
+import type { operations as RollbacksOperations, paths as RollbacksPaths } from './routes/rollbacks.js';
+import type { operations as ErasureOperations, paths as ErasurePaths } from './routes/erasure.js';
+import type { operations as ExportsOperations, paths as ExportsPaths } from './routes/exports.js';
+import type { operations as OperationsOperations, paths as OperationsPaths } from './routes/operations.js';
 export type { components } from './components.js';
 
 /** Every route of the API, by path. */
-export type paths = DeliveryPaths & TelemetryPaths & ExperimentationPaths & CorePaths;
+export type paths = DiscoveryPaths & OfrepPaths & AdvancedPaths & AppsPaths & AppsEnvsPaths & AppsInvitationsPaths & AuthorityPaths & JournalPaths & CleanupPaths & AuthPaths & DeliveryPaths & VersionsPaths & EvaluationPaths & TelemetryPaths & ExperimentsPaths & ExperimentsBaselinesPaths & ExperimentsIteratePaths & ExperimentsRampPaths & ExperimentsResultsPaths & ExperimentsTransitionPaths & ExperimentsPowerAnalysisPaths & RolloutsPaths & FlagsPaths & HoldoutsPaths & InsightsPaths & KeysPaths & LayersPaths & MetricsPaths & RollbacksPaths & ErasurePaths & ExportsPaths & OperationsPaths;
 /** Every operation of the API, by operationId. */
-export type operations = DeliveryOperations & TelemetryOperations & ExperimentationOperations & CoreOperations;
+export type operations = DiscoveryOperations & OfrepOperations & AdvancedOperations & AppsOperations & AppsEnvsOperations & AppsInvitationsOperations & AuthorityOperations & JournalOperations & CleanupOperations & AuthOperations & DeliveryOperations & VersionsOperations & EvaluationOperations & TelemetryOperations & ExperimentsOperations & ExperimentsBaselinesOperations & ExperimentsIterateOperations & ExperimentsRampOperations & ExperimentsResultsOperations & ExperimentsTransitionOperations & ExperimentsPowerAnalysisOperations & RolloutsOperations & FlagsOperations & HoldoutsOperations & InsightsOperations & KeysOperations & LayersOperations & MetricsOperations & RollbacksOperations & ErasureOperations & ExportsOperations & OperationsOperations;

@@ -14,7 +14,9 @@ import { call, userWithApp } from '../helpers/fixtures.js';
 
 test('src/api-types/ is generated from the served OpenAPI document and up to date', async () => {
   const current = await renderApiTypes();
-  const committed = readdirSync(API_TYPES_DIR).sort();
+  const committed = (readdirSync(API_TYPES_DIR, { recursive: true }) as string[])
+    .filter((name) => name.endsWith('.ts'))
+    .sort();
   assert.deepEqual(
     committed,
     [...current.keys()].sort(),
@@ -25,16 +27,26 @@ test('src/api-types/ is generated from the served OpenAPI document and up to dat
       readFileSync(join(API_TYPES_DIR, name), 'utf8') === text,
       `src/api-types/${name} is out of date with the route schemas: run \`npm run generate:api-types\` and commit it`,
     );
+    assert.ok(text.split('\n').length <= 500, `src/api-types/${name} has at most 500 lines`);
   }
-  // Each subsystem holds its own operations, by path and by operationId.
+  // Each route group holds its own operations, by path and by operationId.
   for (const [file, names] of [
-    ['core.ts', ['"/api/v1/flags"', '"/api/v1/authority/propose"', 'patchFlag: {', 'proposeChange: {']],
-    ['telemetry.ts', ['"/api/v1/events/batch"']],
-    ['experimentation.ts', ['"/api/v1/experiments"']],
-    ['delivery.ts', ['"/api/v1/evaluate"']],
+    ['routes/flags.ts', ['"/api/v1/flags"', 'patchFlag: {']],
+    ['routes/authority.ts', ['"/api/v1/authority/propose"', 'proposeChange: {']],
+    ['routes/telemetry.ts', ['"/api/v1/events/batch"']],
+    ['routes/experiments.ts', ['"/api/v1/experiments"']],
+    ['routes/evaluation.ts', ['"/api/v1/evaluate"']],
   ] as const) {
     for (const name of names) assert.ok(current.get(file)!.includes(name), `${file} holds ${name}`);
   }
+  // A shape several operations answer is one named component, referred to by the operations.
+  const definitions = [...current].filter(([, text]) => text.includes('\n    Flag: {'));
+  assert.deepEqual(
+    definitions.map(([name]) => name),
+    ['components/shared.ts'],
+    'Flag is defined once',
+  );
+  assert.ok(current.get('routes/flags.ts')!.includes('components["schemas"]["Flag"]'), 'the flag routes refer to Flag');
 });
 
 const commandAt = (program: Command, path: string[]): Command => {
