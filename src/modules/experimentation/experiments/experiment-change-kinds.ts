@@ -12,7 +12,8 @@ import {
 } from '../../core/authority/index.js';
 import type { EnvironmentTarget } from '../../core/config/index.js';
 import type { Experiment } from './experiments.model.js';
-import type { ExperimentsService, PatchExperimentInput, TransitionInput } from './experiments.service.js';
+import type { TransitionInput } from './experiment-lifecycle.service.js';
+import type { ExperimentsService, PatchExperimentInput } from './experiments.service.js';
 import { IterateBody, PatchExperimentBody, RampBody, TransitionBody } from './experiments.schemas.js';
 
 const ids = { experimentId: IdString('exp_…: the experiment') };

@@ -7,52 +7,39 @@
 // environment (decision 0029) pausing, cancelling and approving a recommended pause or rollback are
 // direct with a reason (journal source emergency); activating, moving a step, completing and
 // approving a proceed need a clearance from an executed proposal (rollout-change-kinds.ts), else 403.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../../db/database.js';
-import { inTransaction, type Executor } from '../../../db/transaction.js';
-import type { AppAccess, Permission } from '../../../platform/app-access.js';
-import { conflict, notFound, validationError, versionConflict } from '../../../platform/errors.js';
+// This file holds drafting, reading and moving plans; rollout-recommendations.service.ts the
+// recommendations and their approval, rollout-plan-changes.ts how either changes a plan.
+import type { Executor } from '../../../db/transaction.js';
+import { conflict, notFound, validationError } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/principal.js';
-import type { ExperimentResultsSource, ExperimentsReadModel } from '../experiments/index.js';
-import { authorityOf, type JournalService, type JournalSource } from '../../core/journal/index.js';
-import type { MetricsService } from '../experiment-metrics/index.js';
-import type { RollbacksService } from '../../core/rollbacks/index.js';
+import { authorityOf, type JournalSource } from '../../core/journal/index.js';
 import {
   clearanceContext,
   clearDirectMove,
   clearedId,
   clearedPermission,
   clearedSource,
-  resolveTarget,
-  shellWord,
   type Clearance,
-  type ConfigMutator,
   type EnvironmentTarget,
-  type ProposalHint,
 } from '../../core/config/index.js';
-import { recommend } from './recommendation.js';
 import {
-  ACTIONABLE,
   PLAN_TRANSITIONS,
   stepProblems,
   type PlanEvent,
-  type PlanState,
-  type Recommendation,
   type RolloutGuardrail,
   type RolloutPlan,
   type RolloutStep,
   type TransitionTarget,
 } from './rollouts.model.js';
+import { findPlan, insertPlan, listPlans, unfinishedPlansByFlag } from './rollouts.repository.js';
 import {
-  findPlan,
-  insertPlan,
-  listPlans,
-  lockPlan,
-  setPlanFields,
-  unfinishedPlansByFlag,
-  updatePlan,
-  type PlanChange,
-} from './rollouts.repository.js';
+  invalidTransition,
+  proposalHint,
+  rolloutPlanChanges,
+  type PlanRef,
+  type RolloutsDeps,
+} from './rollout-plan-changes.js';
+import { rolloutRecommendations, type RolloutRecommendations } from './rollout-recommendations.service.js';
 
 export interface CreatePlanInput {
   appId: string;
@@ -65,19 +52,11 @@ export interface CreatePlanInput {
   minimumUnitsPerStep?: number;
 }
 
-export interface PlanRef {
-  appId: string;
-  env: string;
-  planVersion: number;
-  /** Why: journaled; required for a stop in a protected environment. */
-  reason?: string;
-}
-
 /**
  * Changes take an optional clearance (core/config clearance.ts): the authority workflow's, when it
  * executes or previews an approved proposal. Without one, a protected environment admits only stops.
  */
-export interface RolloutsService {
+export interface RolloutsService extends RolloutRecommendations {
   /** The plan a create would store (validated), without storing it. */
   preview(principal: Principal, experimentId: string, input: CreatePlanInput): Promise<RolloutPlan>;
   create(
@@ -111,89 +90,14 @@ export interface RolloutsService {
     input: PlanRef & { to: TransitionTarget; step?: number },
     clearance?: Clearance,
   ): Promise<RolloutPlan>;
-  /** In a transaction of its own: a confirmed recommendation is stored under the plan's lock. */
-  recommend(
-    principal: Principal,
-    experimentId: string,
-    planId: string,
-    input: PlanRef & { confirm?: boolean },
-    source?: JournalSource,
-  ): Promise<{ recommendation: Recommendation; plan: RolloutPlan }>;
-  approve(
-    trx: Executor,
-    principal: Principal,
-    source: JournalSource,
-    experimentId: string,
-    planId: string,
-    input: PlanRef & { recommendationDigest: string },
-    clearance?: Clearance,
-  ): Promise<{ plan: RolloutPlan; configVersion: number | null }>;
   /** Unfinished (draft, active, paused) plans per flag key: cleanup's inventory and readiness. */
   unfinishedByFlag(target: EnvironmentTarget): Promise<Map<string, string[]>>;
 }
 
-export interface RolloutsDeps {
-  db: Kysely<Database>;
-  access: AppAccess;
-  mutator: ConfigMutator;
-  rollbacks: Pick<RollbacksService, 'edit'>;
-  metrics: Pick<MetricsService, 'findRevision'>;
-  results: ExperimentResultsSource;
-  /** The experiment a plan rolls out, and its current iteration. */
-  experiments: ExperimentsReadModel;
-  /** Plan changes are journaled (resourceType rollout_plan) besides the plan's own history. */
-  journal?: Pick<JournalService, 'record'>;
-  now?: () => number;
-}
-
-/** How a move refused in a protected environment is proposed instead. */
-function proposalHint(
-  kind: 'rollout.transition' | 'rollout.approve',
-  target: EnvironmentTarget,
-  body: Record<string, unknown>,
-  options: [string, string | number | undefined][],
-): ProposalHint {
-  const flags = options
-    .filter(([, v]) => v !== undefined)
-    .map(([name, v]) => ` --${name} ${shellWord(v!)}`)
-    .join('');
-  const command = `ensign propose ${kind.replace('.', '-')} ${shellWord(String(body.experimentId))} ${shellWord(String(body.planId))} --app ${shellWord(target.appId)} --env ${shellWord(target.env)}${flags}`;
-  return { kind, body, command };
-}
-
-/** What a plan change adds to its journal entries: the reason given, and the clearance's context. */
-const journalContext = (reason: string | undefined, clearance: Clearance | undefined): Record<string, unknown> => ({
-  ...(reason !== undefined ? { reason } : {}),
-  ...clearanceContext(clearance),
-});
-
-const invalidTransition = (from: PlanState, to: string) =>
-  conflict('invalid_transition', `A ${from} plan cannot move to ${to}.`, {
-    resolution:
-      'Read the plan (GET …/rollouts/{planId}) for its state; completed, cancelled and rolled-back plans are final.',
-  });
-
 export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
   const { db } = deps;
-  const now = deps.now ?? Date.now;
-  const iso = () => new Date(now()).toISOString();
-
-  async function experimentOf(
-    executor: Executor,
-    principal: Principal,
-    appId: string,
-    env: string,
-    experimentId: string,
-    need: Permission,
-  ) {
-    const target = await resolveTarget(deps.access, principal, appId, env, need, executor);
-    const experiment = await deps.experiments.experiment(executor, target.envId, experimentId);
-    if (!experiment) throw notFound(`Experiment ${experimentId}`);
-    return { target, experiment };
-  }
-
-  const currentIteration = (executor: Executor, experimentId: string) =>
-    deps.experiments.currentIteration(executor, experimentId);
+  const changes = rolloutPlanChanges(deps);
+  const { iso, experimentOf, currentIteration, locked, journaled, moveTo } = changes;
 
   async function draft(
     executor: Executor,
@@ -265,156 +169,6 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
         createdBy: by,
       },
     };
-  }
-
-  async function locked(
-    trx: Executor,
-    principal: Principal,
-    experimentId: string,
-    planId: string,
-    input: PlanRef,
-    need: Permission,
-  ) {
-    const { target, experiment } = await experimentOf(trx, principal, input.appId, input.env, experimentId, need);
-    const plan = await lockPlan(trx, target, experimentId, planId);
-    if (!plan) throw notFound(`Rollout plan ${planId}`);
-    if (plan.planVersion !== input.planVersion) throw versionConflict(plan.planVersion);
-    return { target, experiment, plan };
-  }
-
-  async function journaled(
-    trx: Executor,
-    target: EnvironmentTarget,
-    source: JournalSource,
-    plan: RolloutPlan,
-    event: PlanEvent,
-    extra: Record<string, unknown> = {},
-  ) {
-    await deps.journal?.record(trx, {
-      appId: target.appId,
-      env: target.env,
-      operation: `rollout.${event.action === 'created' ? 'create' : event.action}`,
-      source,
-      resourceType: 'rollout_plan',
-      resourceId: plan.id,
-      authority: event.by,
-      beforeVersion: null,
-      afterVersion: null,
-      diff: [],
-      context: {
-        experimentId: plan.experimentId,
-        planVersion: plan.planVersion,
-        ...(event.from ? { from: event.from } : {}),
-        ...(event.to ? { to: event.to } : {}),
-        ...(event.step !== undefined ? { step: event.step } : {}),
-        ...(event.recommendation ? { recommendation: event.recommendation } : {}),
-        ...(event.configVersion !== undefined ? { configVersion: event.configVersion } : {}),
-        ...extra,
-      },
-    });
-  }
-
-  async function save(
-    trx: Executor,
-    plan: RolloutPlan,
-    change: PlanChange,
-    event: PlanEvent,
-    journal: { target: EnvironmentTarget; source: JournalSource; context?: Record<string, unknown> },
-  ) {
-    const saved = await updatePlan(trx, plan, {
-      ...change,
-      planVersion: plan.planVersion + 1,
-      history: [...plan.history, event],
-      updatedAt: event.at,
-    });
-    await journaled(trx, journal.target, journal.source, saved, event, journal.context);
-    return saved;
-  }
-
-  /** Serves the variant's value to `percentage` % of the flag's subjects (a new config version; null when nothing changed). */
-  async function serve(
-    trx: Executor,
-    principal: Principal,
-    source: JournalSource,
-    target: EnvironmentTarget,
-    plan: RolloutPlan,
-    value: unknown,
-    percentage: number,
-    step: number,
-    clearance: Clearance | undefined,
-  ) {
-    const applied = await deps.mutator.apply(
-      trx,
-      { target, source, authority: authorityOf(principal), ...(clearance ? { clearance } : {}) },
-      (current) => {
-        const flag = current.state.flags[plan.flagKey];
-        if (!flag)
-          throw conflict('flag_missing', `Flag ${plan.flagKey} of the plan's experiment no longer exists.`, {
-            resolution: 'Cancel the plan.',
-          });
-        const flags = {
-          ...current.state.flags,
-          [plan.flagKey]: { ...flag, rollout: { percentage, value, salt: `rollout:${plan.id}` }, updatedAt: iso() },
-        };
-        return {
-          state: { ...current.state, flags },
-          operation: 'rollout.step',
-          resourceType: 'flag',
-          resourceId: plan.flagKey,
-          result: current.version,
-          context: { planId: plan.id, experimentId: plan.experimentId, variant: plan.variant, step, percentage },
-        };
-      },
-    );
-    return { version: applied.version, base: applied.result, changed: applied.applied };
-  }
-
-  async function moveTo(
-    trx: Executor,
-    principal: Principal,
-    source: JournalSource,
-    target: EnvironmentTarget,
-    experiment: { variants: { key: string; value: unknown }[] },
-    plan: RolloutPlan,
-    to: PlanState,
-    step: number | null,
-    action: PlanEvent['action'],
-    why: { reason?: string; clearance?: Clearance } = {},
-  ) {
-    const at = iso();
-    const change: PlanChange = { state: to };
-    let configVersion: number | undefined;
-    if (step !== null && (to === 'active' || to === 'completed')) {
-      const value = experiment.variants.find((v) => v.key === plan.variant)!.value;
-      const served = await serve(
-        trx,
-        principal,
-        source,
-        target,
-        plan,
-        value,
-        plan.steps[step]!.percentage,
-        step,
-        why.clearance,
-      );
-      if (served.changed) configVersion = served.version;
-      if (plan.baseVersion === null) change.baseVersion = served.base;
-      if (step !== plan.currentStep) {
-        change.currentStep = step;
-        change.stepStartedAt = at;
-      }
-    }
-    const event: PlanEvent = {
-      at,
-      action,
-      from: plan.state,
-      to,
-      step,
-      ...(configVersion !== undefined ? { configVersion } : {}),
-      ...(why.reason !== undefined ? { reason: why.reason } : {}),
-      by: authorityOf(principal),
-    };
-    return save(trx, plan, change, event, { target, source, context: journalContext(why.reason, why.clearance) });
   }
 
   return {
@@ -517,195 +271,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
       );
     },
 
-    async recommend(principal, experimentId, planId, input, source = 'api') {
-      // The results are read before the plan is locked: the results port reads outside any
-      // transaction (on SQLite a read beside an open transaction would wait for it forever).
-      const { target } = await experimentOf(
-        db,
-        principal,
-        input.appId,
-        input.env,
-        experimentId,
-        input.confirm ? 'change' : 'read',
-      );
-      const iteration = await currentIteration(db, experimentId);
-      const results = iteration
-        ? await deps.results.latest({
-            appId: target.appId,
-            envId: target.envId,
-            experimentId,
-            iterationId: iteration.id,
-            iterationRevision: iteration.revision,
-          })
-        : null;
-      return inTransaction(db, async (trx) => {
-        const { plan } = await locked(trx, principal, experimentId, planId, input, input.confirm ? 'change' : 'read');
-        const directions = new Map<string, boolean>();
-        for (const g of plan.guardrails)
-          directions.set(
-            g.metricId,
-            (await deps.metrics.findRevision(trx, target, g.metricId, g.revision))?.direction !== 'decrease',
-          );
-        const recommendation = recommend({
-          plan,
-          iteration,
-          results,
-          higherIsBetter: (id) => directions.get(id) ?? true,
-          now: now(),
-        });
-        if (!input.confirm) return { recommendation, plan };
-        const saved = await save(
-          trx,
-          plan,
-          { recommendation },
-          {
-            at: recommendation.evaluatedAt,
-            action: 'recommendation',
-            recommendation: recommendation.kind,
-            by: authorityOf(principal),
-          },
-          { target, source },
-        );
-        return { recommendation, plan: saved };
-      });
-    },
-
-    async approve(trx, principal, sourceGiven, experimentId, planId, input, clearanceGiven) {
-      const { target, experiment, plan } = await locked(
-        trx,
-        principal,
-        experimentId,
-        planId,
-        input,
-        clearedPermission(clearanceGiven, 'approve'),
-      );
-      const stored = plan.recommendation;
-      if (!stored || stored.digest !== input.recommendationDigest) {
-        throw conflict(
-          'recommendation_mismatch',
-          "recommendationDigest is not the digest of the plan's stored recommendation.",
-          { resolution: 'Ask for a recommendation with confirm: true, review it, and approve its digest.' },
-        );
-      }
-      if (stored.approvedAt)
-        throw conflict('recommendation_not_actionable', 'This recommendation was already approved.', {
-          resolution: 'Ask for a new recommendation.',
-        });
-      if (!ACTIONABLE.has(stored.kind)) {
-        throw conflict(
-          'recommendation_not_actionable',
-          `A ${stored.kind} recommendation cannot be approved: it only informs.`,
-          { resolution: 'Wait for fresh, valid data and ask for a new recommendation.' },
-        );
-      }
-      if (plan.state !== 'active' && plan.state !== 'paused') throw invalidTransition(plan.state, stored.kind);
-      if (stored.kind === 'recommend_rollback' && plan.baseVersion === null)
-        throw conflict(
-          'recommendation_not_actionable',
-          'The plan never served its variant: there is nothing to roll back.',
-          { resolution: 'Cancel the plan.' },
-        );
-      // A recommended pause or rollback only takes exposure away: the stops. A proceed widens it.
-      const clearance = clearDirectMove(
-        target,
-        {
-          stop: stored.kind !== 'proceed',
-          reason: input.reason,
-          proposal: proposalHint(
-            'rollout.approve',
-            target,
-            { experimentId, planId, planVersion: input.planVersion, recommendationDigest: stored.digest },
-            [
-              ['digest', stored.digest],
-              ['plan-version', input.planVersion],
-            ],
-          ),
-        },
-        clearanceGiven,
-      );
-      const source = clearedSource(clearance, sourceGiven);
-      const why = { reason: input.reason, clearance };
-      const context = journalContext(input.reason, clearance);
-      const approved = { ...plan, recommendation: { ...stored, approvedAt: iso() } };
-      const withApproval: PlanChange = { recommendation: approved.recommendation };
-      const approval = {
-        at: iso(),
-        action: 'approval' as const,
-        from: plan.state,
-        recommendation: stored.kind,
-        ...(input.reason !== undefined ? { reason: input.reason } : {}),
-        by: authorityOf(principal),
-      };
-      if (stored.kind === 'recommend_pause') {
-        const saved = await save(
-          trx,
-          plan,
-          { ...withApproval, state: 'paused' },
-          { ...approval, to: 'paused' },
-          { target, source, context },
-        );
-        return { plan: saved, configVersion: null };
-      }
-      if (stored.kind === 'recommend_rollback') {
-        // The rollback's own entry keeps source rollback unless a clearance names another.
-        const applied = await deps.mutator.apply(
-          trx,
-          {
-            target,
-            source: clearedSource(clearance, 'rollback'),
-            authority: authorityOf(principal),
-            ...(clearance ? { clearance } : {}),
-          },
-          async (current) => {
-            const edit = await deps.rollbacks.edit(trx, target, current, {
-              targetVersion: plan.baseVersion!,
-              scope: { flags: [plan.flagKey] },
-            });
-            return {
-              ...edit,
-              context: {
-                ...edit.context,
-                planId: plan.id,
-                recommendationDigest: stored.digest,
-                ...(input.reason !== undefined ? { reason: input.reason } : {}),
-              },
-            };
-          },
-        );
-        const saved = await save(
-          trx,
-          plan,
-          { ...withApproval, state: 'rolled_back' },
-          {
-            ...approval,
-            to: 'rolled_back',
-            ...(applied.applied ? { configVersion: applied.version } : {}),
-          },
-          { target, source, context },
-        );
-        return { plan: saved, configVersion: applied.version };
-      }
-      // proceed: the next step, or completion after the last.
-      const next = (plan.currentStep ?? -1) + 1;
-      const last = next >= plan.steps.length - 1;
-      const moved = await moveTo(
-        trx,
-        principal,
-        source,
-        target,
-        experiment,
-        { ...plan },
-        last ? 'completed' : 'active',
-        Math.min(next, plan.steps.length - 1),
-        'approval',
-        why,
-      );
-      await setPlanFields(trx, plan.id, withApproval);
-      return {
-        plan: { ...moved, recommendation: approved.recommendation },
-        configVersion: moved.history.at(-1)?.configVersion ?? null,
-      };
-    },
+    ...rolloutRecommendations(deps, changes),
 
     unfinishedByFlag: (target) => unfinishedPlansByFlag(db, target.envId),
   };
