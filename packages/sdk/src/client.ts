@@ -5,101 +5,29 @@
 // every timer, socket and listener on close().
 import {
   compileServedDocument,
-  installedRegexEngine,
   installRegexEngine,
-  needsRegexEngine,
   type CompiledFlagSet,
   type CoreDocument,
   type EvaluationContext,
   type EvaluationResult,
   type FlagType,
-  type RegexEngine,
 } from '@ensign/engine/core';
-import { readChangeStream } from './change-stream.js';
 import { changedFlagKeys } from './changed-keys.js';
+import { ClientTelemetry } from './client-telemetry.js';
+import type { ClientEvents, ClientOptions, ClientStatus, ConfigSource, EvaluationDetail } from './client-types.js';
+import { documentRefused, parseDocument, regexEngineToInstall } from './document-compile.js';
 import { fetchDocument, type Connection } from './document-fetch.js';
 import { Emitter } from './emitter.js';
 import { asEnsignError, EnsignError } from './errors.js';
-import { EventQueue, MAX_BATCH, type EventStats } from './event-queue.js';
-import { ExposureWindow } from './exposure-window.js';
+import type { EventStats } from './event-queue.js';
 import { localStorageStore, storeName, type DocumentStore } from './stores.js';
-import { eventId, type TelemetryEvent } from './telemetry-event.js';
-import { backoff, jittered, later, type Timer } from './timers.js';
+import { backoff, type Timer } from './timers.js';
+import { UpdateSchedule } from './update-schedule.js';
 import { VERSION } from './version.js';
 
 export const SDK_NAME = 'ensign-js';
 /** The package's version (src/version.ts is written from package.json by every build). */
 export const SDK_VERSION = VERSION;
-
-/** Where the configuration being served came from. */
-export type ConfigSource = 'network' | 'persisted' | 'bootstrap';
-
-export type ClientStatus = 'starting' | 'ready' | 'stale' | 'fatal' | 'closed';
-
-export interface ClientOptions {
-  /** The service's base URL (https://flags.example.com). */
-  url: string;
-  /** An environment key: sdk_ (server document) or pub_ (the client projection, for browsers). */
-  key: string;
-  /** A core/v1 document (object or JSON text) to serve until the network answers. */
-  bootstrap?: CoreDocument | string;
-  /** Keeps the last good document between runs. Default: localStorage where there is one. */
-  store?: DocumentStore | null;
-  /** Follow the change stream (default true); false polls only. */
-  stream?: boolean;
-  /** Polling interval; default the document's delivery.pollIntervalSeconds. */
-  pollIntervalMs?: number;
-  /** Telemetry; false sends nothing (no exposures, track() does nothing). */
-  events?:
-    | false
-    | {
-        flushIntervalMs?: number;
-        maxQueue?: number;
-        batchSize?: number;
-        /** One exposure per subject, flag, iteration and variant within this window (default 1 hour). */
-        exposureWindowMs?: number;
-        /** Fraction (0..1) of evaluations reported as `decision` events (default 0: none). */
-        decisionSampleRate?: number;
-      };
-  /** The regex engine for flags that use `matches`: loaded on first need (default re2js, a lazy
-   * import of @ensign/engine/re2, its own chunk in a bundle). */
-  regexEngine?: () => Promise<RegexEngine>;
-  /** How documents are compiled. Default compileServedDocument: the envelope and each flag's shape
-   * are checked, the values not (the server validated them when they were written; decision 0056).
-   * Pass compileDocument from @ensign/engine/core to validate every document in full, e.g. a
-   * hand-written bootstrap (about 4 KB more, gzipped, in a browser bundle). */
-  compile?: (document: CoreDocument) => CompiledFlagSet;
-  /** For tests and unusual runtimes. */
-  fetch?: typeof fetch;
-  now?: () => number;
-  sdk?: { name: string; version: string };
-}
-
-export interface EvaluationDetail<T> {
-  readonly key: string;
-  /** The flag's value, or the default given when `reason` is ERROR. */
-  readonly value: T;
-  readonly variant?: string;
-  readonly reason: EvaluationResult['reason'];
-  readonly ruleId?: string;
-  readonly errorCode?: EvaluationResult['errorCode'];
-  readonly errorMessage?: string;
-  readonly fallbackClass?: EvaluationResult['fallbackClass'];
-  readonly experiment?: EvaluationResult['experiment'];
-}
-
-export interface ClientEvents {
-  /** The first configuration is being served (and again when a stale client is fresh again). */
-  ready: { source: ConfigSource; version: number };
-  /** A new document: the keys of the flags whose definition (or experiment) changed. */
-  changed: { keys: string[]; version: number };
-  /** A refresh failed; the last good document is still served. */
-  stale: { error: EnsignError };
-  /** A problem worth knowing (a failed refresh, events that could not be sent). */
-  error: { error: EnsignError };
-  /** The key was refused: the client stops. */
-  fatal: { error: EnsignError };
-}
 
 const FLAG_TYPE_OF: Record<string, FlagType> = { boolean: 'bool', string: 'string', number: 'number' };
 const DEFAULT_POLL_MS = 60_000;
@@ -123,16 +51,9 @@ export class EnsignClient {
   private readonly now: () => number;
   private readonly store: DocumentStore | null;
   private readonly storeKey: string;
-  private readonly events: EventQueue | null;
-  private readonly exposures: ExposureWindow;
-  private readonly decisionRate: number;
-  private streamUri: string | null = null;
-  private streamOpen = false;
-  private streamRetryMs = 2000;
-  private streamFailures = 0;
+  private readonly telemetry: ClientTelemetry | null;
   private refreshFailures = 0;
-  private pollTimer: Timer | undefined;
-  private streamTimer: Timer | undefined;
+  private readonly updates: UpdateSchedule;
   private refreshing: Promise<void> | null = null;
   private refreshAgain = false;
   private settleReady!: (outcome: ReadyOutcome) => void;
@@ -154,28 +75,32 @@ export class EnsignClient {
     this.store = options.store === undefined ? localStorageStore() : options.store;
     this.storeKey = storeName(this.connection.url, options.key);
     this.readyOutcome = new Promise((resolve) => (this.settleReady = resolve));
-    const events = options.events === false ? null : (options.events ?? {});
-    this.events =
-      events === null
+    this.updates = new UpdateSchedule({
+      connection: this.connection,
+      signal: this.abort.signal,
+      get streamEnabled() {
+        return options.stream !== false;
+      },
+      refresh: () => this.refresh(),
+      stopped: () => this.stopped(),
+      pollMs: () => this.pollMs(),
+      report: (error) => this.report(error),
+    });
+    this.telemetry =
+      options.events === false
         ? null
-        : new EventQueue(
+        : new ClientTelemetry(
             this.connection,
-            {
-              flushIntervalMs: events.flushIntervalMs ?? 5000,
-              maxQueue: events.maxQueue ?? 10_000,
-              batchSize: Math.min(MAX_BATCH, Math.max(1, events.batchSize ?? MAX_BATCH)),
-            },
+            options.events ?? {},
             options.sdk ?? { name: SDK_NAME, version: SDK_VERSION },
             this.now,
             (error) => this.report(error),
           );
-    this.exposures = new ExposureWindow(events?.exposureWindowMs ?? 3_600_000);
-    this.decisionRate = events?.decisionSampleRate ?? 0;
     if (options.bootstrap !== undefined) {
       // Compiled now, so the first evaluation is served from it; a problem is reported once the
       // application had a chance to listen.
       try {
-        const bootstrap = typeof options.bootstrap === 'string' ? parse(options.bootstrap) : options.bootstrap;
+        const bootstrap = typeof options.bootstrap === 'string' ? parseDocument(options.bootstrap) : options.bootstrap;
         this.adopt(bootstrap, 'bootstrap', null).catch((error) => this.report(asEnsignError(error)));
       } catch (error) {
         queueMicrotask(() => this.report(asEnsignError(error)));
@@ -280,41 +205,22 @@ export class EnsignClient {
     const flags = this.flags;
     if (flags === null) return null;
     const result = flags.evaluate(key, context, type);
-    if (this.events !== null) {
-      if (result.experiment?.inExperiment === true) this.expose(result, context);
-      if (this.decisionRate > 0 && Math.random() < this.decisionRate) this.decide(result, context);
-    }
+    this.telemetry?.observe(result, context);
     return result;
   }
 
   /** Queues an `outcome` event for the subject (context.targetingKey) of a metric. */
   track(metricKey: string, context: EvaluationContext | undefined, value?: number): void {
-    const subject = context?.targetingKey;
-    if (
-      this.events === null ||
-      typeof subject !== 'string' ||
-      subject === '' ||
-      typeof metricKey !== 'string' ||
-      metricKey === ''
-    )
-      return;
-    const event: TelemetryEvent = {
-      id: eventId(),
-      kind: 'outcome',
-      timestamp: new Date(this.now()).toISOString(),
-      targetingKey: subject,
-      metricKey,
-    };
-    this.events.push(typeof value === 'number' && Number.isFinite(value) ? { ...event, metricValue: value } : event);
+    this.telemetry?.track(metricKey, context, value);
   }
 
   /** Sends the queued events now. */
   flush(): Promise<void> {
-    return this.events?.flush() ?? Promise.resolve();
+    return this.telemetry?.flush() ?? Promise.resolve();
   }
 
   eventStats(): EventStats {
-    return { ...(this.events?.stats ?? { queued: 0, delivered: 0, dropped: 0, rejected: 0, retried: 0 }) };
+    return { ...(this.telemetry?.stats ?? { queued: 0, delivered: 0, dropped: 0, rejected: 0, retried: 0 }) };
   }
 
   /** Stops updates, flushes the events (until `timeoutMs`, default 2 s) and releases every timer,
@@ -323,10 +229,9 @@ export class EnsignClient {
     this.closing ??= (async () => {
       this.state = 'closed';
       this.settleReady({ error: new EnsignError('closed', 'The client was closed.') });
-      clearTimeout(this.pollTimer);
-      clearTimeout(this.streamTimer);
+      this.updates.stop();
       this.abort.abort();
-      await this.events?.close(this.now() + (options.timeoutMs ?? 2000));
+      await this.telemetry?.close(this.now() + (options.timeoutMs ?? 2000));
       this.emitter.clear();
     })();
     return this.closing;
@@ -340,46 +245,12 @@ export class EnsignClient {
     this.emitter.emit('error', { error });
   }
 
-  private expose(result: EvaluationResult, context: EvaluationContext | undefined): void {
-    const subject = context?.targetingKey;
-    const experiment = result.experiment!;
-    if (typeof subject !== 'string' || subject === '') return;
-    const variant = experiment.variant ?? result.variant;
-    const now = this.now();
-    if (!this.exposures.first(`${subject}\n${result.key}\n${experiment.iterationId}\n${variant}`, now)) return;
-    this.events!.push({
-      id: eventId(),
-      kind: 'exposure',
-      timestamp: new Date(now).toISOString(),
-      targetingKey: subject,
-      flagKey: result.key,
-      variant,
-      reason: result.reason,
-      experimentId: experiment.id,
-      iterationId: experiment.iterationId,
-      iterationRevision: experiment.iterationRevision,
-    });
-  }
-
-  private decide(result: EvaluationResult, context: EvaluationContext | undefined): void {
-    const subject = context?.targetingKey;
-    this.events!.push({
-      id: eventId(),
-      kind: 'decision',
-      timestamp: new Date(this.now()).toISOString(),
-      flagKey: result.key,
-      reason: result.reason,
-      ...(typeof subject === 'string' && subject !== '' ? { targetingKey: subject } : {}),
-      ...(result.variant !== undefined ? { variant: result.variant } : {}),
-    });
-  }
-
   private async start(): Promise<void> {
     if (this.store !== null) {
       try {
         const text = await this.store.load(this.storeKey);
         if (text !== null && !this.abort.signal.aborted) {
-          const stored = parse(text);
+          const stored = parseDocument(text);
           if (this.current === null || stored.version > this.current.version)
             await this.adopt(stored, 'persisted', null);
         }
@@ -396,19 +267,11 @@ export class EnsignClient {
   private async adopt(document: CoreDocument, source: ConfigSource, text: string | null): Promise<void> {
     let flags: CompiledFlagSet;
     try {
-      if (
-        installedRegexEngine() === null &&
-        document?.flags &&
-        needsRegexEngine(Object.values(document.flags) as never, document.experiments ?? [])
-      ) {
-        installRegexEngine(await (this.options.regexEngine ?? loadRe2)());
-      }
+      const regexEngine = regexEngineToInstall(document, this.options);
+      if (regexEngine !== null) installRegexEngine(await regexEngine);
       flags = (this.options.compile ?? compileServedDocument)(document);
     } catch (error) {
-      throw new EnsignError(
-        'invalid_document',
-        `The ${source} document was refused: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw documentRefused(source, error);
     }
     if (this.state === 'closed') return;
     const previous = this.current;
@@ -467,7 +330,7 @@ export class EnsignClient {
       retryIn = Math.max(outcome.retryAfterMs ?? 0, backoff(this.refreshFailures - 1, this.pollMs()));
     } else {
       this.refreshFailures = 0;
-      if (outcome.streamUri !== null) this.streamUri = new URL(outcome.streamUri, this.connection.url + '/').href;
+      if (outcome.streamUri !== null) this.updates.follow(outcome.streamUri);
       if (outcome.kind === 'document') {
         try {
           await this.adopt(outcome.document, 'network', outcome.text);
@@ -481,19 +344,7 @@ export class EnsignClient {
         this.emitter.emit('ready', { source: 'network', version: this.current!.version });
       }
     }
-    this.plan(retryIn);
-  }
-
-  /** After a refresh: follow the stream when there is one, otherwise poll. */
-  private plan(retryIn: number | undefined): void {
-    if (this.stopped()) return;
-    clearTimeout(this.pollTimer);
-    this.pollTimer = undefined;
-    if (retryIn === undefined && this.options.stream !== false && this.streamUri !== null) {
-      if (!this.streamOpen && this.streamTimer === undefined) this.connectStream();
-      if (this.streamOpen) return;
-    }
-    this.pollTimer = later(retryIn ?? jittered(this.pollMs()), () => void this.refresh());
+    this.updates.plan(retryIn);
   }
 
   private pollMs(): number {
@@ -501,51 +352,6 @@ export class EnsignClient {
       MIN_POLL_MS,
       this.options.pollIntervalMs ?? (this.current?.delivery?.pollIntervalSeconds ?? DEFAULT_POLL_MS / 1000) * 1000,
     );
-  }
-
-  private connectStream(): void {
-    const uri = this.streamUri!;
-    this.streamOpen = false;
-    readChangeStream(this.connection.fetch, uri, this.abort.signal, {
-      onOpen: () => {
-        this.streamOpen = true;
-        this.streamFailures = 0;
-        // The stream now tells us when to ask: polling stops.
-        clearTimeout(this.pollTimer);
-        this.pollTimer = undefined;
-      },
-      onMessage: (data) => {
-        if (data.includes('refetchEvaluation')) void this.refresh();
-      },
-      onRetry: (ms) => (this.streamRetryMs = Math.max(500, ms)),
-    })
-      .then(
-        () => undefined,
-        (error) => error,
-      )
-      .then((error) => {
-        const wasOpen = this.streamOpen;
-        this.streamOpen = false;
-        if (this.stopped()) return;
-        if (!wasOpen) this.streamFailures++;
-        if (error !== undefined && !wasOpen)
-          this.report(
-            new EnsignError(
-              'unavailable',
-              `The change stream is unavailable, polling instead: ${asEnsignError(error).message}`,
-            ),
-          );
-        // Poll while the stream is down; the next refresh also brings a fresh stream URL (tokens expire).
-        this.plan(undefined);
-        if (this.pollTimer === undefined) this.pollTimer = later(jittered(this.pollMs()), () => void this.refresh());
-        this.streamTimer = later(wasOpen ? this.streamRetryMs : backoff(this.streamFailures - 1), () => {
-          this.streamTimer = undefined;
-          void this.refresh().then(() => {
-            if (!this.streamOpen && this.streamTimer === undefined && !this.stopped() && this.streamUri !== null)
-              this.connectStream();
-          });
-        });
-      });
   }
 
   /** Closed or fatal: no more requests. (A method, so TypeScript does not narrow the state across awaits.) */
@@ -556,25 +362,9 @@ export class EnsignClient {
   private fail(error: EnsignError): void {
     this.state = 'fatal';
     this.lastError = error;
-    clearTimeout(this.pollTimer);
-    clearTimeout(this.streamTimer);
+    this.updates.stop();
     this.abort.abort();
     this.settleReady({ error });
     this.emitter.emit('fatal', { error });
   }
-}
-
-function parse(text: string): CoreDocument {
-  try {
-    return JSON.parse(text) as CoreDocument;
-  } catch (error) {
-    throw new EnsignError(
-      'invalid_document',
-      `The document is not JSON: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-}
-
-async function loadRe2(): Promise<RegexEngine> {
-  return (await import('@ensign/engine/re2')).re2RegexEngine;
 }

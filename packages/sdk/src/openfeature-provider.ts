@@ -2,7 +2,8 @@
 // their options, waiting for the first configuration, the status signals, closing once, and
 // resolving a flag. Each provider keeps only what its OpenFeature SDK types differently (its event
 // names, its error classes, sync or async resolution); this package depends on neither SDK.
-import type { ClientOptions, EnsignClient } from './client.js';
+import type { EnsignClient } from './client.js';
+import type { ClientOptions } from './client-types.js';
 import type { FlagType } from '@ensign/engine/core';
 import { EnsignError } from './errors.js';
 import { openFeatureDetails, type OpenFeatureDetails } from './openfeature-resolution.js';

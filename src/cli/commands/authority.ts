@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { parseInteger, readJsonFile } from '../input.js';
 import { emit, printLine, printPairs, printTable, show } from '../output.js';
 import { flagFieldOptions, flagFields, type FlagFieldOptions } from './flags.js';
-import { summarizeChange } from './guarded-changes.js';
+import { summarizeChange } from './proposal-summary.js';
 import {
   currentVersion,
   printPlan,
