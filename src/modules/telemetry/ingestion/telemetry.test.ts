@@ -5,7 +5,7 @@ import { buildTestApp, createTestDatabase, dialects } from '../../../../test/hel
 import { call, expectError, expectValidation } from '../../../../test/helpers/fixtures.js';
 import { purgeExpiredTelemetry } from './index.js';
 import { validateItem } from './event-validation.js';
-import { storeBatches } from './telemetry.repository.js';
+import { storeBatches } from './event-store.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 import { estimateUnion, SubjectSketch } from './subject-sketch.js';
 import { exposure, eventId, refuseEventsOf, sendBatch, T0, telemetryApp } from './telemetry.fixtures.js';
