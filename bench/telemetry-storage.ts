@@ -6,7 +6,7 @@ import pg from 'pg';
 import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { validateItem } from '../src/modules/telemetry/ingestion/event-validation.js';
-import { storeBatch } from '../src/modules/telemetry/ingestion/telemetry.repository.js';
+import { storeBatch } from '../src/modules/telemetry/ingestion/event-store.repository.js';
 const url = process.argv[2]!;
 const schema = 'bench_' + process.pid;
 let h: ReturnType<typeof createDb>;

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, dialects } from '../../test/helpers/test-app.js';
 import { call, expectError, userWithApp } from '../../test/helpers/fixtures.js';
 import { AppError } from './errors.js';
-import { fastLaneRoute } from './fast-lane.js';
+import { fastLaneRoute } from './fast-lane-route.js';
 import { jsonHeaderValue } from './header-values.js';
 
 const REFUSED = ['事件', 'line\nbreak', 'del\u007f'];

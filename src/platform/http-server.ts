@@ -13,7 +13,8 @@ import {
   registerErrorHandling,
   type ErrorRenderer,
 } from './error-handler.js';
-import { createFastLane, type FastLaneRouteInfo, type FastLaneStats } from './fast-lane.js';
+import { createFastLane } from './fast-lane.js';
+import type { FastLaneRouteInfo, FastLaneStats } from './fast-lane-state.js';
 import { loggerOptions } from './logging.js';
 import type { CredentialResolver } from './principal.js';
 import { createMetrics, registerRequestMetrics, type Metrics } from './prometheus-metrics.js';

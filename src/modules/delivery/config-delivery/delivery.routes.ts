@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
-import { fastLaneRoute, type FastLaneAnswer, type FastLaneRouteOptions } from '../../../platform/fast-lane.js';
+import { fastLaneRoute, type FastLaneAnswer, type FastLaneRouteOptions } from '../../../platform/fast-lane-route.js';
 import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import { DeliveryRequestHeaders, deliveryResponses } from './delivery.schemas.js';
 import type { DeliveryService } from './delivery.service.js';

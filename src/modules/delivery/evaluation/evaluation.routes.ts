@@ -2,7 +2,7 @@
 // shape of the environment-key routes. Other methods on the path answer 405 with Allow: POST.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { AppError } from '../../../platform/errors.js';
-import { fastLaneRoute } from '../../../platform/fast-lane.js';
+import { fastLaneRoute } from '../../../platform/fast-lane-route.js';
 import type { EvaluationSet } from './evaluation-set.js';
 import type { EvaluationSource } from './evaluation-source.js';
 import { useContextJsonParser } from './context-json-parser.js';

@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyInstance } from 'fastify';
 import type { EvaluationContext } from '@ensign/engine';
 import { AppError } from '../../../platform/errors.js';
-import { fastLaneRoute, type FastLaneAnswer } from '../../../platform/fast-lane.js';
+import { fastLaneRoute, type FastLaneAnswer } from '../../../platform/fast-lane-route.js';
 import { andThen } from '../../../platform/maybe-async.js';
 import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import { entityTagKeyOf, ifNoneMatchHits } from '../../../platform/entity-tag.js';

@@ -9,7 +9,7 @@
 // value the database refuses, a tenant's poisoned rollup bucket) fails by itself and the other
 // batches of its group, from any app, are stored and answered as if it had not been there.
 import { GroupStoreUnavailable, type GroupStore } from './group-store.js';
-import type { StoreBatchInput, StoreOutcome } from './telemetry.repository.js';
+import type { StoreBatchInput, StoreOutcome } from './event-store.repository.js';
 
 /** Batches one transaction carries at most (100 events each): bounds a transaction's size and time. */
 export const MAX_GROUP_BATCHES = 32;

@@ -3,7 +3,7 @@
 // export feed, decision 0036) and arrival order (`received_at`, backfills of a past window).
 import { commitHorizon, statementCommitHorizon } from '../../../db/commit-sequence.js';
 import type { Executor } from '../../../db/transaction.js';
-import { keysApart } from './telemetry.repository.js';
+import { keysApart } from './event-store.repository.js';
 import type { TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
 import { ownTables } from '../../../db/owned-tables.js';
 

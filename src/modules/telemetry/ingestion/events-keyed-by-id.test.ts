@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { createDb } from '../../../db/create-db.js';
 import { migrateToLatest, migrateUpTo } from '../../../db/migrate.js';
 import { validateItem } from './event-validation.js';
-import { storeBatch } from './telemetry.repository.js';
+import { storeBatch } from './event-store.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);

@@ -7,7 +7,7 @@ import { inTransaction } from '../../../db/transaction.js';
 import { createBatchWriter } from './batch-writer.js';
 import { validateItem } from './event-validation.js';
 import { GroupStoreUnavailable, inlineGroupStore, threadGroupStore, type GroupStore } from './group-store.js';
-import { keysApart, type StoreBatchInput } from './telemetry.repository.js';
+import { keysApart, type StoreBatchInput } from './event-store.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 import { refuseEventsOf, T0 } from './telemetry.fixtures.js';
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
-import { storeBatches, type StoreBatchInput, type StoreOutcome } from './telemetry.repository.js';
+import { storeBatches, type StoreBatchInput, type StoreOutcome } from './event-store.repository.js';
 
 export interface GroupStore {
   /** Stores a group of batches in one transaction (storeBatches): one outcome list per batch. */

@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { createDb } from '../../../db/create-db.js';
 import { releaseStartupMemory } from '../../../platform/startup-memory.js';
-import { storeBatches } from './telemetry.repository.js';
+import { storeBatches } from './event-store.repository.js';
 import type { WriterReply, WriterRequest } from './group-store.js';
 
 const port = parentPort!;

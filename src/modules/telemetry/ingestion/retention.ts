@@ -3,7 +3,7 @@
 // runner (once an hour is plenty: a day partition becomes droppable once a day).
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
-import { purgeBefore, type PurgeResult } from './telemetry.repository.js';
+import { purgeBefore, type PurgeResult } from './retention.repository.js';
 import { RAW_RETENTION_MS, ROLLUP_RETENTION_MS } from './telemetry.model.js';
 import { purgeExpiredTombstones } from './subject-erasure.repository.js';
 

@@ -5,7 +5,9 @@
 import type { Executor } from '../../../db/transaction.js';
 import { keyedHash } from '../../../platform/secret-box.js';
 import { HOUR_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
-import { keysApart, mergeRollups, rollupDeltas, writerSlot } from './telemetry.repository.js';
+import { keysApart } from './event-store.repository.js';
+import { mergeRollups, rollupDeltas } from './rollups.repository.js';
+import { writerSlot } from './writer-slot.js';
 import type { SubjectErasureTables } from './subject-erasure.table.js';
 import type { TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
 import { ownTables } from '../../../db/owned-tables.js';

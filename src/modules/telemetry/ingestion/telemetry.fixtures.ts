@@ -9,6 +9,10 @@ import { call, createKey, userWithApp } from '../../../../test/helpers/fixtures.
 
 export { T0 } from '../../../../test/helpers/clock.js';
 
+export const MINUTE = 60_000;
+export const HOUR = 3_600_000;
+export const DAY = 86_400_000;
+
 /** An app with a client-visible flag `shown` and a hidden flag `hidden` in prod, and its keys. */
 export async function telemetryApp(app: FastifyInstance) {
   const s = await userWithApp(app);

@@ -19,7 +19,7 @@ import {
   redeemLegacyCursor,
   scanRollups,
   watermarkOf,
-} from './telemetry.repository.js';
+} from './insight-reads.repository.js';
 
 export interface TelemetryReadModel {
   /** How far an environment's events have been ingested; null before its first event (insights, aggregation). */

@@ -4,7 +4,9 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
 import { validateItem } from './event-validation.js';
-import { scanRollups, storeBatch, watermarkOf, writerSlot, WRITER_SLOTS } from './telemetry.repository.js';
+import { storeBatch } from './event-store.repository.js';
+import { scanRollups, watermarkOf } from './insight-reads.repository.js';
+import { writerSlot, WRITER_SLOTS } from './writer-slot.js';
 import type { ValidEvent } from './telemetry.model.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);

@@ -1,0 +1,253 @@
+// The telemetry write path: one transaction per group of batches stores the new events (deduplicated by
+// the event table's own primary key on SQLite, by telemetry_event_keys on PostgreSQL: decision 0047),
+// merges the hourly rollups (rollups.repository.ts) and moves the watermark.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../db/database.js';
+import { ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
+import { transactionSequence } from '../../../db/commit-sequence.js';
+import { repeatedInsert } from '../../../db/repeated-inserts.js';
+import { inTransaction, type Executor } from '../../../db/transaction.js';
+import { mergeRollups, rollupDeltas } from './rollups.repository.js';
+import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
+import { DAY_MS, type ValidEvent } from './telemetry.model.js';
+import { writerSlot } from './writer-slot.js';
+import { ownTables } from '../../../db/owned-tables.js';
+
+const own = ownTables<TelemetryTables>();
+
+export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
+
+const EVENT_COLUMNS = [
+  'env_id',
+  'id',
+  'app_id',
+  'kind',
+  'ts',
+  'received_at',
+  'feed_seq',
+  'targeting_key',
+  'flag_key',
+  'variant',
+  'value',
+  'reason',
+  'experiment_id',
+  'iteration_id',
+  'iteration_revision',
+  'metric_key',
+  'metric_value',
+  'attributes',
+  'content_hash',
+] as const satisfies readonly (keyof TelemetryEventsTable)[];
+
+// The statements every batch runs, compiled once per row count (db/repeated-inserts.ts).
+const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(
+  ['env_id', 'id', 'content_hash', 'ts'],
+  (trx, rows) =>
+    own(trx)
+      .insertInto('telemetry_event_keys')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
+      .returning(['id', 'content_hash']),
+);
+const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) =>
+  own(trx).insertInto('telemetry_events').values(rows),
+);
+/** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
+const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(
+  EVENT_COLUMNS,
+  (trx, rows) =>
+    own(trx)
+      .insertInto('telemetry_events')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
+      .returning(['id', 'content_hash']) as never,
+);
+
+/**
+ * Whether dedup keys live in telemetry_event_keys (PostgreSQL, where raw events are partitioned by
+ * day and a unique key must include the event time) rather than in the event table's own primary
+ * key (SQLite). Decision 0047.
+ */
+export function keysApart(db: Executor): boolean {
+  return partitionsByDay(db);
+}
+
+function eventRow(
+  envId: string,
+  appId: string,
+  receivedAt: number,
+  feedSeq: number,
+  v: ValidEvent,
+): TelemetryEventsTable {
+  const e = v.event;
+  return {
+    env_id: envId,
+    id: e.id,
+    app_id: appId,
+    kind: e.kind,
+    ts: e.ts,
+    received_at: receivedAt,
+    feed_seq: feedSeq,
+    targeting_key: e.targetingKey ?? null,
+    flag_key: e.flagKey ?? null,
+    variant: e.variant ?? null,
+    value: e.value === undefined ? null : JSON.stringify(e.value),
+    reason: e.reason ?? null,
+    experiment_id: e.experimentId ?? null,
+    iteration_id: e.iterationId ?? null,
+    iteration_revision: e.iterationRevision ?? null,
+    metric_key: e.metricKey ?? null,
+    metric_value: e.metricValue ?? null,
+    attributes: e.attributes === undefined ? null : JSON.stringify(e.attributes),
+    content_hash: v.contentHash,
+  };
+}
+
+export interface StoreBatchInput {
+  envId: string;
+  appId: string;
+  receivedAt: number;
+  events: ValidEvent[];
+}
+
+/** Day partitions this process knows exist (PostgreSQL), so a batch rarely asks the catalog. */
+const knownPartitions = new WeakMap<object, Set<number>>();
+
+async function ensurePartitions(db: Kysely<Database>, events: ValidEvent[]): Promise<void> {
+  if (!partitionsByDay(db)) return;
+  let known = knownPartitions.get(db);
+  if (!known) knownPartitions.set(db, (known = new Set()));
+  const missing = new Set<number>();
+  for (const { event } of events) {
+    const day = Math.floor(event.ts / DAY_MS);
+    if (!known.has(day)) missing.add(day);
+  }
+  if (missing.size === 0) return;
+  await ensureDayPartitions(db, 'telemetry_events', missing);
+  for (const day of missing) known.add(day);
+}
+
+/** What one batch stored inside a group's transaction: its outcomes, and the events it added. */
+interface StoredBatch {
+  outcomes: StoreOutcome[];
+  accepted: ValidEvent[];
+}
+
+/** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
+async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number): Promise<StoredBatch> {
+  if (input.events.length === 0) return { outcomes: [], accepted: [] };
+  const apart = keysApart(trx);
+  // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
+  // the keys first, then the rows of the ids that came back.
+  const { rows: inserted } = apart
+    ? await insertEventKeys(
+        trx,
+        input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })),
+      )
+    : await insertNewEvents(
+        trx,
+        input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+      );
+  // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
+  // statement inserts rows in order, so the first one is the row stored).
+  const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
+  const taken = new Set<string>();
+  const accepted: ValidEvent[] = [];
+  const others: ValidEvent[] = [];
+  for (const v of input.events) {
+    if (fresh.has(v.event.id) && !taken.has(v.event.id)) {
+      taken.add(v.event.id);
+      accepted.push(v);
+    } else others.push(v);
+  }
+  const stored = new Map(fresh);
+  const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
+  if (unknown.length > 0) {
+    const ids = [...new Set(unknown)];
+    const rows = apart
+      ? await own(trx)
+          .selectFrom('telemetry_event_keys')
+          .select(['id', 'content_hash'])
+          .where('env_id', '=', input.envId)
+          .where('id', 'in', ids)
+          .execute()
+      : await own(trx)
+          .selectFrom('telemetry_events')
+          .select(['id', 'content_hash'])
+          .where('env_id', '=', input.envId)
+          .where('id', 'in', ids)
+          .execute();
+    for (const r of rows) stored.set(r.id, r.content_hash ?? '');
+  }
+  if (apart && accepted.length > 0)
+    await insertEvents(
+      trx,
+      accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+    );
+  const acceptedSet = new Set(accepted);
+  return {
+    accepted,
+    outcomes: input.events.map((v) =>
+      acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict',
+    ),
+  };
+}
+
+/**
+ * Stores several batches in one transaction: an event is accepted when its id is new for the
+ * environment, a duplicate when the stored event with that id has the same content, a conflict
+ * otherwise. Rollups are merged once per environment for all the group's accepted events (a bucket
+ * several batches touch is written once), and each environment's watermark moves to its newest
+ * event. Returns one outcome list per batch, each in input order. Throws when storage fails:
+ * nothing of the group is stored then.
+ */
+export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput[]): Promise<StoreOutcome[][]> {
+  if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
+  await ensurePartitions(
+    db,
+    inputs.flatMap((i) => i.events),
+  );
+  return inTransaction(db, async (trx) => {
+    // One sequence for the whole group: the export feed reads in commit order (decision 0036).
+    const feedSeq = await transactionSequence(trx);
+    const results: StoreOutcome[][] = [];
+    const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
+    for (const input of inputs) {
+      const batch = await storeRows(trx, input, feedSeq);
+      results.push(batch.outcomes);
+      const env = byEnv.get(input.envId) ?? { accepted: [], receivedAt: input.receivedAt, newest: null };
+      env.accepted.push(...batch.accepted);
+      if (batch.accepted.length > 0 && (env.newest === null || input.receivedAt >= env.receivedAt)) {
+        env.receivedAt = input.receivedAt;
+        env.newest = batch.accepted[batch.accepted.length - 1]!.event.id;
+      }
+      byEnv.set(input.envId, env);
+    }
+    // Environments in a fixed order: concurrent groups lock their rollups in the same order.
+    for (const envId of [...byEnv.keys()].sort()) {
+      const env = byEnv.get(envId)!;
+      if (env.newest === null) continue;
+      const slot = writerSlot(trx);
+      await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
+      await own(trx)
+        .insertInto('telemetry_watermarks')
+        .values({ env_id: envId, slot, received_at: env.receivedAt, event_id: env.newest })
+        .onConflict((oc) =>
+          oc
+            .columns(['env_id', 'slot'])
+            .doUpdateSet((eb) => ({
+              received_at: eb.ref('excluded.received_at'),
+              event_id: eb.ref('excluded.event_id'),
+            }))
+            .where('telemetry_watermarks.received_at', '<=', env.receivedAt),
+        )
+        .execute();
+    }
+    return results;
+  });
+}
+
+/** Stores one batch in a transaction of its own (see storeBatches). */
+export async function storeBatch(db: Kysely<Database>, input: StoreBatchInput): Promise<StoreOutcome[]> {
+  return (await storeBatches(db, [input]))[0]!;
+}
