@@ -48,7 +48,10 @@ function* failureSummary(failures) {
   for (const { name, file, line, details } of failures) {
     const where = file ? `${relative(process.cwd(), file)}${line ? `:${line}` : ''}` : '';
     const cause = details?.error?.cause ?? details?.error;
-    const message = String(cause?.message ?? cause ?? '').split('\n').slice(0, 12).join('\n    ');
+    const message = String(cause?.message ?? cause ?? '')
+      .split('\n')
+      .slice(0, 12)
+      .join('\n    ');
     yield `  ✖ ${name}${where ? `  (${where})` : ''}\n    ${message}\n`;
   }
 }

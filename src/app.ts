@@ -91,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ready: databaseReadiness(db),
     authenticate: http.authenticate,
   });
-  const delivery = await composeDelivery(app, { core, settings, metrics });
+  const delivery = await composeDelivery(app, { core, settings, metrics, now });
   app.decorate('configSyncs', { flush: delivery.flushSyncCounts });
   const experimentation = await composeExperimentation(app, { core, settings, jobs, now });
   await composeAuthority(app, core, {

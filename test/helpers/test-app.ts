@@ -106,7 +106,7 @@ export interface TestAppOptions {
   dialect: DialectName;
   config?: Partial<EnsignConfig>;
   captureLogs?: boolean;
-  /** The app's clock (idempotency retention and replay window). */
+  /** The app's clock (idempotency retention and replay window, the sync meter's month). */
   now?: () => number;
   /** Registers extra routes before the app is made ready (e.g. a route that throws). */
   routes?: (app: FastifyInstance, database: TestDatabase) => void;

@@ -17,9 +17,10 @@ export interface DeliveryPlaneDeps {
   core: Pick<Core, 'db' | 'apps' | 'auth' | 'keys' | 'configStore'>;
   settings: Pick<AppSettings, 'secret' | 'quotas' | 'configPollIntervalMs'>;
   metrics: Pick<Metrics, 'delivery' | 'evaluation'>;
+  now?: () => number;
 }
 
-export async function composeDelivery(app: FastifyInstance, { core, settings, metrics }: DeliveryPlaneDeps) {
+export async function composeDelivery(app: FastifyInstance, { core, settings, metrics, now }: DeliveryPlaneDeps) {
   const delivery = createDeliveryService({
     db: core.db,
     configStore: core.configStore,
@@ -30,6 +31,7 @@ export async function composeDelivery(app: FastifyInstance, { core, settings, me
     log: app.log,
     metrics: metrics.delivery,
     pollIntervalMs: settings.configPollIntervalMs,
+    now,
   });
   await app.register(deliveryRoutes, { delivery });
   const evaluation = createEvaluationSource(delivery, { delivery: metrics.delivery, evaluation: metrics.evaluation });

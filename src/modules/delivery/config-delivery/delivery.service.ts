@@ -30,6 +30,8 @@ export interface DeliveryDeps {
   /** Defaults: poll for config changes every 500 ms (null: never, notifications only), write sync counts every 500 ms. */
   pollIntervalMs?: number | null;
   flushIntervalMs?: number;
+  /** The app's clock: the month a sync counts into, and the Retry-After of a refusal. */
+  now?: () => number;
 }
 
 export interface DeliveryService {
@@ -68,6 +70,7 @@ export function createDeliveryService(deps: DeliveryDeps): DeliveryService {
       return deps.quotas[await deps.planOf(app.ownerUserId)].configSyncs;
     },
     flushIntervalMs: deps.flushIntervalMs,
+    now: deps.now,
     onFlushError: (err) =>
       deps.log.warn({ err }, 'could not record configuration syncs; refusing syncs until it works'),
     onRecovered: () => deps.log.info('configuration syncs are recorded again; serving syncs'),
