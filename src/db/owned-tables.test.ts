@@ -8,7 +8,7 @@ import type { Database } from './database.js';
 import { ownTables } from './owned-tables.js';
 
 // The modules' own `…Tables` interfaces are these picks (rollouts.table.ts, experiments.table.ts,
-// apps.table.ts, layers.table.ts, holdouts.table.ts, baselines.table.ts, telemetry.table.ts,
+// apps.table.ts, keys.table.ts, layers.table.ts, holdouts.table.ts, baselines.table.ts, telemetry.table.ts,
 // exports.table.ts); db/ names them through the database type, as it may not import a module's files.
 type RolloutsTables = Pick<Database, 'rollout_plans'>;
 type ExperimentsTables = Pick<Database, 'experiments' | 'experiment_revisions' | 'experiment_iterations'>;
@@ -18,6 +18,7 @@ type HoldoutsTables = Pick<Database, 'holdouts'>;
 type BaselinesTables = Pick<Database, 'experiment_baselines'>;
 type ExportsTables = Pick<Database, 'export_destinations' | 'export_deliveries'>;
 type InsightsView = Pick<Database, never>;
+type KeysTables = Pick<Database, 'api_keys'>;
 
 /** Never called: its body is what tsc must accept or reject. */
 function queries(db: Kysely<Database>) {
@@ -56,6 +57,10 @@ function queries(db: Kysely<Database>) {
   exportsView.selectFrom('telemetry_events').selectAll();
   // @ts-expect-error insights own no table: rollups are read through telemetry's read model (scanRollups)
   ownTables<InsightsView>()(db).selectFrom('telemetry_rollups').selectAll();
+  const keys = ownTables<KeysTables>()(db);
+  keys.selectFrom('api_keys').select('token_hash');
+  // @ts-expect-error a key's environment slug comes from the apps read model (environmentSlugsOf), not a join
+  keys.selectFrom('api_keys').leftJoin('environments', 'environments.id', 'api_keys.env_id');
   // @ts-expect-error a module's tables must be the database's: a made-up column does not type
   ownTables<{ experiments: { id: number } }>();
 }

@@ -19,6 +19,7 @@ import {
   createAppsService,
   createInvitationsService,
   createMembersService,
+  environmentSlugsOf,
   invitationsRoutes,
   membersRoutes,
 } from './apps/index.js';
@@ -61,7 +62,7 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
   const apps = createAppsService({ db, journal, planOf: auth.planOf, quotas: settings.quotas });
   // Revocations travel on a channel of their own, so config-change listeners never see them.
   const keyEvents = createChangeNotifier(deps.dbHandle, channel('keys'));
-  const keys = createKeysService(db, journal, apps, { revocations: keyEvents });
+  const keys = createKeysService(db, journal, apps, { revocations: keyEvents, environmentSlugs: environmentSlugsOf });
   const idempotency = createIdempotencyService(db, createSecretBox(settings.secret), deps.now);
   deps.authenticate(createCredentialResolver(db, keys, deps.now));
   deps.tasks.every('keys.flush-usage', settings.processTasksIntervalMs, () => keys.flushUsage());

@@ -12,3 +12,14 @@ export async function environmentSlugOf(executor: Executor, envId: string): Prom
   const row = await own(executor).selectFrom('environments').select('slug').where('id', '=', envId).executeTakeFirst();
   return row?.slug ?? null;
 }
+
+/** The slugs of environments by id, read in `executor`; ids that no longer exist are absent. */
+export async function environmentSlugsOf(executor: Executor, envIds: readonly string[]): Promise<Map<string, string>> {
+  if (envIds.length === 0) return new Map();
+  const rows = await own(executor)
+    .selectFrom('environments')
+    .select(['id', 'slug'])
+    .where('id', 'in', [...new Set(envIds)])
+    .execute();
+  return new Map(rows.map((r) => [r.id, r.slug]));
+}

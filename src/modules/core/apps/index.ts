@@ -5,4 +5,4 @@ export { membersRoutes } from './members.routes.js';
 export { createInvitationsService } from './invitations.service.js';
 export { invitationsRoutes } from './invitations.routes.js';
 export { canonicalEnvSlug } from './apps.model.js';
-export { environmentSlugOf } from './apps.read-model.js';
+export { environmentSlugOf, environmentSlugsOf } from './apps.read-model.js';

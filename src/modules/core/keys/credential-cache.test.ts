@@ -8,6 +8,7 @@ import type { AppAccess } from '../../../platform/app-access.js';
 import { createJournalService } from '../journal/index.js';
 import { createCredentialCache } from './credential-cache.js';
 import { createKeysService } from './keys.service.js';
+import { environmentSlugsOf } from '../apps/index.js';
 import { testClock } from '../../../../test/helpers/clock.js';
 
 const known: CredentialResolution = {
@@ -56,7 +57,10 @@ for (const dialect of dialects) {
       });
       const clock = testClock(1_000_000);
       // Resolution needs neither the journal nor app access.
-      const keys = createKeysService(counting, createJournalService(counting), {} as AppAccess, { now: clock.now });
+      const keys = createKeysService(counting, createJournalService(counting), {} as AppAccess, {
+        now: clock.now,
+        environmentSlugs: environmentSlugsOf,
+      });
       const token = `sdk_${'x'.repeat(43)}`;
       const first = await Promise.all(Array.from({ length: 20 }, async () => keys.resolve(token, 'sdk')));
       assert.equal(reads, 1, 'twenty concurrent asks, one read');

@@ -31,5 +31,5 @@ export async function issueKey(trx: Executor, input: IssueKeyInput): Promise<Iss
     last_used_at: null,
   };
   await repo.insertKey(trx, row);
-  return { ...repo.toKeyRecord({ ...row, env_slug: input.envSlug }), token: issued.token };
+  return { ...repo.toKeyRecord(row, input.envSlug), token: issued.token };
 }

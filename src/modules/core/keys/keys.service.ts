@@ -34,7 +34,11 @@ export interface KeysService {
   flushUsage(): Promise<void>;
 }
 
+/** The slugs of environments by id (the apps module's read model): keys store only the id. */
+export type EnvironmentSlugs = (executor: Executor, envIds: readonly string[]) => Promise<Map<string, string>>;
+
 export interface KeysServiceOptions {
+  environmentSlugs: EnvironmentSlugs;
   /** Carries revocations to every process sharing the database, so each drops its cached key. */
   revocations?: ChangeNotifier;
   /** How long a resolved key is trusted without asking the database again (default 1 s). */
@@ -47,8 +51,9 @@ export function createKeysService(
   db: Kysely<Database>,
   journal: JournalService,
   access: AppAccess,
-  options: KeysServiceOptions = {},
+  options: KeysServiceOptions,
 ): KeysService {
+  const { environmentSlugs } = options;
   const usage = new Map<string, string>();
   const cache = createCredentialCache({ ttlMs: options.credentialTtlMs, now: options.now });
   /** Reads under way, so concurrent requests with one uncached token share a read. */
@@ -64,6 +69,19 @@ export function createKeysService(
 
   const issue = issueKey;
 
+  /** The keys as the API shows them, each with its environment's slug (one read for all). */
+  async function recordsOf(executor: Executor, rows: repo.KeyRow[]): Promise<KeyRecord[]> {
+    const slugs = await environmentSlugs(
+      executor,
+      rows.flatMap((r) => (r.env_id ? [r.env_id] : [])),
+    );
+    return rows.map((r) => repo.toKeyRecord(r, r.env_id ? (slugs.get(r.env_id) ?? null) : null));
+  }
+
+  async function recordOf(executor: Executor, row: repo.KeyRow): Promise<KeyRecord> {
+    return (await recordsOf(executor, [row]))[0]!;
+  }
+
   async function resolveStored(token: string, type: TokenType): Promise<CredentialResolution> {
     const hash = hashToken(token);
     const row = await repo.findKeyByHash(db, hash);
@@ -71,26 +89,27 @@ export function createKeysService(
       cache.setUnknown(token);
       return { ok: false, reason: 'invalid' };
     }
-    const resolution = resolutionOf(row, hash);
+    const envSlug = row.env_id ? ((await environmentSlugs(db, [row.env_id])).get(row.env_id) ?? null) : null;
+    const resolution = resolutionOf(row, hash, envSlug);
     // Revocation is final, so a revoked key may be remembered as long as an active one.
     cache.set(token, row.id, resolution);
     if (resolution.ok) usage.set(row.id, nowIso());
     return resolution;
   }
 
-  function resolutionOf(row: repo.KeyRow, hash: string): CredentialResolution {
+  function resolutionOf(row: repo.KeyRow, hash: string, envSlug: string | null): CredentialResolution {
     if (row.status !== 'active') return { ok: false, reason: 'revoked' };
     const fingerprint = fingerprintOfHash(hash);
     if (row.type === 'admin')
       return { ok: true, principal: { type: 'admin', appId: row.app_id, keyId: row.id, fingerprint } };
-    if (!row.env_id || !row.env_slug) return { ok: false, reason: 'invalid' };
+    if (!row.env_id || !envSlug) return { ok: false, reason: 'invalid' };
     return {
       ok: true,
       principal: {
         type: row.type as 'sdk' | 'pub',
         appId: row.app_id,
         envId: row.env_id,
-        env: row.env_slug,
+        env: envSlug,
         keyId: row.id,
         fingerprint,
       },
@@ -144,10 +163,10 @@ export function createKeysService(
     async list(principal, appId, env) {
       if (env !== undefined) {
         const { env: e } = await access.requireEnv(principal, appId, env, 'read');
-        return (await repo.listKeys(db, appId, e.id)).map(repo.toKeyRecord);
+        return recordsOf(db, await repo.listKeys(db, appId, e.id));
       }
       await access.requireApp(principal, appId, 'read');
-      return (await repo.listKeys(db, appId)).map(repo.toKeyRecord);
+      return recordsOf(db, await repo.listKeys(db, appId));
     },
     async isActive(keyId) {
       return (await repo.findKeyById(db, keyId))?.status === 'active';
@@ -163,16 +182,17 @@ export function createKeysService(
       });
       // A member of the app may know the key exists; without the permission it is a plain 403.
       await access.requireApp(principal, existing.app_id, 'keys');
-      if (existing.status === 'revoked') return repo.toKeyRecord(existing);
+      const existingRecord = await recordOf(db, existing);
+      if (existing.status === 'revoked') return existingRecord;
       const revoked = await db.transaction().execute(async (trx) => {
         const at = nowIso();
         if (!(await repo.markRevoked(trx, keyId, at))) {
           const current = await repo.findKeyById(trx, keyId);
-          return repo.toKeyRecord(current!);
+          return { ...existingRecord, status: current!.status as KeyRecord['status'], revokedAt: current!.revoked_at };
         }
         await journal.record(trx, {
           appId: existing.app_id,
-          env: existing.env_slug,
+          env: existingRecord.env,
           operation: 'key.revoke',
           source,
           resourceType: 'key',
@@ -185,7 +205,7 @@ export function createKeysService(
           ],
         });
         await options.revocations?.publish(trx, JSON.stringify({ keyId }));
-        return repo.toKeyRecord({ ...existing, status: 'revoked', revoked_at: at });
+        return { ...existingRecord, status: 'revoked' as const, revokedAt: at };
       });
       // Refused from the next request on: the notification may arrive after it.
       cache.forgetKey(keyId);
