@@ -1,11 +1,21 @@
 // The type-aware lint of `npm test` (`npm run lint`): rules the compiler cannot give, chiefly about
-// promises, which it checks with the types of tsconfig.json. Formatting is Prettier's, not this.
+// promises, which it checks with the types of each file's own project (tsconfig.json; the console's
+// console/tsconfig.json; the packages' sources and tests through the root's, which includes them).
+// Formatting is Prettier's, not this.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', 'node_modules/**', 'console/**', 'packages/**', 'src/api-types/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', 'src/api-types/**', 'console/vite.config.ts'] },
   {
-    files: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts', 'bench/**/*.ts'],
+    files: [
+      'src/**/*.ts',
+      'test/**/*.ts',
+      'scripts/**/*.ts',
+      'bench/**/*.ts',
+      'packages/*/src/**/*.ts',
+      'packages/*/test/**/*.ts',
+      'console/src/**/*.{ts,tsx}',
+    ],
     extends: [tseslint.configs.base],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     linterOptions: { reportUnusedDisableDirectives: 'error' },

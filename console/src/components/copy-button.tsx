@@ -7,13 +7,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     <button
       type="button"
       className="button button-small"
-      onClick={async () => {
-        try {
-          await navigator.clipboard.writeText(text);
-          setState('copied');
-        } catch {
-          setState('failed');
-        }
+      onClick={() => {
+        navigator.clipboard.writeText(text).then(
+          () => setState('copied'),
+          () => setState('failed'),
+        );
       }}
     >
       {state === 'copied' ? 'Copied' : state === 'failed' ? 'Copy failed: select the text' : label}

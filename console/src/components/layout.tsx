@@ -89,7 +89,7 @@ export function AppLayout() {
     await api.DELETE('/api/v1/cli-token').catch(() => undefined);
     clearSession();
     queryClient.clear();
-    navigate('/sign-in', { replace: true });
+    void navigate('/sign-in', { replace: true });
   }
 
   return (
@@ -115,7 +115,7 @@ export function AppLayout() {
                   key={a.id}
                   className="menu-item"
                   onSelect={() =>
-                    navigate(
+                    void navigate(
                       `/apps/${a.id}/${envSlug && a.environments.some((e) => e.slug === envSlug) ? envSlug : (a.environments[0]?.slug ?? 'dev')}/flags`,
                     )
                   }
@@ -124,7 +124,7 @@ export function AppLayout() {
                 </DropdownMenu.Item>
               ))}
               <DropdownMenu.Separator className="menu-separator" />
-              <DropdownMenu.Item className="menu-item" onSelect={() => navigate('/apps')}>
+              <DropdownMenu.Item className="menu-item" onSelect={() => void navigate('/apps')}>
                 All apps…
               </DropdownMenu.Item>
             </DropdownMenu.Content>

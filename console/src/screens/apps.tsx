@@ -148,7 +148,7 @@ function CreateAppDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
               className="button button-primary"
               onClick={() => {
                 close(false);
-                navigate(`/apps/${created.app.id}/dev/flags`);
+                void navigate(`/apps/${created.app.id}/dev/flags`);
               }}
             >
               I have copied them: open the app

@@ -24,7 +24,7 @@ export function SignInScreen({ mode }: { mode: 'signIn' | 'signUp' }) {
         userId: answer.user.id,
         expiresAt: answer.expiresAt,
       });
-      navigate(target, { replace: true });
+      void navigate(target, { replace: true });
     },
   });
   if (session && !login.isSuccess) return <Navigate to={target} replace />;

@@ -50,7 +50,8 @@ export class UpdateSchedule {
   private connectStream(): void {
     const uri = this.streamUri!;
     this.streamOpen = false;
-    readChangeStream(this.client.connection.fetch, uri, this.client.signal, {
+    // Its outcome, failure included, is handled by the chain's last step.
+    void readChangeStream(this.client.connection.fetch, uri, this.client.signal, {
       onOpen: () => {
         this.streamOpen = true;
         this.streamFailures = 0;

@@ -77,7 +77,7 @@ export function useFlagSave({
       );
       await queryClient.invalidateQueries({ queryKey: ['flags', appId, env] });
       await queryClient.invalidateQueries({ queryKey: ['flag', appId, env] });
-      navigate(`/apps/${appId}/${env}/flags/${encodeURIComponent(answer.flag.key)}`, { replace: true });
+      void navigate(`/apps/${appId}/${env}/flags/${encodeURIComponent(answer.flag.key)}`, { replace: true });
     },
     onError: (error) => {
       showServerIssues(error);
