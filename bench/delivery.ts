@@ -6,11 +6,12 @@
 // environments of 200 flags. BENCH_DURATION sets the seconds per measurement (default 10).
 // Both servers run compiled, as `npm start` runs Ensign: under tsx a loader thread and the
 // transpiler would add to the memory measured.
-import { execFileSync, fork, type ChildProcess } from 'node:child_process';
-import { existsSync, openSync, writeFileSync } from 'node:fs';
+import { fork, type ChildProcess } from 'node:child_process';
+import { openSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
+import { compileEntries } from './compiled-entries.js';
 import { createBenchDatabase, FLAGS_PER_ENVIRONMENT } from './delivery-fixture.js';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -19,38 +20,11 @@ const ROUNDS = 2;
 const CONNECTIONS = 64;
 const ENVIRONMENTS = 100;
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** Under the project (so the compiled files resolve its dependencies) and in no shared place: a
- * worktree's node_modules may be a link to another checkout's, and two runs would overwrite each other. */
 const compiled = join(root, 'dist', 'bench-delivery');
 
-/** Compiles the two server entry points and what they import (type errors elsewhere do not stop it). */
+/** Compiles the two server entry points and what they import. */
 function compileServers() {
-  const entries = ['bench/delivery-server.ts', 'bench/bare-server.ts'];
-  const options = [
-    '--outDir',
-    compiled,
-    '--rootDir',
-    root,
-    '--module',
-    'nodenext',
-    '--moduleResolution',
-    'nodenext',
-    '--target',
-    'es2022',
-    '--skipLibCheck',
-    '--esModuleInterop',
-    '--types',
-    'node',
-  ];
-  try {
-    execFileSync(join(root, 'node_modules', '.bin', 'tsc'), [...entries.map((e) => join(root, e)), ...options], {
-      stdio: 'pipe',
-    });
-  } catch {
-    /* emitted anyway; checked below */
-  }
-  for (const entry of entries)
-    if (!existsSync(join(compiled, entry.replace(/\.ts$/, '.js')))) throw new Error(`could not compile ${entry}`);
+  compileEntries('bench-delivery', ['bench/delivery-server.ts', 'bench/bare-server.ts']);
 }
 
 interface Child {

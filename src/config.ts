@@ -36,6 +36,8 @@ const ConfigSchema = Type.Object({
   insightsQueriesPerMinute: Type.Integer({ minimum: 1 }),
   /** On a SQLite file, where ingestion's transactions run: a writer thread of their own (default) or this thread. */
   telemetryWriter: Type.Optional(Type.Union([Type.Literal('thread'), Type.Literal('inline')])),
+  /** On PostgreSQL, ingestion's group transactions at once in this process (decision 0060). */
+  telemetryWriteLanes: Type.Integer({ minimum: 1, maximum: 8 }),
   /** Raw telemetry export policy (issue 13): which hosts destinations may name, and how they are reached. */
   exportPolicy: Type.Object({
     allowedHosts: Type.Array(Type.String({ minLength: 1 })),
@@ -64,6 +66,7 @@ export const DEFAULT_FAST_LANE = true;
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
 export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
 export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
+export const DEFAULT_TELEMETRY_WRITE_LANES = 2;
 
 /** Request bodies are limited to 1 MiB unless a route says less (docs/conventions.md). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -101,6 +104,7 @@ export type AppConfig = Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' |
       | 'telemetryEventsPerSecond'
       | 'insightsQueriesPerMinute'
       | 'telemetryWriter'
+      | 'telemetryWriteLanes'
       | 'exportPolicy'
       | 'http'
       | 'fastLane'
@@ -125,6 +129,7 @@ export function appSettingsOf(config: AppConfig, configPollIntervalMs?: number |
     jobs: config.jobs ?? DEFAULT_JOB_SETTINGS,
     telemetryEventsPerSecond: config.telemetryEventsPerSecond ?? DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
     insightsQueriesPerMinute: config.insightsQueriesPerMinute ?? DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+    telemetryWriteLanes: config.telemetryWriteLanes ?? DEFAULT_TELEMETRY_WRITE_LANES,
     exportPolicy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY,
     http: config.http ?? DEFAULT_HTTP_SETTINGS,
     fastLane: config.fastLane ?? DEFAULT_FAST_LANE,
@@ -215,6 +220,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
       DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
     ),
     telemetryWriter: env.ENSIGN_TELEMETRY_WRITER || 'thread',
+    telemetryWriteLanes: integerFrom(env, 'ENSIGN_TELEMETRY_WRITE_LANES', DEFAULT_TELEMETRY_WRITE_LANES),
     exportPolicy: {
       allowedHosts: listFrom(env, 'ENSIGN_EXPORT_ALLOWED_HOSTS').map((h) => h.toLowerCase()),
       allowPrivateNetworks: env.ENSIGN_EXPORT_ALLOW_PRIVATE_NETWORKS === 'true',

@@ -5,6 +5,7 @@ import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { compileEntries } from '../compiled-entries.js';
 import { dir } from './fixture.js';
 
 export interface ServerInfo {
@@ -15,13 +16,21 @@ export interface ServerInfo {
   sdk: Record<string, string>;
 }
 
+let compiledServer: string | undefined;
+
 export async function startEnsign(file: string, joining = false) {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  // Compiled, as `npm start` runs Ensign (bench/compiled-entries.ts), once per bench run.
+  // The SQLite writer thread's entry is loaded by URL, not imported: it is compiled as an entry too.
+  compiledServer ??= compileEntries('bench-telemetry', [
+    'bench/telemetry-server.ts',
+    'src/modules/telemetry/ingestion/group-store.worker.ts',
+  ])[0]!;
   const child = fork(
-    join(import.meta.dirname, '..', 'telemetry-server.ts'),
+    compiledServer,
     [file, join(dir, joining ? 'data-joined' : 'data'), ...(joining ? ['join'] : [])],
     {
-      execArgv: ['--import', 'tsx', ...profile],
+      execArgv: profile,
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     },
   );

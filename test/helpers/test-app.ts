@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.js';
 import {
   DEFAULT_HTTP_SETTINGS,
   DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+  DEFAULT_TELEMETRY_WRITE_LANES,
   DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
   PLANS,
   type EnsignConfig,
@@ -90,6 +91,7 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     jobs: { concurrency: 2, pollIntervalMs: 1000 },
     telemetryEventsPerSecond: DEFAULT_TELEMETRY_EVENTS_PER_SECOND,
     insightsQueriesPerMinute: DEFAULT_INSIGHTS_QUERIES_PER_MINUTE,
+    telemetryWriteLanes: DEFAULT_TELEMETRY_WRITE_LANES,
     exportPolicy: { allowedHosts: [], allowPrivateNetworks: false, resolve: {} },
     http: DEFAULT_HTTP_SETTINGS,
     ...overrides,

@@ -37,7 +37,12 @@ export interface TelemetryPlaneDeps {
   dbHandle: Pick<DbHandle, 'sqliteFile'>;
   settings: Pick<
     AppSettings,
-    'secret' | 'telemetryEventsPerSecond' | 'insightsQueriesPerMinute' | 'telemetryWriter' | 'exportPolicy'
+    | 'secret'
+    | 'telemetryEventsPerSecond'
+    | 'insightsQueriesPerMinute'
+    | 'telemetryWriter'
+    | 'telemetryWriteLanes'
+    | 'exportPolicy'
   >;
   jobs: JobRunner;
   now: () => number;
@@ -59,6 +64,7 @@ export async function composeTelemetry(app: FastifyInstance, deps: TelemetryPlan
     groups,
     now,
     eventsPerSecond: settings.telemetryEventsPerSecond,
+    writeLanes: settings.telemetryWriteLanes,
     tombstoneKey: settings.secret,
     clientVisibility: deps.clientVisibility,
   });

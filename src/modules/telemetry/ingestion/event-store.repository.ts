@@ -199,9 +199,14 @@ async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number)
  * otherwise. Rollups are merged once per environment for all the group's accepted events (a bucket
  * several batches touch is written once), and each environment's watermark moves to its newest
  * event. Returns one outcome list per batch, each in input order. Throws when storage fails:
- * nothing of the group is stored then.
+ * nothing of the group is stored then. `lane`: which of the process's concurrent group
+ * transactions this is (writeLanes), so each writes watermark and rollup rows of its own slot.
  */
-export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput[]): Promise<StoreOutcome[][]> {
+export async function storeBatches(
+  db: Kysely<Database>,
+  inputs: StoreBatchInput[],
+  lane = 0,
+): Promise<StoreOutcome[][]> {
   if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
   await ensurePartitions(
     db,
@@ -227,7 +232,7 @@ export async function storeBatches(db: Kysely<Database>, inputs: StoreBatchInput
     for (const envId of [...byEnv.keys()].sort()) {
       const env = byEnv.get(envId)!;
       if (env.newest === null) continue;
-      const slot = writerSlot(trx);
+      const slot = writerSlot(trx, lane);
       await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
       await own(trx)
         .insertInto('telemetry_watermarks')

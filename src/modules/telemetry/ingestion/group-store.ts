@@ -13,8 +13,9 @@ import type { Database } from '../../../db/database.js';
 import { storeBatches, type StoreBatchInput, type StoreOutcome } from './event-store.repository.js';
 
 export interface GroupStore {
-  /** Stores a group of batches in one transaction (storeBatches): one outcome list per batch. */
-  store(inputs: StoreBatchInput[]): Promise<StoreOutcome[][]>;
+  /** Stores a group of batches in one transaction (storeBatches): one outcome list per batch.
+   * `lane`: which of the batch writer's concurrent transactions it is (writeLanes). */
+  store(inputs: StoreBatchInput[], lane?: number): Promise<StoreOutcome[][]>;
   /** Waits (bounded) for groups being stored, then releases the thread if there is one. */
   close(): Promise<void>;
 }
@@ -33,7 +34,7 @@ export const GROUP_TIMEOUT_MS = 30_000;
 const CLOSE_WAIT_MS = 5_000;
 
 export function inlineGroupStore(db: Kysely<Database>): GroupStore {
-  return { store: (inputs) => storeBatches(db, inputs), close: async () => undefined };
+  return { store: (inputs, lane) => storeBatches(db, inputs, lane), close: async () => undefined };
 }
 
 export interface WriterRequest {

@@ -7,6 +7,7 @@ import type { EnvironmentPrincipal } from '../../../platform/principal.js';
 import { idOf, validateItem } from './event-validation.js';
 import { createBatchWriter } from './batch-writer.js';
 import { inlineGroupStore, type GroupStore } from './group-store.js';
+import { writeLanes } from './writer-slot.js';
 import { dropErasedSubjects } from './subject-erasure.repository.js';
 import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
 import { createTokenBuckets } from './token-buckets.js';
@@ -25,6 +26,8 @@ export interface TelemetryServiceDeps {
   tombstoneKey?: string;
   /** Where group transactions run (group-store.ts); in this thread on deps.db by default. */
   groups?: GroupStore;
+  /** Group transactions at once on PostgreSQL (ENSIGN_TELEMETRY_WRITE_LANES, decision 0060); SQLite: 1. */
+  writeLanes?: number;
 }
 
 export interface TelemetryService {
@@ -49,7 +52,9 @@ export function storageUnavailable(cause?: unknown): AppError {
 
 export function createTelemetryService(deps: TelemetryServiceDeps): TelemetryService {
   const buckets = createTokenBuckets(deps.eventsPerSecond, deps.now);
-  const writer = createBatchWriter(deps.groups ?? inlineGroupStore(deps.db));
+  const writer = createBatchWriter(deps.groups ?? inlineGroupStore(deps.db), {
+    lanes: writeLanes(deps.db, deps.writeLanes ?? 1),
+  });
 
   return {
     async ingest(principal, items) {

@@ -13,6 +13,20 @@ import type { Executor } from '../../../db/transaction.js';
  */
 export const WRITER_SLOTS = 64;
 const PROCESS_SLOT = randomInt(WRITER_SLOTS);
-export function writerSlot(db: Executor): number {
-  return writersRunConcurrently(db) ? PROCESS_SLOT : 0;
+/**
+ * The slot a process's write lane writes (decision 0060): on PostgreSQL each of a process's
+ * concurrent group transactions has a slot of its own, so they lock no row in common either.
+ */
+export function writerSlot(db: Executor, lane = 0): number {
+  return writersRunConcurrently(db) ? (PROCESS_SLOT + lane) % WRITER_SLOTS : 0;
+}
+
+/**
+ * How many group transactions a process runs at once (decision 0060): on PostgreSQL the configured
+ * number (ENSIGN_TELEMETRY_WRITE_LANES, default 2): while one transaction waits on the database, the
+ * next group is prepared and sent, so the process and the database work at the same time instead of
+ * taking turns. On SQLite one writer holds the write lock at a time, so one.
+ */
+export function writeLanes(db: Executor, configured: number): number {
+  return writersRunConcurrently(db) ? configured : 1;
 }
