@@ -21,6 +21,7 @@ import { request, Agent } from 'node:http';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBenchDatabase } from './delivery-fixture.js';
+import { compileEntries } from './compiled-entries.js';
 
 const [kind = '304', ...counts] = process.argv.slice(2);
 const root = new URL('..', import.meta.url).pathname;
@@ -29,32 +30,7 @@ const compiled = process.env.BENCH_COMPILED ?? join(root, 'dist', 'bench-deliver
 const bare = kind === '304-bare';
 const bundle = join(compiled, 'bench', bare ? 'bare-server.js' : 'delivery-server.js');
 if (process.env.BENCH_COMPILED === undefined)
-  try {
-    execFileSync(
-      join(root, 'node_modules', '.bin', 'tsc'),
-      [
-        join(root, 'bench/delivery-server.ts'),
-        join(root, 'bench/bare-server.ts'),
-        '--outDir',
-        compiled,
-        '--rootDir',
-        root,
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--skipLibCheck',
-        '--esModuleInterop',
-        '--types',
-        'node',
-      ],
-      { stdio: 'pipe' },
-    );
-  } catch {
-    /* emitted anyway (type errors elsewhere do not stop it) */
-  }
+  compileEntries('bench-delivery', ['bench/delivery-server.ts', 'bench/bare-server.ts']);
 
 function send(
   agent: Agent,

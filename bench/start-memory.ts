@@ -4,40 +4,16 @@
 // bench/delivery-server.ts (Ensign through startServer, as `npm start` runs it) `starts` times and
 // prints each start's RSS and heap after a full GC, then the median.
 // Usage: tsx bench/start-memory.ts [starts=5]; BENCH_COMPILED=<dir> measures an earlier build as it is.
-import { execFileSync, fork } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createBenchDatabase } from './delivery-fixture.js';
+import { compileEntries } from './compiled-entries.js';
 
 const starts = Number(process.argv[2] ?? 5);
 const root = new URL('..', import.meta.url).pathname;
 const compiled = process.env.BENCH_COMPILED ?? join(root, 'dist', 'bench-delivery');
-if (process.env.BENCH_COMPILED === undefined)
-  try {
-    execFileSync(
-      join(root, 'node_modules', '.bin', 'tsc'),
-      [
-        join(root, 'bench/delivery-server.ts'),
-        '--outDir',
-        compiled,
-        '--rootDir',
-        root,
-        '--module',
-        'nodenext',
-        '--moduleResolution',
-        'nodenext',
-        '--target',
-        'es2022',
-        '--skipLibCheck',
-        '--esModuleInterop',
-        '--types',
-        'node',
-      ],
-      { stdio: 'pipe' },
-    );
-  } catch {
-    /* emitted anyway (type errors elsewhere do not stop it) */
-  }
+if (process.env.BENCH_COMPILED === undefined) compileEntries('bench-delivery', ['bench/delivery-server.ts']);
 
 const MiB = 1024 * 1024;
 const { url } = await createBenchDatabase(100);
