@@ -1,5 +1,4 @@
 import type { Executor } from '../../../db/transaction.js';
-import { forUpdate } from '../../../db/row-locks.js';
 import type { AppsTable, EnvironmentsTable, AppsTables } from './apps.table.js';
 import type { App, Environment } from './apps.model.js';
 import { ownTables } from '../../../db/owned-tables.js';

@@ -95,7 +95,7 @@ const DEFAULT_PROPOSAL_SECONDS = 604_800;
 const LIST_LIMIT = 100;
 
 export function createAuthorityService(deps: AuthorityDeps): AuthorityService {
-  const { db, access, store, mutator } = deps;
+  const { db, access, store } = deps;
   const iso = (ms: number) => new Date(ms).toISOString();
   const registry = createChangeKindRegistry();
   const views = (

@@ -116,6 +116,23 @@ export function clearDirectMove(
   return { type: 'emergency', reason: move.reason };
 }
 
+/**
+ * The hint for a move refused in a protected environment: the change kind and body to propose, and
+ * the `ensign propose <kind> <ids…> --app … --env …` command with the options that were given.
+ */
+export function proposalHint(
+  kind: string,
+  target: { appId: string; env: string },
+  ids: string[],
+  body: Record<string, unknown>,
+  options: [string, string | number | undefined][],
+): ProposalHint {
+  const words = [`propose ${kind.replace('.', '-')}`, ...ids.map(shellWord)];
+  words.push(`--app ${shellWord(target.appId)}`, `--env ${shellWord(target.env)}`);
+  for (const [name, value] of options) if (value !== undefined) words.push(`--${name} ${shellWord(value)}`);
+  return { kind, body, command: `ensign ${words.join(' ')}` };
+}
+
 /** A word for a shell command line: as is when plain, else single-quoted. */
 export function shellWord(value: string | number): string {
   const text = String(value);

@@ -4,7 +4,6 @@ import type { ConfigVersionsTable, VersionsTables } from './versions.table.js';
 import {
   emptyState,
   parseStoredState,
-  type ConfigState,
   type CurrentConfig,
   type EnvironmentTarget,
   type VersionSnapshot,

@@ -44,7 +44,6 @@ export {
   clearedSalt,
   clearedSource,
   proposedId,
-  shellWord,
+  proposalHint,
   type Clearance,
-  type ProposalHint,
 } from './clearance.js';

@@ -54,8 +54,6 @@ export interface PlanInputs {
   scope?: RollbackScopeInput;
 }
 
-/** Sections restored with `privacy`; `flags` has its own scope; everything else is `advanced`. */
-const OWN_SECTIONS = new Set(['flags', 'privacy']);
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
 /**

@@ -16,10 +16,8 @@ import {
   clearedPermission,
   clearedSalt,
   clearedSource,
-  shellWord,
+  proposalHint,
   type Clearance,
-  type EnvironmentTarget,
-  type ProposalHint,
 } from '../../core/config/index.js';
 import { bucketsOf, checkAllocation, checkServedFields } from './experiment-checks.js';
 import type { EnvInput, ExperimentRevisions, ExperimentsDeps, ServedChange } from './experiment-revisions.js';
@@ -71,21 +69,6 @@ export interface ExperimentLifecycle {
 
 const newSalt = () => randomBytes(12).toString('base64url');
 
-/** How a move refused in a protected environment is proposed instead. */
-function proposalHint(
-  kind: string,
-  target: EnvironmentTarget,
-  body: Record<string, unknown>,
-  options: [string, string | number | undefined][],
-): ProposalHint {
-  const flags = options
-    .filter(([, v]) => v !== undefined)
-    .map(([name, v]) => ` --${name} ${shellWord(v!)}`)
-    .join('');
-  const command = `ensign propose ${kind.replace('.', '-')} ${shellWord(String(body.experimentId))} --app ${shellWord(target.appId)} --env ${shellWord(target.env)}${flags}`;
-  return { kind, body, command };
-}
-
 export function experimentLifecycle(deps: ExperimentsDeps, revisions: ExperimentRevisions): ExperimentLifecycle {
   const { layers } = deps;
   const { nowIso, target, view, held, save, served, applyServed } = revisions;
@@ -130,6 +113,7 @@ export function experimentLifecycle(deps: ExperimentsDeps, revisions: Experiment
           proposal: proposalHint(
             'experiment.transition',
             envTarget,
+            [id],
             {
               experimentId: id,
               revision: input.revision,
@@ -231,6 +215,7 @@ export function experimentLifecycle(deps: ExperimentsDeps, revisions: Experiment
           proposal: proposalHint(
             'experiment.ramp',
             envTarget,
+            [id],
             { experimentId: id, revision: input.revision, allocation: input.allocation },
             [
               ['allocation', input.allocation],
@@ -286,9 +271,13 @@ export function experimentLifecycle(deps: ExperimentsDeps, revisions: Experiment
         envTarget,
         {
           stop: false,
-          proposal: proposalHint('experiment.iterate', envTarget, { experimentId: id, revision: input.revision }, [
-            ['revision', input.revision],
-          ]),
+          proposal: proposalHint(
+            'experiment.iterate',
+            envTarget,
+            [id],
+            { experimentId: id, revision: input.revision },
+            [['revision', input.revision]],
+          ),
         },
         clearanceGiven,
       );

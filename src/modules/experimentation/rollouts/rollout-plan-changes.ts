@@ -15,11 +15,9 @@ import type { RollbacksService } from '../../core/rollbacks/index.js';
 import {
   clearanceContext,
   resolveTarget,
-  shellWord,
   type Clearance,
   type ConfigMutator,
   type EnvironmentTarget,
-  type ProposalHint,
 } from '../../core/config/index.js';
 import type { PlanEvent, PlanState, RolloutPlan } from './rollouts.model.js';
 import { lockPlan, updatePlan, type PlanChange } from './rollouts.repository.js';
@@ -44,21 +42,6 @@ export interface RolloutsDeps {
   /** Plan changes are journaled (resourceType rollout_plan) besides the plan's own history. */
   journal?: Pick<JournalService, 'record'>;
   now?: () => number;
-}
-
-/** How a move refused in a protected environment is proposed instead. */
-export function proposalHint(
-  kind: 'rollout.transition' | 'rollout.approve',
-  target: EnvironmentTarget,
-  body: Record<string, unknown>,
-  options: [string, string | number | undefined][],
-): ProposalHint {
-  const flags = options
-    .filter(([, v]) => v !== undefined)
-    .map(([name, v]) => ` --${name} ${shellWord(v!)}`)
-    .join('');
-  const command = `ensign propose ${kind.replace('.', '-')} ${shellWord(String(body.experimentId))} ${shellWord(String(body.planId))} --app ${shellWord(target.appId)} --env ${shellWord(target.env)}${flags}`;
-  return { kind, body, command };
 }
 
 /** What a plan change adds to its journal entries: the reason given, and the clearance's context. */

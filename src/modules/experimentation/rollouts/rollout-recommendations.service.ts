@@ -7,14 +7,19 @@ import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { conflict } from '../../../platform/errors.js';
 import type { Principal } from '../../../platform/principal.js';
 import { authorityOf, type JournalSource } from '../../core/journal/index.js';
-import { clearDirectMove, clearedPermission, clearedSource, type Clearance } from '../../core/config/index.js';
+import {
+  clearDirectMove,
+  clearedPermission,
+  clearedSource,
+  proposalHint,
+  type Clearance,
+} from '../../core/config/index.js';
 import { recommend } from './recommendation.js';
 import { ACTIONABLE, type Recommendation, type RolloutPlan } from './rollouts.model.js';
 import { setPlanFields, type PlanChange } from './rollouts.repository.js';
 import {
   invalidTransition,
   journalContext,
-  proposalHint,
   type PlanRef,
   type RolloutPlanChanges,
   type RolloutsDeps,
@@ -143,6 +148,7 @@ export function rolloutRecommendations(deps: RolloutsDeps, changes: RolloutPlanC
           proposal: proposalHint(
             'rollout.approve',
             target,
+            [experimentId, planId],
             { experimentId, planId, planVersion: input.planVersion, recommendationDigest: stored.digest },
             [
               ['digest', stored.digest],

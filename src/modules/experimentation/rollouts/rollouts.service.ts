@@ -19,6 +19,7 @@ import {
   clearedId,
   clearedPermission,
   clearedSource,
+  proposalHint,
   type Clearance,
   type EnvironmentTarget,
 } from '../../core/config/index.js';
@@ -32,13 +33,7 @@ import {
   type TransitionTarget,
 } from './rollouts.model.js';
 import { findPlan, insertPlan, listPlans, unfinishedPlansByFlag } from './rollouts.repository.js';
-import {
-  invalidTransition,
-  proposalHint,
-  rolloutPlanChanges,
-  type PlanRef,
-  type RolloutsDeps,
-} from './rollout-plan-changes.js';
+import { invalidTransition, rolloutPlanChanges, type PlanRef, type RolloutsDeps } from './rollout-plan-changes.js';
 import { rolloutRecommendations, type RolloutRecommendations } from './rollout-recommendations.service.js';
 
 export interface CreatePlanInput {
@@ -241,6 +236,7 @@ export function createRolloutsService(deps: RolloutsDeps): RolloutsService {
           proposal: proposalHint(
             'rollout.transition',
             target,
+            [experimentId, planId],
             {
               experimentId,
               planId,

@@ -21,7 +21,7 @@ test('ensign exports create, backfill --wait, backfills; ensign erasures request
     jobs: { concurrency: 2, pollIntervalMs: 100 },
   });
   const s = await telemetryApp(app);
-  const { env, ok } = cliUser(address, s.user.token, dir);
+  const { ok } = cliUser(address, s.user.token, dir);
   const scope = ['--app', s.appId, '--env', 'prod'];
   const start = Date.now();
   const sent = await sendBatch(app, s.sdkProd, [exposure(start - 2000, 'alice'), exposure(start - 1000, 'bob')]);

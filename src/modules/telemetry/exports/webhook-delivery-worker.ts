@@ -49,7 +49,6 @@ export const DRAIN_LANES = 4;
 /** What one deliver job sends before it hands over to a fresh one (so other jobs get their turn). */
 const DRAIN_MAX = 400;
 const DRAIN_MS = 10_000;
-const FUTURE_TOLERANCE_MS = 5 * 60_000;
 /** Raw events one backfill page reads (one transaction: the deliveries it cuts and the cursor). */
 export const BACKFILL_PAGE = 1000;
 export const FIRST_RETRY_MS = 30_000;
