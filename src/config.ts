@@ -66,7 +66,9 @@ export const DEFAULT_FAST_LANE = true;
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
 export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
 export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
-export const DEFAULT_TELEMETRY_WRITE_LANES = 2;
+// One: two lanes are opt-in until concurrent writers of one slot lock their rollup rows in one order
+// (decision 0060).
+export const DEFAULT_TELEMETRY_WRITE_LANES = 1;
 
 /** Request bodies are limited to 1 MiB unless a route says less (docs/conventions.md). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;

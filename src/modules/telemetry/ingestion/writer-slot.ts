@@ -23,7 +23,7 @@ export function writerSlot(db: Executor, lane = 0): number {
 
 /**
  * How many group transactions a process runs at once (decision 0060): on PostgreSQL the configured
- * number (ENSIGN_TELEMETRY_WRITE_LANES, default 2): while one transaction waits on the database, the
+ * number (ENSIGN_TELEMETRY_WRITE_LANES, default 1): while one transaction waits on the database, the
  * next group is prepared and sent, so the process and the database work at the same time instead of
  * taking turns. On SQLite one writer holds the write lock at a time, so one.
  */
