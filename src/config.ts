@@ -66,7 +66,7 @@ export const DEFAULT_FAST_LANE = true;
 /** Defaults of the telemetry and insights rate limits (per environment; per credential). */
 export const DEFAULT_TELEMETRY_EVENTS_PER_SECOND = 5000;
 export const DEFAULT_INSIGHTS_QUERIES_PER_MINUTE = 60;
-// One: two lanes are opt-in until concurrent writers of one slot lock their rollup rows in one order
+// One: two lanes are opt-in until a 503 seen once with two, under a paused process, is explained
 // (decision 0060).
 export const DEFAULT_TELEMETRY_WRITE_LANES = 1;
 
