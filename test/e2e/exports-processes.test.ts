@@ -13,6 +13,16 @@ import { POSTGRES_URL } from '../helpers/test-app.js';
 import { httpCall as call, scratchDatabase, startServerProcess } from '../helpers/server-processes.js';
 import { waitFor } from '../helpers/polling.js';
 
+/** The last warnings and errors a server process logged (pino: level 40 and above). */
+function problemsOf(server: { output(): string }): string {
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => /"level":(4|5|6)0/.test(line))
+    .slice(-10)
+    .join('\n');
+}
+
 const CLIENTS = 8;
 const BATCHES_PER_CLIENT = 40;
 const EVENTS_PER_BATCH = 10;
@@ -93,7 +103,8 @@ test(
           reason: 'SPLIT',
         }));
         const res = await call(base, 'POST', '/api/v1/events/batch', sdk, { schemaVersion: 1, events });
-        assert.ok(res.status === 200 || res.status === 429, res.text);
+        // A refusal names the server's warnings and errors, whose causes say why.
+        assert.ok(res.status === 200 || res.status === 429, `${res.text}\n${problemsOf(client % 2 === 0 ? a : b)}`);
         res.body.results.forEach((r: { status: string }, i: number) => {
           if (r.status === 'accepted' || r.status === 'duplicate') acknowledged.add(events[i]!.id);
         });

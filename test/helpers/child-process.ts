@@ -10,6 +10,8 @@ export interface StartedChild<T> {
   child: ChildProcess;
   /** What `ready` extracted from the output. */
   value: T;
+  /** Everything the process has written so far (stdout, then stderr): for a failing assertion's message. */
+  output(): string;
 }
 
 /** `ready` looks at all output so far and returns a value once the process is ready (else null). */
@@ -39,7 +41,7 @@ export function startChild<T>(
     child.stdout!.on('data', (d) => {
       out += d;
       const value = ready(out);
-      if (value !== null) done({ child, value });
+      if (value !== null) done({ child, value, output: () => out + err });
     });
     child.once('exit', (code) => fail(new Error(`${entry} exited with ${code}: ${err}${out}`)));
   });

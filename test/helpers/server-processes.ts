@@ -31,7 +31,7 @@ export async function startServerProcess(env: NodeJS.ProcessEnv, t: Cleanup & Pa
     env,
     (out) => /"address":"(http:\/\/[^"]+)"/.exec(out)?.[1] ?? null,
   );
-  return { address: started.value, child: started.child };
+  return { address: started.value, child: started.child, output: started.output };
 }
 
 /** A JSON call over HTTP. */
