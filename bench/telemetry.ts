@@ -16,7 +16,8 @@
 // BENCH_QUERY_RUNS sets the timed runs of each query (default 200).
 // 4. export throughput (BENCH_ONLY=export runs only this): a destination with batches of 100 is paused
 //    while BENCH_EXPORT_EVENTS (default 200,000) events are ingested, then set active; events/s
-//    delivered to a local HTTPS receiver (export-receiver.ts) until the backlog is drained.
+//    delivered to a local HTTPS receiver (export-receiver.ts) until the backlog is drained; then a
+//    destination active while 8 clients ingest for BENCH_DURATION seconds, to show it keeps up.
 // Each phase is a module of bench/telemetry/ (sqlite-loops, ingestion, queries, export), over the
 // shared fixture (settings, scratch directory, events) and the Ensign process they start.
 import { rmSync } from 'node:fs';
