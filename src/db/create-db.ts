@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kys
 import type pg from 'pg';
 import type { Database } from './database.js';
 import { dialectOfUrl, type DialectName } from './dialect.js';
+import { stallTolerant } from './stall-tolerant-pool.js';
 
 const require = createRequire(import.meta.url);
 let postgresDriver: typeof pg | undefined;
@@ -64,7 +65,8 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
       connectionString: url,
       max: options.poolSize ?? 10,
       application_name: options.applicationName ?? 'ensign',
-      // While the database is unreachable a query fails after this instead of waiting forever.
+      // While the database is unreachable a query fails after this instead of waiting forever (a
+      // timeout that ran out across a stall of this process is tried again: stall-tolerant-pool.ts).
       connectionTimeoutMillis: 5000,
       ...(options.pgSchema ? { options: `-c search_path=${options.pgSchema}` } : {}),
     });
@@ -77,7 +79,7 @@ export function createDb(url: string, options: CreateDbOptions = {}): DbHandle {
     // pool's own 'error' (an idle client's, already heard here) only needs a listener to exist.
     pool.on('connect', (client) => client.on('error', report));
     pool.on('error', () => undefined);
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: stallTolerant(pool) }) });
     const max = options.poolSize ?? 10;
     const stats = () => ({ pool: { max, total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount } });
     return {

@@ -27,7 +27,7 @@ const CLIENTS = 8;
 const BATCHES_PER_CLIENT = 40;
 const EVENTS_PER_BATCH = 10;
 const PAUSES = 3;
-const PAUSE_MS = 5_000;
+const PAUSE_MS = 6_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
