@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
 import { transactionSequence } from '../../../db/commit-sequence.js';
-import { repeatedInsert } from '../../../db/repeated-inserts.js';
+import { repeatedInsert, type PostgresColumnTypes } from '../../../db/repeated-inserts.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { mergeRollups, rollupDeltas } from './rollups.repository.js';
 import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
@@ -39,26 +39,47 @@ const EVENT_COLUMNS = [
   'content_hash',
 ] as const satisfies readonly (keyof TelemetryEventsTable)[];
 
-// The statements every batch runs, compiled once per row count (db/repeated-inserts.ts).
+/** The PostgreSQL types of the event row's columns (migrations 0020, 0150, 0152). */
+const EVENT_TYPES: PostgresColumnTypes<TelemetryEventsTable> = {
+  env_id: 'text',
+  id: 'text',
+  app_id: 'text',
+  kind: 'text',
+  ts: 'bigint',
+  received_at: 'bigint',
+  feed_seq: 'bigint',
+  targeting_key: 'text',
+  flag_key: 'text',
+  variant: 'text',
+  value: 'text',
+  reason: 'text',
+  experiment_id: 'text',
+  iteration_id: 'text',
+  iteration_revision: 'integer',
+  metric_key: 'text',
+  metric_value: 'double precision',
+  attributes: 'text',
+  content_hash: 'text',
+};
+
+// The statements every batch runs, compiled once (db/repeated-inserts.ts).
 const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(
   ['env_id', 'id', 'content_hash', 'ts'],
-  (trx, rows) =>
-    own(trx)
-      .insertInto('telemetry_event_keys')
-      .values(rows)
+  { env_id: 'text', id: 'text', content_hash: 'text', ts: 'bigint' },
+  (trx, withRows) =>
+    withRows(own(trx).insertInto('telemetry_event_keys'))
       .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
       .returning(['id', 'content_hash']),
 );
-const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, (trx, rows) =>
-  own(trx).insertInto('telemetry_events').values(rows),
+const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, EVENT_TYPES, (trx, withRows) =>
+  withRows(own(trx).insertInto('telemetry_events')),
 );
 /** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
 const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(
   EVENT_COLUMNS,
-  (trx, rows) =>
-    own(trx)
-      .insertInto('telemetry_events')
-      .values(rows)
+  EVENT_TYPES,
+  (trx, withRows) =>
+    withRows(own(trx).insertInto('telemetry_events'))
       .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
       .returning(['id', 'content_hash']) as never,
 );

@@ -1,6 +1,6 @@
 // The hourly rollups' write path: a batch's events folded into one delta per bucket, then merged into
 // the stored rows (one upsert per bucket of the batch, not per event) under their row locks.
-import { repeatedInsert } from '../../../db/repeated-inserts.js';
+import { repeatedInsert, type PostgresColumnTypes } from '../../../db/repeated-inserts.js';
 import { forUpdate, lockNeedsRows } from '../../../db/row-locks.js';
 import type { Executor } from '../../../db/transaction.js';
 import { SubjectSketch } from './subject-sketch.js';
@@ -58,27 +58,41 @@ const ROLLUP_COLUMNS = [
 /** Rollup rows per statement: 15 parameters each stays far below SQLite's 32,766 per statement. */
 const ROLLUP_ROWS_PER_STATEMENT = 100;
 
-// Compiled once per row count (db/repeated-inserts.ts).
-const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
-  own(trx)
-    .insertInto('telemetry_rollups')
-    .values(rows)
-    .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
+/** The PostgreSQL types of the rollup row's columns (migrations 0020, 0151). */
+const ROLLUP_TYPES: PostgresColumnTypes<TelemetryRollupsTable> = {
+  env_id: 'text',
+  bucket_start: 'bigint',
+  kind: 'text',
+  flag_key: 'text',
+  variant: 'text',
+  reason: 'text',
+  experiment_id: 'text',
+  iteration_id: 'text',
+  metric_key: 'text',
+  slot: 'integer',
+  events: 'bigint',
+  metric_count: 'bigint',
+  metric_sum: 'double precision',
+  metric_sum_sq: 'double precision',
+  subjects: 'bytea',
+  updated_at: 'bigint',
+};
+
+// Compiled once (db/repeated-inserts.ts).
+const insertMissingRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, ROLLUP_TYPES, (trx, withRows) =>
+  withRows(own(trx).insertInto('telemetry_rollups')).onConflict((oc) => oc.columns([...KEY_COLUMNS]).doNothing()),
 );
-const upsertRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, (trx, rows) =>
-  own(trx)
-    .insertInto('telemetry_rollups')
-    .values(rows)
-    .onConflict((oc) =>
-      oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => ({
-        events: eb.ref('excluded.events'),
-        metric_count: eb.ref('excluded.metric_count'),
-        metric_sum: eb.ref('excluded.metric_sum'),
-        metric_sum_sq: eb.ref('excluded.metric_sum_sq'),
-        subjects: eb.ref('excluded.subjects'),
-        updated_at: eb.ref('excluded.updated_at'),
-      })),
-    ),
+const upsertRollups = repeatedInsert<TelemetryRollupsTable>(ROLLUP_COLUMNS, ROLLUP_TYPES, (trx, withRows) =>
+  withRows(own(trx).insertInto('telemetry_rollups')).onConflict((oc) =>
+    oc.columns([...KEY_COLUMNS]).doUpdateSet((eb) => ({
+      events: eb.ref('excluded.events'),
+      metric_count: eb.ref('excluded.metric_count'),
+      metric_sum: eb.ref('excluded.metric_sum'),
+      metric_sum_sq: eb.ref('excluded.metric_sum_sq'),
+      subjects: eb.ref('excluded.subjects'),
+      updated_at: eb.ref('excluded.updated_at'),
+    })),
+  ),
 );
 
 async function inChunks<R>(rows: R[], size: number, run: (chunk: R[]) => Promise<unknown>): Promise<void> {
