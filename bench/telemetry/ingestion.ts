@@ -5,7 +5,7 @@ import { loadavg } from 'node:os';
 import autocannon, { type Options } from 'autocannon';
 import { startEnsign, storedEvents, type ServerInfo } from './ensign-process.js';
 import { BATCH, CONNECTIONS, DURATION, event, migratedFile, serial } from './fixture.js';
-import { freshPostgres, lockWaits } from './postgres.js';
+import { freshPostgres, lockWaits, postgresCpu } from './postgres.js';
 import { bareLoop, canonicalLoop } from './sqlite-loops.js';
 
 /** Ingestion into the seeded server's prod environment through each address given (one load
@@ -31,6 +31,7 @@ async function ingest(
   }
   const cpuTotal = async () => (await Promise.all(cpus.map((cpu) => cpu()))).reduce((a, b) => a + b, 0);
   const cpuBefore = await cpuTotal();
+  const databaseBefore = postgresCpu();
   const results = await Promise.all(
     addresses.map((address) =>
       autocannon({
@@ -45,6 +46,7 @@ async function ingest(
     ),
   );
   const cpuUsed = (await cpuTotal()) - cpuBefore;
+  const databaseUsed = postgresCpu() - databaseBefore;
   const stored = (await storedEvents(file)) - BATCH * addresses.length;
   if (next > bodies.length)
     console.warn('warning: bodies were reused (duplicates counted as requests, not as accepted events)');
@@ -55,6 +57,8 @@ async function ingest(
     p99: Math.max(...results.map((r) => r.latency.p99)),
     stored,
     cpuPerEvent: cpuUsed / stored,
+    /** PostgreSQL's CPU per event (0 on SQLite, which runs in the server process). */
+    databaseCpuPerEvent: databaseUsed / stored,
   };
 }
 
@@ -90,7 +94,7 @@ export async function postgresIngestionPhase(postgresUrl: string) {
     const oneWaiting = await oneWaits();
     await stop();
     console.log(
-      `Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`,
+      `Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU and ${http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`,
     );
     // Two processes on one (new) database, both ingesting into the same environment.
     const second = await freshPostgres(postgresUrl, '_2');
@@ -107,7 +111,7 @@ export async function postgresIngestionPhase(postgresUrl: string) {
       const bothWaiting = await bothWaits();
       await Promise.all([first.stop(), joined.stop()]);
       console.log(
-        `Ensign on PostgreSQL over HTTP, two processes into one environment (${CONNECTIONS} connections each): ${Math.round(both.eventsPerSecond).toLocaleString('en')} accepted events/s (${both.stored.toLocaleString('en')} stored, ${both.non2xx} non-2xx, p99 ${both.p99} ms, ${both.cpuPerEvent.toFixed(1)} µs of server CPU per event, ${(bothWaiting * 100).toFixed(0)} % of active queries waiting for a lock); ${(both.eventsPerSecond / http.eventsPerSecond).toFixed(2)}× one process (bar ≥ 1.6); load average now ${loadavg()[0]!.toFixed(1)}`,
+        `Ensign on PostgreSQL over HTTP, two processes into one environment (${CONNECTIONS} connections each): ${Math.round(both.eventsPerSecond).toLocaleString('en')} accepted events/s (${both.stored.toLocaleString('en')} stored, ${both.non2xx} non-2xx, p99 ${both.p99} ms, ${both.cpuPerEvent.toFixed(1)} µs of server CPU and ${both.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(bothWaiting * 100).toFixed(0)} % of active queries waiting for a lock); ${(both.eventsPerSecond / http.eventsPerSecond).toFixed(2)}× one process (bar ≥ 1.6); load average now ${loadavg()[0]!.toFixed(1)}`,
       );
     } finally {
       await second.drop();

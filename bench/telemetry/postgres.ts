@@ -1,5 +1,6 @@
 // The PostgreSQL side of the ingestion phase: a fresh database per measurement, and the share of
 // active queries waiting for a lock while the load runs.
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 
 /**
@@ -52,4 +53,27 @@ export async function freshPostgres(url: string, suffix = '') {
       await c.end();
     },
   };
+}
+
+/**
+ * CPU time (µs, user + system) of every PostgreSQL process on this machine so far: its backends,
+ * WAL writer and checkpointer. What the database spends per event, which the load generator and the
+ * machine's noise move far less than the rates. Linux only (/proc), ticks of 10 ms.
+ */
+export function postgresCpu(): number {
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // ended meanwhile
+    }
+    const close = stat.lastIndexOf(')');
+    if (!stat.slice(stat.indexOf('(') + 1, close).startsWith('postgres')) continue;
+    const fields = stat.slice(close + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10_000;
 }
