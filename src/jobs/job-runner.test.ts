@@ -9,6 +9,7 @@ import {
   type TestContext,
   type TestDatabase,
 } from '../../test/helpers/test-app.js';
+import { sql } from 'kysely';
 import { inTransaction } from '../db/transaction.js';
 import {
   DEFAULT_BACKOFF,
@@ -259,6 +260,56 @@ for (const dialect of dialects) {
       await running;
       assert.equal((await findJob(db, id))?.attempts, 1);
     });
+
+    test(
+      'renewals of one job never overlap, so a late one cannot shorten the lease',
+      {
+        skip: dialect !== 'postgres' && 'SQLite runs one statement at a time in the process',
+      },
+      async (t) => {
+        const { database, db, now, advance, runner } = await setup(t, dialect);
+        const gate = deferred();
+        const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.slow', () => gate.promise);
+        const b = runner({ leaseMs: 1000 }).register('test.slow', async () => undefined);
+        const { id } = await enqueue(db, { kind: 'test.slow', payload: null }, now);
+        const running = a.runDue();
+        await waitFor(async () => (await findJob(db, id))?.state === 'running');
+        // The database is slow for a while: the job's row is locked, so a renewal waits. Renewals that
+        // started every interval regardless would pile up, each with the clock it read.
+        const holder = await database.handle.pgPool!.connect();
+        let mostWaiting = 0;
+        try {
+          await holder.query('BEGIN');
+          await holder.query('SELECT id FROM jobs WHERE id = $1 FOR UPDATE', [id]);
+          // Read outside the holder's transaction, which would see one snapshot of the activity.
+          const waiting = async () =>
+            (
+              await sql<{
+                waiting: number;
+              }>`SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE application_name = ${database.pgSchema} AND wait_event_type = 'Lock' AND query ILIKE 'update "jobs"%'`.execute(
+                db,
+              )
+            ).rows[0]!.waiting;
+          await waitFor(async () => (await waiting()) > 0);
+          // Many intervals pass while the first renewal waits.
+          for (let i = 0; i < 15; i++) {
+            await new Promise((r) => setTimeout(r, 20));
+            mostWaiting = Math.max(mostWaiting, await waiting());
+          }
+        } finally {
+          await holder.query('COMMIT');
+          holder.release();
+        }
+        assert.equal(mostWaiting, 1, 'one renewal at a time waited for the row');
+        advance(800);
+        const expected = new Date(now() + 1000).toISOString();
+        await waitFor(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
+        assert.equal(await b.runDue(), 0);
+        gate.resolve();
+        await running;
+        assert.equal((await findJob(db, id))?.attempts, 1);
+      },
+    );
 
     test('a runner that lost its lease is told through the abort signal', async (t) => {
       const { db, now, advance, runner } = await setup(t, dialect);

@@ -310,7 +310,15 @@ export class JobRunner {
     const token: LeaseToken = { id: row.id, owner: this.owner, attempt: Number(row.attempts) };
     const key = `${token.id}#${token.attempt}`;
     const controller = new AbortController();
-    const renewal = setInterval(() => void this.renew(token, controller), this.renewEveryMs);
+    // One renewal at a time: when the database is slow, renewals started every interval would queue,
+    // and a late one, computed from an older clock reading, would shorten the lease a newer one had
+    // set, until another runner could take the job while this one still runs it.
+    let renewing = false;
+    const renewal = setInterval(() => {
+      if (renewing) return;
+      renewing = true;
+      void this.renew(token, controller).finally(() => (renewing = false));
+    }, this.renewEveryMs);
     renewal.unref();
     const entry: Running = { token, controller, renewal, done: Promise.resolve() };
     entry.done = this.execute(row, token, controller).finally(() => {
