@@ -3,7 +3,7 @@
 // production asks for confirmation; in a protected environment it opens a proposal.
 import * as Switch from '@radix-ui/react-switch';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, unwrap } from '../api/client';
 import {
@@ -44,6 +44,11 @@ export function FlagsScreen() {
   }, [search, q, setParams]);
 
   const flags = useQuery({ ...flagsPageQuery(appId, env, q, cursor), placeholderData: keepPreviousData });
+  // The page the rows on screen belong to. While the next one loads the previous page stays shown
+  // (keepPreviousData): its range stays with it, and the pager waits, so a second click cannot
+  // follow the old page's cursor again.
+  const shownPage = useRef(0);
+  if (flags.data !== undefined && !flags.isPlaceholderData) shownPage.current = cursors.length;
 
   if (apps.isPending) return <Loading />;
   if (apps.isError) return <ErrorMessage error={apps.error} retry={() => void apps.refetch()} />;
@@ -51,7 +56,7 @@ export function FlagsScreen() {
     return <ErrorMessage title="Not found" error={new Error(`No environment ${env} in this app.`)} />;
 
   const total = flags.data?.total ?? 0;
-  const first = cursors.length * FLAG_PAGE_SIZE;
+  const first = shownPage.current * FLAG_PAGE_SIZE;
   return (
     <section>
       <div className="title-row">
@@ -136,7 +141,7 @@ export function FlagsScreen() {
             <button
               type="button"
               className="button"
-              disabled={cursors.length === 0}
+              disabled={cursors.length === 0 || flags.isPlaceholderData}
               onClick={() => setCursors((c) => c.slice(0, -1))}
             >
               Previous page
@@ -144,7 +149,7 @@ export function FlagsScreen() {
             <button
               type="button"
               className="button"
-              disabled={!flags.data.nextCursor}
+              disabled={flags.isPlaceholderData || !flags.data.nextCursor}
               onClick={() => setCursors((c) => [...c, flags.data.nextCursor!])}
             >
               Next page
