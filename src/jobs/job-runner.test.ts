@@ -386,15 +386,28 @@ for (const dialect of dialects) {
     });
 
     test('pollSoon: work queued while the runner waits for its next poll is taken at once, not a poll interval later', async (t) => {
-      const { db, now, runner } = await setup(t, dialect);
+      const { database, db, now, runner } = await setup(t, dialect);
       const ran: string[] = [];
-      const r = runner({ pollIntervalMs: 60_000, concurrency: 2 }).register('test.work', async (job) => {
+      // The runner's statements are counted: its first poll has looked once one has answered.
+      let answered = 0;
+      const counted = database.open().db.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          answered++;
+          return args.result;
+        },
+      });
+      const r = runner({ db: counted, pollIntervalMs: 60_000, concurrency: 2 }).register('test.work', async (job) => {
         ran.push(job.id);
       });
       r.start();
-      t.after(() => r.stop(1000));
-      // The first poll found nothing; the next one is a minute away.
-      await new Promise((res) => setTimeout(res, 50));
+      t.after(async () => {
+        await r.stop(1000);
+        await counted.destroy();
+      });
+      // The first poll found nothing (on a slow machine it may start well after start()); the next
+      // one is a minute away.
+      await waitFor(() => answered > 0);
       const { id } = await enqueue(db, { kind: 'test.work', payload: null }, now);
       await new Promise((res) => setTimeout(res, 100));
       assert.deepEqual(ran, [], 'not before a poll');

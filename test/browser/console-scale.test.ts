@@ -17,19 +17,23 @@ import { SCREENSHOTS, assertNoProblems, sessionToken, signUp, startConsole, visi
 const FLAGS = 5000;
 
 /**
- * Milliseconds from the start of the navigation (the page's own clock) to the first frame where the
- * first flag's switch is on screen and enabled: the flags screen is interactive.
+ * Milliseconds from the start of the navigation (the page's own clock) to the first check that finds
+ * the first flag's switch on screen and enabled: the flags screen is interactive. Checked every 10 ms
+ * from here with page.evaluate, which the console's Content-Security-Policy allows; waitForFunction's
+ * polling compiles its predicate in the page with new Function, which that policy (no unsafe-eval)
+ * refuses whenever the first check does not already succeed.
  */
 async function interactiveAt(page: import('playwright-core').Page): Promise<number> {
-  const handle = await page.waitForFunction(
-    `(() => {
-    const s = document.querySelector('button[role="switch"][aria-label^="flag-00000"]');
-    return s && !s.disabled ? Math.round(performance.now()) : 0;
-  })()`,
-    undefined,
-    { polling: 'raf', timeout: 30_000 },
-  );
-  return (await handle.jsonValue()) as number;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const at = (await page.evaluate(`(() => {
+      const s = document.querySelector('button[role="switch"][aria-label^="flag-00000"]');
+      return s && !s.disabled ? Math.round(performance.now()) : 0;
+    })()`)) as number;
+    if (at > 0) return at;
+    if (Date.now() > deadline) throw new Error('the flags screen was not interactive within 30 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
 }
 
 /** Writes `count` flags into one environment as one version, through the config mutator (as any write). */
