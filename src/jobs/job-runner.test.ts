@@ -50,6 +50,34 @@ const deferred = () => {
   return { promise, resolve };
 };
 
+/** A job that runs until released, leased by runner a (lease 1 s, renewed every 10 ms); b waits for it. */
+async function longRunningJob(t: TestContext, dialect: (typeof dialects)[number], kind: string) {
+  const context = await setup(t, dialect);
+  const { db, now, advance, runner } = context;
+  const gate = deferred();
+  const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register(kind, () => gate.promise);
+  const b = runner({ leaseMs: 1000 }).register(kind, async () => undefined);
+  const { id } = await enqueue(db, { kind, payload: null }, now);
+  const running = a.runDue();
+  await waitFor(async () => (await findJob(db, id))?.state === 'running');
+  return {
+    ...context,
+    id,
+    /** Moves the clock 800 ms: the lease is renewed to a second from then, and b cannot take the job. */
+    async renewedAndKept() {
+      advance(800);
+      const expected = new Date(now() + 1000).toISOString();
+      await waitFor(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
+      assert.equal(await b.runDue(), 0);
+    },
+    async finish() {
+      gate.resolve();
+      await running;
+      assert.equal((await findJob(db, id))?.attempts, 1);
+    },
+  };
+}
+
 test('jobs: backoff grows exponentially, stays within its bounds and is capped', () => {
   const policy = { baseMs: 1000, maxMs: 10_000 };
   assert.equal(
@@ -243,22 +271,9 @@ for (const dialect of dialects) {
     });
 
     test('a running handler renews its lease, so it is not taken away', async (t) => {
-      const { db, now, advance, runner } = await setup(t, dialect);
-      const gate = deferred();
-      const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.long', () => gate.promise);
-      const b = runner({ leaseMs: 1000 }).register('test.long', async () => undefined);
-      const { id } = await enqueue(db, { kind: 'test.long', payload: null }, now);
-      const running = a.runDue();
-      await waitFor(async () => (await findJob(db, id))?.state === 'running');
-      for (let i = 0; i < 3; i++) {
-        advance(800);
-        const expected = new Date(now() + 1000).toISOString();
-        await waitFor(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
-        assert.equal(await b.runDue(), 0);
-      }
-      gate.resolve();
-      await running;
-      assert.equal((await findJob(db, id))?.attempts, 1);
+      const job = await longRunningJob(t, dialect, 'test.long');
+      for (let i = 0; i < 3; i++) await job.renewedAndKept();
+      await job.finish();
     });
 
     test(
@@ -267,13 +282,8 @@ for (const dialect of dialects) {
         skip: dialect !== 'postgres' && 'SQLite runs one statement at a time in the process',
       },
       async (t) => {
-        const { database, db, now, advance, runner } = await setup(t, dialect);
-        const gate = deferred();
-        const a = runner({ leaseMs: 1000, renewEveryMs: 10 }).register('test.slow', () => gate.promise);
-        const b = runner({ leaseMs: 1000 }).register('test.slow', async () => undefined);
-        const { id } = await enqueue(db, { kind: 'test.slow', payload: null }, now);
-        const running = a.runDue();
-        await waitFor(async () => (await findJob(db, id))?.state === 'running');
+        const job = await longRunningJob(t, dialect, 'test.slow');
+        const { database, db, id } = job;
         // The database is slow for a while: the job's row is locked, so a renewal waits. Renewals that
         // started every interval regardless would pile up, each with the clock it read.
         const holder = await database.handle.pgPool!.connect();
@@ -301,13 +311,8 @@ for (const dialect of dialects) {
           holder.release();
         }
         assert.equal(mostWaiting, 1, 'one renewal at a time waited for the row');
-        advance(800);
-        const expected = new Date(now() + 1000).toISOString();
-        await waitFor(async () => (await findJob(db, id))?.leaseExpiresAt === expected);
-        assert.equal(await b.runDue(), 0);
-        gate.resolve();
-        await running;
-        assert.equal((await findJob(db, id))?.attempts, 1);
+        await job.renewedAndKept();
+        await job.finish();
       },
     );
 
