@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { CLI, ROOT, runCli, spawnCli } from '../helpers/cli-runner.js';
+import { entryArgs } from '../helpers/entry-points.js';
 
 const start = (args: string[], env: NodeJS.ProcessEnv) =>
-  spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env });
+  spawn(process.execPath, [...entryArgs(CLI), ...args], { cwd: ROOT, env });
 
 /** Waits for the "Ensign listening on <address>" log line of `ensign serve`. */
 function listeningAddress(child: ChildProcess): Promise<string> {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { ROOT, cliUser } from '../helpers/cli-runner.js';
+import { entryArgs } from '../helpers/entry-points.js';
 import { startTestServer } from '../helpers/e2e-server.js';
 import { call, userWithApp } from '../helpers/fixtures.js';
 
@@ -12,7 +13,7 @@ function pipedIntoHead(
   args: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ cliStatus: number; cliStderr: string; headOut: string }> {
-  const cli = [process.execPath, '--import', 'tsx', 'src/cli/main.ts', ...args]
+  const cli = [process.execPath, ...entryArgs('src/cli/main.ts'), ...args]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(' ');
   // The CLI's stderr goes to a descriptor of its own (3), its status is printed after head's output.

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
@@ -13,6 +13,7 @@ import { connect } from 'node:net';
 import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/main.js';
+import { entryArgs, serverBuildIsCurrent } from '../helpers/entry-points.js';
 import { dialects, POSTGRES_URL, type TestContext } from '../helpers/test-app.js';
 
 /** Environment for a fresh server: its own data directory and, on PostgreSQL, its own schema. */
@@ -178,26 +179,9 @@ for (const dialect of dialects) {
   });
 }
 
-/** dist/ (the server's build) and the engine package's build exist, and no source is newer. */
-function serverBuildIsCurrent(): boolean {
-  const built = ['dist/main.js', 'packages/engine/dist/esm/index.js'].map((p) =>
-    existsSync(p) ? statSync(p).mtimeMs : 0,
-  );
-  const newest = (dir: string): number =>
-    Math.max(
-      0,
-      ...readdirSync(dir, { withFileTypes: true }).map((e) => {
-        const path = join(dir, e.name);
-        if (e.isDirectory()) return newest(path);
-        return e.name.endsWith('.ts') && !e.name.includes('.test.') ? statSync(path).mtimeMs : 0;
-      }),
-    );
-  return Math.min(...built) > Math.max(newest('src'), newest('packages/engine/src'), statSync('package.json').mtimeMs);
-}
-
 /** Starts `src/main.ts` as its own process; resolves with its address once it listens. */
 async function startProcess(t: TestContext, env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, entryArgs('src/main.ts'), {
     env: { ...process.env, ...env, ENSIGN_LOG_LEVEL: 'info', ENSIGN_SECRET: '', ENSIGN_DATABASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,10 +1,11 @@
-// Starts a TypeScript entry point (through tsx) as a child process of a test, stopped with SIGTERM
-// when the test ends, and resolves once its stdout says it is ready.
+// Starts an entry point as a child process of a test (from the build when it is current, else through
+// tsx: entry-points.ts), stopped with SIGTERM when the test ends, and resolves once its stdout says it
+// is ready.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { entryArgs, ROOT } from './entry-points.js';
 import type { TestContext } from './test-app.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export { ROOT };
 
 export interface StartedChild<T> {
   child: ChildProcess;
@@ -21,7 +22,7 @@ export function startChild<T>(
   env: NodeJS.ProcessEnv,
   ready: (stdout: string) => T | null,
 ): Promise<StartedChild<T>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, entryArgs(entry), {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

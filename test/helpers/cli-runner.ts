@@ -4,11 +4,12 @@
 // commands that read the server's configuration from the environment in cli-operator.test.ts; a closed
 // pipe in cli-pipe.test.ts starts its own).
 import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { runCommand } from '../../src/cli/run.js';
+import { entryArgs, ROOT } from './entry-points.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+export { ROOT };
 export const CLI = join(ROOT, 'src/cli/main.ts');
 
 export interface CliRun {
@@ -46,7 +47,7 @@ export async function runCli(args: string[], env: Env, stdin = ''): Promise<CliR
 /** One command as a child process, the way a user would start it. */
 export function spawnCli(args: string[], env: Env, stdin = ''): Promise<CliRun> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    const child = spawn(process.execPath, [...entryArgs(CLI), ...args], {
       cwd: ROOT,
       env: env as NodeJS.ProcessEnv,
     });
