@@ -10,6 +10,9 @@ import { Value } from '@sinclair/typebox/value';
 export const PLANS = ['free', 'pro'] as const;
 export type Plan = (typeof PLANS)[number];
 
+/** log2 of scrypt's N for password hashes: N = 2^14 with r = 8 is 16 MiB and ~40 ms of one core per hash here. */
+export const DEFAULT_PASSWORD_SCRYPT_COST = 14;
+
 const PlanQuotas = Type.Object({
   configSyncs: Type.Integer({ minimum: 0 }),
   apps: Type.Integer({ minimum: 0 }),
@@ -24,6 +27,11 @@ const ConfigSchema = Type.Object({
   secret: Type.String({ minLength: 32 }),
   logLevel: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l))),
   defaultPlan: Type.Union(PLANS.map((p) => Type.Literal(p))),
+  /**
+   * log2 of scrypt's N for new password hashes (r = 8, p = 1). An operator may raise it, never lower
+   * it: 15 doubles each sign-up's and sign-in's CPU and memory (32 MiB), 17 is OWASP's advice.
+   */
+  passwordScryptCost: Type.Integer({ minimum: DEFAULT_PASSWORD_SCRYPT_COST, maximum: 17 }),
   quotas: Type.Object({ free: PlanQuotas, pro: PlanQuotas }),
   /** Background jobs (src/jobs): handlers at once in this process (0: this process runs none) and the poll interval. */
   jobs: Type.Object({
@@ -110,6 +118,7 @@ export type AppConfig = Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' |
       | 'exportPolicy'
       | 'http'
       | 'fastLane'
+      | 'passwordScryptCost'
     >
   >;
 
@@ -135,6 +144,7 @@ export function appSettingsOf(config: AppConfig, configPollIntervalMs?: number |
     exportPolicy: config.exportPolicy ?? DEFAULT_EXPORT_POLICY,
     http: config.http ?? DEFAULT_HTTP_SETTINGS,
     fastLane: config.fastLane ?? DEFAULT_FAST_LANE,
+    passwordScryptCost: config.passwordScryptCost ?? DEFAULT_PASSWORD_SCRYPT_COST,
     bodyLimit: DEFAULT_BODY_LIMIT,
     maxParamLength: MAX_PARAM_LENGTH,
     configPollIntervalMs: configPollIntervalMs === undefined ? DEFAULT_CONFIG_POLL_INTERVAL_MS : configPollIntervalMs,
@@ -194,6 +204,7 @@ export function loadConfig(env: Env = process.env): EnsignConfig {
     secret: resolveSecret(env, dataDir),
     logLevel: env.ENSIGN_LOG_LEVEL || 'info',
     defaultPlan: env.ENSIGN_DEFAULT_PLAN || 'free',
+    passwordScryptCost: integerFrom(env, 'ENSIGN_PASSWORD_SCRYPT_COST', DEFAULT_PASSWORD_SCRYPT_COST),
     quotas: {
       free: {
         configSyncs: integerFrom(env, 'ENSIGN_QUOTA_FREE_CONFIG_SYNCS', 25_000),

@@ -77,6 +77,9 @@ async function opened(open: () => DbHandle): Promise<DbHandle> {
   return handle;
 }
 
+/** scrypt with N = 16: the same code path as production's cost, a thousandth of its CPU. */
+export const TEST_PASSWORD_SCRYPT_COST = 4;
+
 export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig {
   const quotas = { configSyncs: 1000, apps: 10, flags: 500 };
   return {
@@ -87,6 +90,9 @@ export function testConfig(overrides: Partial<EnsignConfig> = {}): EnsignConfig 
     secret: 'test-secret-test-secret-test-secret-0123',
     logLevel: 'silent',
     defaultPlan: 'free',
+    // Sign-ups at the production cost (2^14) take ~40 ms of CPU each, and the tests sign up about a
+    // thousand users; the hashing itself is tested at the default cost in passwords.test.ts.
+    passwordScryptCost: TEST_PASSWORD_SCRYPT_COST,
     quotas: Object.fromEntries(PLANS.map((p) => [p, { ...quotas }])) as EnsignConfig['quotas'],
     jobs: { concurrency: 2, pollIntervalMs: 1000 },
     telemetryEventsPerSecond: DEFAULT_TELEMETRY_EVENTS_PER_SECOND,

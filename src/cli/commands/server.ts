@@ -58,7 +58,7 @@ export function registerServerCommands(program: Command): void {
         const { createAuthService } = await import('../../modules/core/auth/index.js');
         const { config, handle } = await openServerDatabase();
         try {
-          await createAuthService(handle.db, config.defaultPlan).setPlan(email, plan);
+          await createAuthService(handle.db, config).setPlan(email, plan);
         } catch (err) {
           const e = err as { statusCode?: number; message?: string };
           if (e.statusCode === 404)

@@ -41,7 +41,10 @@ import { createRollbacksService, rollbacksRoutes } from './rollbacks/index.js';
 export interface CoreDeps {
   db: Kysely<Database>;
   dbHandle: DbHandle;
-  settings: Pick<AppSettings, 'secret' | 'quotas' | 'defaultPlan' | 'metricsToken' | 'processTasksIntervalMs'>;
+  settings: Pick<
+    AppSettings,
+    'secret' | 'quotas' | 'defaultPlan' | 'passwordScryptCost' | 'metricsToken' | 'processTasksIntervalMs'
+  >;
   /** Suffix of the notification channels, so test schemas sharing one server do not hear each other. */
   notifyChannel?: string;
   now?: () => number;
@@ -56,7 +59,7 @@ export async function composeCore(app: FastifyInstance, deps: CoreDeps) {
   const { db, settings } = deps;
   const channel = (name: string) => `${name}${deps.notifyChannel ? `_${deps.notifyChannel}` : ''}`;
   const journal = createJournalService(db);
-  const auth = createAuthService(db, settings.defaultPlan, deps.now);
+  const auth = createAuthService(db, settings, deps.now);
   // Apps issue an app's first keys with the keys module's issueKey; the keys service then checks
   // access through apps: no cycle.
   const apps = createAppsService({ db, journal, planOf: auth.planOf, quotas: settings.quotas });

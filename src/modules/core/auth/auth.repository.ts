@@ -40,6 +40,16 @@ export async function updateUserPlan(db: Executor, email: string, plan: string):
   return Number(r.numUpdatedRows) > 0;
 }
 
+/** Replaces a user's password hash if it is still `current`. */
+export async function replacePasswordHash(db: Executor, userId: string, current: string, next: string): Promise<void> {
+  await own(db)
+    .updateTable('users')
+    .set({ password_hash: next })
+    .where('id', '=', userId)
+    .where('password_hash', '=', current)
+    .execute();
+}
+
 export async function insertCliToken(db: Executor, row: CliTokensTable): Promise<void> {
   await own(db).insertInto('cli_tokens').values(row).execute();
 }

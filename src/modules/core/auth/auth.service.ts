@@ -7,7 +7,7 @@ import { AppError } from '../../../platform/errors.js';
 import { newId, nowIso } from '../../../platform/ids.js';
 import { issueToken } from '../../../platform/tokens.js';
 import type { UserPrincipal } from '../../../platform/principal.js';
-import { DECOY_HASH, hashPassword, verifyPassword } from './passwords.js';
+import { passwordHasher } from './passwords.js';
 import { LoginThrottle } from './login-throttle.js';
 import * as repo from './auth.repository.js';
 
@@ -52,8 +52,19 @@ const invalidCredentials = () =>
     resolution: 'Check the e-mail and password, or sign up with flow "signUp".',
   });
 
-export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: () => number = Date.now): AuthService {
+export interface AuthSettings {
+  defaultPlan: Plan;
+  /** log2 of scrypt's N for new password hashes (ENSIGN_PASSWORD_SCRYPT_COST). */
+  passwordScryptCost: number;
+}
+
+export function createAuthService(
+  db: Kysely<Database>,
+  { defaultPlan, passwordScryptCost }: AuthSettings,
+  now: () => number = Date.now,
+): AuthService {
   const throttle = new LoginThrottle(db, now);
+  const passwords = passwordHasher(passwordScryptCost);
   async function issueLoginToken(user: { id: string; email: string }): Promise<LoginResult> {
     const issued = issueToken('cli');
     const createdAt = nowIso();
@@ -73,12 +84,16 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: 
 
   async function signIn(email: string, password: string, address: string): Promise<LoginResult> {
     const user = await repo.findUserByEmail(db, email);
-    const ok = await verifyPassword(password, user?.passwordHash ?? DECOY_HASH);
+    const ok = await passwords.verify(password, user?.passwordHash ?? passwords.decoy);
     if (!user || !ok) {
       await throttle.recordFailure(email, address);
       throw invalidCredentials();
     }
     await throttle.recordSuccess(email);
+    // A hash made at another cost than the configured one is replaced now that the password is known
+    // (only if it is still the one verified: a concurrent sign-in may have replaced it already).
+    if (passwords.needsRehash(user.passwordHash))
+      await repo.replacePasswordHash(db, user.id, user.passwordHash, await passwords.hash(password));
     return issueLoginToken(user);
   }
 
@@ -99,7 +114,7 @@ export function createAuthService(db: Kysely<Database>, defaultPlan: Plan, now: 
         await repo.insertUser(db, {
           id: user.id,
           email,
-          password_hash: await hashPassword(input.password),
+          password_hash: await passwords.hash(input.password),
           plan: defaultPlan,
           created_at: nowIso(),
         });

@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../../app.js';
-import { buildTestApp, dialects, testConfig } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, TEST_PASSWORD_SCRYPT_COST, testConfig } from '../../../../test/helpers/test-app.js';
 import {
   assertContainsNone,
   call,
@@ -187,6 +187,49 @@ for (const dialect of dialects) {
         (await login(app, { flow: 'signIn', email: 'ivy@example.com', password: PASSWORD })).statusCode,
         200,
       );
+    });
+
+    test('a sign-in re-hashes a password stored at another cost than the configured one', async (t) => {
+      const { app, database } = await buildTestApp(t, { dialect });
+      await signUp(app, 'oda@example.com', PASSWORD);
+      const storedHash = async () =>
+        (
+          await database.handle.db
+            .selectFrom('users')
+            .select('password_hash')
+            .where('email', '=', 'oda@example.com')
+            .executeTakeFirstOrThrow()
+        ).password_hash;
+      const before = await storedHash();
+      assert.match(before, new RegExp(`^scrypt\\$${2 ** TEST_PASSWORD_SCRYPT_COST}\\$8\\$1\\$`));
+      const otherHandle = database.open();
+      const raised = await buildApp({
+        db: otherHandle.db,
+        dbHandle: otherHandle,
+        notifyChannel: database.pgSchema,
+        config: testConfig({ passwordScryptCost: TEST_PASSWORD_SCRYPT_COST + 1 }),
+      });
+      t.after(async () => {
+        await raised.close();
+        await otherHandle.close();
+      });
+      expectError(
+        await login(raised, { flow: 'signIn', email: 'oda@example.com', password: 'wrong password!' }),
+        401,
+        'invalid_credentials',
+      );
+      assert.equal(await storedHash(), before, 'a failed sign-in changes nothing');
+      assert.equal(
+        (await login(raised, { flow: 'signIn', email: 'oda@example.com', password: PASSWORD })).statusCode,
+        200,
+      );
+      const after = await storedHash();
+      assert.match(after, new RegExp(`^scrypt\\$${2 ** (TEST_PASSWORD_SCRYPT_COST + 1)}\\$8\\$1\\$`));
+      assert.equal(
+        (await login(raised, { flow: 'signIn', email: 'oda@example.com', password: PASSWORD })).statusCode,
+        200,
+      );
+      assert.equal(await storedHash(), after, 'a hash at the configured cost is kept');
     });
 
     test('repeated failures from one client address answer 429 for every e-mail', async (t) => {

@@ -1,33 +1,59 @@
-// scrypt password hashes with a per-user salt, compared in constant time.
+// scrypt password hashes with a per-user salt, compared in constant time. The cost (log2 of scrypt's
+// N; r = 8, p = 1) is the operator's ENSIGN_PASSWORD_SCRYPT_COST, 14 by default; each stored hash
+// carries the parameters it was made with, so raising the cost leaves existing hashes verifiable, and
+// a successful sign-in re-hashes them at the new cost (needsRehash).
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
-import { promisify } from 'node:util';
+import { DEFAULT_PASSWORD_SCRYPT_COST } from '../../../config.js';
 
-const scrypt = promisify(scryptCb) as (
-  password: string,
-  salt: Buffer,
-  keylen: number,
-  options: object,
-) => Promise<Buffer>;
-const PARAMS = { N: 16384, r: 8, p: 1 };
+const R = 8;
+const P = 1;
 const KEY_LENGTH = 32;
+/** The largest N a stored hash may name: a row with more is refused rather than computed. */
+const MAX_COST = 20;
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const hash = await scrypt(password, salt, KEY_LENGTH, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${hash.toString('base64url')}`;
+function scrypt(password: string, salt: Buffer, keyLength: number, N: number, r: number, p: number): Promise<Buffer> {
+  // scrypt needs 128·N·r bytes; Node refuses more than 32 MiB unless told (N = 2^15 and up at r = 8).
+  const maxmem = 256 * N * r;
+  return new Promise((done, fail) =>
+    scryptCb(password, salt, keyLength, { N, r, p, maxmem }, (err, key) => (err ? fail(err) : done(key))),
+  );
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !salt || !hash) return false;
-  const expected = Buffer.from(hash, 'base64url');
-  const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-  });
-  return timingSafeEqual(actual, expected);
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Whether `password` is the one `stored` was made from (false for a malformed or unknown scheme). */
+  verify(password: string, stored: string): Promise<boolean>;
+  /** Whether `stored` was made at another cost than this hasher's (to be re-hashed at sign-in). */
+  needsRehash(stored: string): boolean;
+  /**
+   * A hash of nothing in particular at this hasher's cost, verified when the e-mail is unknown, so
+   * that answering takes as long as for a known one and timing reveals nothing.
+   */
+  decoy: string;
 }
 
-/** A hash of nothing in particular, verified when the e-mail is unknown so timing reveals nothing. */
-export const DECOY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+export function passwordHasher(cost: number = DEFAULT_PASSWORD_SCRYPT_COST): PasswordHasher {
+  if (!Number.isInteger(cost) || cost < 1 || cost > MAX_COST)
+    throw new RangeError(`the scrypt cost must be an integer from 1 to ${MAX_COST}, got ${cost}`);
+  const N = 2 ** cost;
+  const prefix = `scrypt$${N}$${R}$${P}$`;
+  return {
+    async hash(password) {
+      const salt = randomBytes(16);
+      const key = await scrypt(password, salt, KEY_LENGTH, N, R, P);
+      return `${prefix}${salt.toString('base64url')}$${key.toString('base64url')}`;
+    },
+    async verify(password, stored) {
+      const [scheme, n, r, p, salt, hash] = stored.split('$');
+      const params = [Number(n), Number(r), Number(p)];
+      if (scheme !== 'scrypt' || !salt || !hash || !params.every((x) => Number.isInteger(x) && x > 0)) return false;
+      const [storedN, storedR, storedP] = params as [number, number, number];
+      if (storedN > 2 ** MAX_COST || storedR > 32 || storedP > 16) return false;
+      const expected = Buffer.from(hash, 'base64url');
+      const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, storedN, storedR, storedP);
+      return timingSafeEqual(actual, expected);
+    },
+    needsRehash: (stored) => !stored.startsWith(prefix),
+    decoy: `${prefix}AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`,
+  };
+}
