@@ -8,8 +8,10 @@ import { DEFAULT_PASSWORD_SCRYPT_COST } from '../../../config.js';
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
-/** The largest N a stored hash may name: a row with more is refused rather than computed. */
+/** The largest cost a hasher takes (operators are held to 17 by the configuration). */
 const MAX_COST = 20;
+/** The most memory a stored hash may ask for (128·N·r bytes): twice what cost 17 at r = 8 needs. */
+const MAX_STORED_MEMORY = 2 * 128 * 2 ** 17 * R;
 
 function scrypt(password: string, salt: Buffer, keyLength: number, N: number, r: number, p: number): Promise<Buffer> {
   // scrypt needs 128·N·r bytes; Node refuses more than 32 MiB unless told (N = 2^15 and up at r = 8).
@@ -48,7 +50,8 @@ export function passwordHasher(cost: number = DEFAULT_PASSWORD_SCRYPT_COST): Pas
       const params = [Number(n), Number(r), Number(p)];
       if (scheme !== 'scrypt' || !salt || !hash || !params.every((x) => Number.isInteger(x) && x > 0)) return false;
       const [storedN, storedR, storedP] = params as [number, number, number];
-      if (storedN > 2 ** MAX_COST || storedR > 32 || storedP > 16) return false;
+      // A damaged row must not cost a sign-in gigabytes: at most what the highest setting needs, twice.
+      if (128 * storedN * storedR > MAX_STORED_MEMORY || storedP > 16) return false;
       const expected = Buffer.from(hash, 'base64url');
       const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, storedN, storedR, storedP);
       return timingSafeEqual(actual, expected);
