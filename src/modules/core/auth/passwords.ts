@@ -52,6 +52,8 @@ export function passwordHasher(cost: number = DEFAULT_PASSWORD_SCRYPT_COST): Pas
       const [storedN, storedR, storedP] = params as [number, number, number];
       // A damaged row must not cost a sign-in gigabytes: at most what the highest setting needs, twice.
       if (128 * storedN * storedR > MAX_STORED_MEMORY || storedP > 16) return false;
+      // scrypt throws on an N that is not a power of two above 1: a damaged row, not a server fault.
+      if (storedN < 2 || (storedN & (storedN - 1)) !== 0) return false;
       const expected = Buffer.from(hash, 'base64url');
       const actual = await scrypt(password, Buffer.from(salt, 'base64url'), expected.length, storedN, storedR, storedP);
       return timingSafeEqual(actual, expected);
