@@ -62,27 +62,42 @@ const EVENT_TYPES: PostgresColumnTypes<TelemetryEventsTable> = {
   content_hash: 'text',
 };
 
-// The statements every batch runs, compiled once (db/repeated-inserts.ts).
-const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, { id: string; content_hash: string }>(
+// The statements every group runs, compiled once (db/repeated-inserts.ts). They return the
+// environment with each id: a group holds batches of any environment.
+const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, StoredKey>(
   ['env_id', 'id', 'content_hash', 'ts'],
   { env_id: 'text', id: 'text', content_hash: 'text', ts: 'bigint' },
   (trx, withRows) =>
     withRows(own(trx).insertInto('telemetry_event_keys'))
       .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
-      .returning(['id', 'content_hash']),
+      .returning(['env_id', 'id', 'content_hash']),
 );
 const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, EVENT_TYPES, (trx, withRows) =>
   withRows(own(trx).insertInto('telemetry_events')),
 );
 /** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
-const insertNewEvents = repeatedInsert<TelemetryEventsTable, { id: string; content_hash: string }>(
+const insertNewEvents = repeatedInsert<TelemetryEventsTable, StoredKey>(
   EVENT_COLUMNS,
   EVENT_TYPES,
   (trx, withRows) =>
     withRows(own(trx).insertInto('telemetry_events'))
       .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
-      .returning(['id', 'content_hash']) as never,
+      .returning(['env_id', 'id', 'content_hash']) as never,
 );
+
+/** An id stored for an environment, with the digest of the content stored under it. */
+interface StoredKey {
+  env_id: string;
+  id: string;
+  content_hash: string | null;
+}
+
+/**
+ * SQLite binds one parameter per value: event rows go 100 to a statement (1,900 parameters, far
+ * below its 32,766), the row counts whose statements are compiled and kept stay at most 100.
+ * PostgreSQL binds one array per column, so a group's rows go in one statement whatever their number.
+ */
+const SQLITE_EVENTS_PER_STATEMENT = 100;
 
 /**
  * Whether dedup keys live in telemetry_event_keys (PostgreSQL, where raw events are partitioned by
@@ -154,64 +169,101 @@ interface StoredBatch {
   accepted: ValidEvent[];
 }
 
-/** Dedup and raw rows of one batch, inside the group's transaction (rollups and watermarks follow per environment). */
-async function storeRows(trx: Executor, input: StoreBatchInput, feedSeq: number): Promise<StoredBatch> {
-  if (input.events.length === 0) return { outcomes: [], accepted: [] };
-  const apart = keysApart(trx);
-  // SQLite: the rows themselves, new ids stored and the others skipped by the primary key; PostgreSQL:
-  // the keys first, then the rows of the ids that came back.
-  const { rows: inserted } = apart
-    ? await insertEventKeys(
-        trx,
-        input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })),
-      )
-    : await insertNewEvents(
-        trx,
-        input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
-      );
-  // In one batch the same id can appear twice: the first occurrence is the new one (on SQLite the
-  // statement inserts rows in order, so the first one is the row stored).
-  const fresh = new Map(inserted.map((r) => [r.id, r.content_hash]));
-  const taken = new Set<string>();
-  const accepted: ValidEvent[] = [];
-  const others: ValidEvent[] = [];
-  for (const v of input.events) {
-    if (fresh.has(v.event.id) && !taken.has(v.event.id)) {
-      taken.add(v.event.id);
-      accepted.push(v);
-    } else others.push(v);
-  }
-  const stored = new Map(fresh);
-  const unknown = others.map((v) => v.event.id).filter((id) => !stored.has(id));
-  if (unknown.length > 0) {
-    const ids = [...new Set(unknown)];
-    const rows = apart
-      ? await own(trx)
-          .selectFrom('telemetry_event_keys')
-          .select(['id', 'content_hash'])
-          .where('env_id', '=', input.envId)
-          .where('id', 'in', ids)
-          .execute()
-      : await own(trx)
-          .selectFrom('telemetry_events')
-          .select(['id', 'content_hash'])
-          .where('env_id', '=', input.envId)
-          .where('id', 'in', ids)
-          .execute();
-    for (const r of rows) stored.set(r.id, r.content_hash ?? '');
-  }
-  if (apart && accepted.length > 0)
-    await insertEvents(
-      trx,
-      accepted.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
-    );
-  const acceptedSet = new Set(accepted);
-  return {
-    accepted,
-    outcomes: input.events.map((v) =>
-      acceptedSet.has(v) ? 'accepted' : stored.get(v.event.id) === v.contentHash ? 'duplicate' : 'conflict',
-    ),
+/** An (environment, event id) pair as a map key: length-prefixed, so injective whatever the ids hold. */
+const idKey = (envId: string, id: string) => `${envId.length}:${envId}${id}`;
+
+/** The group's new ids, by idKey, with their digests: the rows the dedup statement stored. */
+async function insertKeysOrRows(
+  trx: Executor,
+  inputs: StoreBatchInput[],
+  feedSeq: number,
+  apart: boolean,
+): Promise<Map<string, string | null>> {
+  const fresh = new Map<string, string | null>();
+  const keep = (rows: StoredKey[]) => {
+    for (const r of rows) fresh.set(idKey(r.env_id, r.id), r.content_hash);
   };
+  if (apart) {
+    const keys = inputs.flatMap((input) =>
+      input.events.map((v) => ({ env_id: input.envId, id: v.event.id, content_hash: v.contentHash, ts: v.event.ts })),
+    );
+    keep((await insertEventKeys(trx, keys)).rows);
+    return fresh;
+  }
+  const rows = inputs.flatMap((input) =>
+    input.events.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+  );
+  for (let i = 0; i < rows.length; i += SQLITE_EVENTS_PER_STATEMENT)
+    keep((await insertNewEvents(trx, rows.slice(i, i + SQLITE_EVENTS_PER_STATEMENT))).rows);
+  return fresh;
+}
+
+/** The digests stored under ids that were not new, read per environment. */
+async function storedDigests(trx: Executor, apart: boolean, idsByEnv: Map<string, Set<string>>) {
+  const stored = new Map<string, string>();
+  for (const [envId, ids] of idsByEnv) {
+    const table = apart ? 'telemetry_event_keys' : 'telemetry_events';
+    const rows = await own(trx)
+      .selectFrom(table)
+      .select(['id', 'content_hash'])
+      .where('env_id', '=', envId)
+      .where('id', 'in', [...ids])
+      .execute();
+    for (const r of rows) stored.set(idKey(envId, r.id), r.content_hash ?? '');
+  }
+  return stored;
+}
+
+/**
+ * Dedup and raw rows of a group's batches, in few statements whatever the number of batches (each
+ * statement is a round trip to the database, which on PostgreSQL cost more than the rows): the
+ * keys of every batch in one insert (PostgreSQL) or the rows themselves 100 to a statement (SQLite),
+ * then the rows of the new ids in one insert (PostgreSQL). An id is accepted at its first occurrence
+ * in the group, in batch order then item order, exactly as if the batches had been stored one after
+ * another; a later occurrence, in its batch or another, is a duplicate or a conflict of that one.
+ */
+async function storeRows(trx: Executor, inputs: StoreBatchInput[], feedSeq: number): Promise<StoredBatch[]> {
+  const apart = keysApart(trx);
+  // SQLite: new ids stored and the others skipped by the primary key; PostgreSQL: the keys first.
+  const fresh = await insertKeysOrRows(trx, inputs, feedSeq, apart);
+  const taken = new Set<string>();
+  const unknown = new Map<string, Set<string>>();
+  const accepted = inputs.map((input) => {
+    const firsts: ValidEvent[] = [];
+    for (const v of input.events) {
+      const key = idKey(input.envId, v.event.id);
+      if (fresh.has(key) && !taken.has(key)) {
+        taken.add(key);
+        firsts.push(v);
+      } else if (!fresh.has(key)) {
+        let ids = unknown.get(input.envId);
+        if (!ids) unknown.set(input.envId, (ids = new Set()));
+        ids.add(v.event.id);
+      }
+    }
+    return firsts;
+  });
+  const stored = await storedDigests(trx, apart, unknown);
+  for (const [key, digest] of fresh) stored.set(key, digest ?? '');
+  if (apart) {
+    const rows = inputs.flatMap((input, i) =>
+      accepted[i]!.map((v) => eventRow(input.envId, input.appId, input.receivedAt, feedSeq, v)),
+    );
+    if (rows.length > 0) await insertEvents(trx, rows);
+  }
+  return inputs.map((input, i) => {
+    const acceptedSet = new Set(accepted[i]);
+    return {
+      accepted: accepted[i]!,
+      outcomes: input.events.map((v) =>
+        acceptedSet.has(v)
+          ? 'accepted'
+          : stored.get(idKey(input.envId, v.event.id)) === v.contentHash
+            ? 'duplicate'
+            : 'conflict',
+      ),
+    };
+  });
 }
 
 /**
@@ -238,8 +290,9 @@ export async function storeBatches(
     const feedSeq = await transactionSequence(trx);
     const results: StoreOutcome[][] = [];
     const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
-    for (const input of inputs) {
-      const batch = await storeRows(trx, input, feedSeq);
+    const batches = await storeRows(trx, inputs, feedSeq);
+    inputs.forEach((input, i) => {
+      const batch = batches[i]!;
       results.push(batch.outcomes);
       const env = byEnv.get(input.envId) ?? { accepted: [], receivedAt: input.receivedAt, newest: null };
       env.accepted.push(...batch.accepted);
@@ -248,7 +301,7 @@ export async function storeBatches(
         env.newest = batch.accepted[batch.accepted.length - 1]!.event.id;
       }
       byEnv.set(input.envId, env);
-    }
+    });
     // Environments in a fixed order: concurrent groups lock their rollups in the same order.
     for (const envId of [...byEnv.keys()].sort()) {
       const env = byEnv.get(envId)!;
