@@ -10,12 +10,14 @@ import { sql, type Expression } from 'kysely';
 import { dialectOf } from './dialect.js';
 import type { Executor } from './transaction.js';
 
-/** The sequence of the calling write transaction (PostgreSQL assigns its id now if it has none). */
-export async function transactionSequence(trx: Executor): Promise<number> {
-  if (dialectOf(trx) === 'postgres') {
-    const { rows } = await sql<{ seq: string }>`select pg_current_xact_id()::text as seq`.execute(trx);
-    return Number(rows[0]!.seq);
-  }
+/**
+ * The sequence to write on the rows of the calling write transaction, or null on PostgreSQL, where
+ * a row inserted without it gets its transaction's id from the column's default
+ * (`pg_current_xact_id()`, migration 0152): asking for it first would cost a round trip per
+ * transaction for a value the database writes anyway.
+ */
+export async function sequenceToStamp(trx: Executor): Promise<number | null> {
+  if (dialectOf(trx) === 'postgres') return null;
   const row = await trx
     .updateTable('commit_sequence')
     .set((eb) => ({ value: eb('value', '+', 1) }))

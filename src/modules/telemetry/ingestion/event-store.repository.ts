@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
 import { ensureDayPartitions, partitionsByDay } from '../../../db/day-partitions.js';
-import { transactionSequence } from '../../../db/commit-sequence.js';
+import { sequenceToStamp } from '../../../db/commit-sequence.js';
 import { repeatedInsert, type PostgresColumnTypes } from '../../../db/repeated-inserts.js';
 import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { mergeRollups, rollupDeltas } from './rollups.repository.js';
@@ -72,8 +72,11 @@ const insertEventKeys = repeatedInsert<TelemetryEventKeysTable, StoredKey>(
       .onConflict((oc) => oc.columns(['env_id', 'id']).doNothing())
       .returning(['env_id', 'id', 'content_hash']),
 );
-const insertEvents = repeatedInsert<TelemetryEventsTable>(EVENT_COLUMNS, EVENT_TYPES, (trx, withRows) =>
-  withRows(own(trx).insertInto('telemetry_events')),
+/** PostgreSQL: the rows of new ids, without feed_seq, which the column's default stamps (commit-sequence.ts). */
+const insertEvents = repeatedInsert<TelemetryEventsTable>(
+  EVENT_COLUMNS.filter((c) => c !== 'feed_seq'),
+  EVENT_TYPES,
+  (trx, withRows) => withRows(own(trx).insertInto('telemetry_events')),
 );
 /** SQLite: the events whose id is new for the environment are stored, the others skipped, in one statement. */
 const insertNewEvents = repeatedInsert<TelemetryEventsTable, StoredKey>(
@@ -287,7 +290,8 @@ export async function storeBatches(
   );
   return inTransaction(db, async (trx) => {
     // One sequence for the whole group: the export feed reads in commit order (decision 0036).
-    const feedSeq = await transactionSequence(trx);
+    // (PostgreSQL's rows are stamped by the column's default: the 0 below is never written there.)
+    const feedSeq = (await sequenceToStamp(trx)) ?? 0;
     const results: StoreOutcome[][] = [];
     const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
     const batches = await storeRows(trx, inputs, feedSeq);
