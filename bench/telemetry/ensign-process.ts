@@ -19,7 +19,10 @@ export interface ServerInfo {
 let compiledServer: string | undefined;
 
 export async function startEnsign(file: string, joining = false) {
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile = [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? []),
+  ];
   // Compiled, as `npm start` runs Ensign (bench/compiled-entries.ts), once per bench run.
   // The SQLite writer thread's entry is loaded by URL, not imported: it is compiled as an entry too.
   compiledServer ??= compileEntries('bench-telemetry', [
