@@ -57,15 +57,14 @@ export async function composeTelemetry(app: FastifyInstance, deps: TelemetryPlan
   const sqliteFile = deps.dbHandle.sqliteFile;
   const groups =
     sqliteFile && settings.telemetryWriter !== 'inline'
-      ? threadGroupStore(`sqlite://${sqliteFile}`)
-      : inlineGroupStore(db);
+      ? threadGroupStore(`sqlite://${sqliteFile}`, { tombstoneKey: settings.secret })
+      : inlineGroupStore(db, { tombstoneKey: settings.secret });
   const telemetry = createTelemetryService({
     db,
     groups,
     now,
     eventsPerSecond: settings.telemetryEventsPerSecond,
     writeLanes: settings.telemetryWriteLanes,
-    tombstoneKey: settings.secret,
     clientVisibility: deps.clientVisibility,
   });
   await app.register(telemetryRoutes, { telemetry });

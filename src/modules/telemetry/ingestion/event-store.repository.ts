@@ -15,7 +15,16 @@ import { ownTables } from '../../../db/owned-tables.js';
 
 const own = ownTables<TelemetryTables>();
 
-export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict';
+/** `erased`: dropped for a tombstoned subject (StoreOptions.dropped), stored nothing, answered accepted. */
+export type StoreOutcome = 'accepted' | 'duplicate' | 'conflict' | 'erased';
+
+export interface StoreOptions {
+  /** Which of the process's concurrent group transactions this is (writeLanes): each writes watermark
+   * and rollup rows of its own slot. */
+  lane?: number;
+  /** Events of the group to drop rather than store, read in its transaction (erasure tombstones). */
+  dropped?: (trx: Executor, inputs: readonly StoreBatchInput[]) => Promise<Set<ValidEvent>>;
+}
 
 const EVENT_COLUMNS = [
   'env_id',
@@ -275,14 +284,14 @@ async function storeRows(trx: Executor, inputs: StoreBatchInput[], feedSeq: numb
  * otherwise. Rollups are merged once per environment for all the group's accepted events (a bucket
  * several batches touch is written once), and each environment's watermark moves to its newest
  * event. Returns one outcome list per batch, each in input order. Throws when storage fails:
- * nothing of the group is stored then. `lane`: which of the process's concurrent group
- * transactions this is (writeLanes), so each writes watermark and rollup rows of its own slot.
+ * nothing of the group is stored then.
  */
 export async function storeBatches(
   db: Kysely<Database>,
   inputs: StoreBatchInput[],
-  lane = 0,
+  options: StoreOptions = {},
 ): Promise<StoreOutcome[][]> {
+  const lane = options.lane ?? 0;
   if (inputs.every((i) => i.events.length === 0)) return inputs.map(() => []);
   await ensurePartitions(
     db,
@@ -294,10 +303,15 @@ export async function storeBatches(
     const feedSeq = (await sequenceToStamp(trx)) ?? 0;
     const results: StoreOutcome[][] = [];
     const byEnv = new Map<string, { accepted: ValidEvent[]; receivedAt: number; newest: string | null }>();
-    const batches = await storeRows(trx, inputs, feedSeq);
+    const dropped = options.dropped ? await options.dropped(trx, inputs) : null;
+    const kept =
+      dropped === null || dropped.size === 0
+        ? inputs
+        : inputs.map((input) => ({ ...input, events: input.events.filter((v) => !dropped.has(v)) }));
+    const batches = await storeRows(trx, kept, feedSeq);
     inputs.forEach((input, i) => {
       const batch = batches[i]!;
-      results.push(batch.outcomes);
+      results.push(kept === inputs ? batch.outcomes : withDropped(input.events, dropped!, batch.outcomes));
       const env = byEnv.get(input.envId) ?? { accepted: [], receivedAt: input.receivedAt, newest: null };
       env.accepted.push(...batch.accepted);
       if (batch.accepted.length > 0 && (env.newest === null || input.receivedAt >= env.receivedAt)) {
@@ -328,6 +342,12 @@ export async function storeBatches(
     }
     return results;
   });
+}
+
+/** A batch's outcomes in input order: its dropped events' and, between them, those of the rest. */
+function withDropped(events: ValidEvent[], dropped: Set<ValidEvent>, keptOutcomes: StoreOutcome[]): StoreOutcome[] {
+  let next = 0;
+  return events.map((v) => (dropped.has(v) ? 'erased' : keptOutcomes[next++]!));
 }
 
 /** Stores one batch in a transaction of its own (see storeBatches). */

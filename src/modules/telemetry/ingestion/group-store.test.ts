@@ -10,6 +10,7 @@ import { GroupStoreUnavailable, inlineGroupStore, threadGroupStore, type GroupSt
 import { keysApart, type StoreBatchInput } from './event-store.repository.js';
 import type { ValidEvent } from './telemetry.model.js';
 import { refuseEventsOf, T0 } from './telemetry.fixtures.js';
+import { subjectHashOf, writeTombstone } from './subject-erasure.repository.js';
 
 function batch(ids: string[], subject = 'u1'): StoreBatchInput {
   const events = ids.map(
@@ -93,7 +94,7 @@ test('the main connection and the writer thread take turns for the write lock: r
 
 test('a group the thread does not answer in time fails; a closed store refuses groups', async (t) => {
   const { url } = await fileDatabase(t);
-  const slow = threadGroupStore(url, 1);
+  const slow = threadGroupStore(url, { timeoutMs: 1 });
   await assert.rejects(slow.store([batch(['late'])]), /did not answer in time/);
   await slow.close();
   await assert.rejects(slow.store([batch(['after'])]), /closed/);
@@ -205,3 +206,63 @@ test('a store that cannot run groups at all is not asked again batch by batch', 
   assert.ok(answers.every((a) => a.status === 'rejected' && /did not answer/.test(String(a.reason))));
   assert.deepEqual(calls, [ENVS.length]);
 });
+
+// Erasure tombstones are read in the group's transaction (decision 0063): an erased subject's events
+// at or before the cutoff are dropped ('erased', answered accepted), in the writer thread as inline,
+// and only in the environment that erased the subject.
+const SECRET = 'group-store-test-secret';
+function erasureGroup(): StoreBatchInput[] {
+  const at = (id: string, subject: string, ts: number) =>
+    validateItem(
+      {
+        id,
+        kind: 'exposure',
+        timestamp: new Date(ts).toISOString(),
+        targetingKey: subject,
+        flagKey: 'f',
+        variant: 'on',
+      },
+      0,
+      T0,
+    ) as ValidEvent;
+  return [
+    {
+      envId: 'env_erased',
+      appId: 'app_e',
+      receivedAt: T0,
+      events: [at('old', 'gone', T0 - 60_000), at('kept', 'stays', T0 - 60_000), at('new', 'gone', T0)],
+    },
+    { envId: 'env_other', appId: 'app_e', receivedAt: T0, events: [at('elsewhere', 'gone', T0 - 60_000)] },
+  ];
+}
+async function expectErasedDropped(db: Kysely<Database>, store: GroupStore) {
+  await writeTombstone(db, {
+    envId: 'env_erased',
+    subjectHash: subjectHashOf(SECRET, 'env_erased', 'gone'),
+    cutoff: T0 - 1,
+  });
+  assert.deepEqual(await store.store(erasureGroup()), [['erased', 'accepted', 'accepted'], ['accepted']]);
+  const stored = await db.selectFrom('telemetry_events').select('id').orderBy('id').execute();
+  assert.deepEqual(
+    stored.map((e) => e.id),
+    ['elsewhere', 'kept', 'new'],
+  );
+}
+
+test('the writer thread drops erased subjects’ old events in its transaction', async (t) => {
+  const { database, url } = await fileDatabase(t);
+  const store = threadGroupStore(url, { tombstoneKey: SECRET });
+  t.after(() => store.close());
+  await expectErasedDropped(database.handle.db, store);
+});
+
+for (const dialect of dialects) {
+  test(`inline on ${dialect}: erased subjects’ old events are dropped in the group's transaction`, async (t) => {
+    const database = await createTestDatabase(dialect);
+    t.after(async () => {
+      await database.handle.close();
+      await database.drop();
+    });
+    await expectErasedDropped(database.handle.db, inlineGroupStore(database.handle.db, { tombstoneKey: SECRET }));
+  });
+}

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../db/database.js';
-import { storeBatches, type StoreBatchInput, type StoreOutcome } from './event-store.repository.js';
+import { storeBatches, type StoreBatchInput, type StoreOptions, type StoreOutcome } from './event-store.repository.js';
+import { erasedEvents } from './subject-erasure.repository.js';
 
 export interface GroupStore {
   /** Stores a group of batches in one transaction (storeBatches): one outcome list per batch.
@@ -33,8 +34,20 @@ export class GroupStoreUnavailable extends Error {
 export const GROUP_TIMEOUT_MS = 30_000;
 const CLOSE_WAIT_MS = 5_000;
 
-export function inlineGroupStore(db: Kysely<Database>): GroupStore {
-  return { store: (inputs, lane) => storeBatches(db, inputs, lane), close: async () => undefined };
+export interface GroupStoreOptions {
+  /** The server secret keying erasure tombstones: with it, erased subjects' old events are dropped
+   * inside each group's transaction (answered accepted). */
+  tombstoneKey?: string;
+}
+
+/** What a group transaction drops: the events of erased subjects, when tombstones are keyed. */
+export function droppedEvents(tombstoneKey: string | undefined): StoreOptions['dropped'] {
+  return tombstoneKey === undefined ? undefined : (trx, inputs) => erasedEvents(trx, tombstoneKey, inputs);
+}
+
+export function inlineGroupStore(db: Kysely<Database>, options: GroupStoreOptions = {}): GroupStore {
+  const dropped = droppedEvents(options.tombstoneKey);
+  return { store: (inputs, lane) => storeBatches(db, inputs, { lane, dropped }), close: async () => undefined };
 }
 
 export interface WriterRequest {
@@ -49,11 +62,16 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-function startWorker(databaseUrl: string): Worker {
+/** What the writer thread starts with. */
+export interface WriterData {
+  databaseUrl: string;
+  tombstoneKey: string | undefined;
+}
+
+function startWorker(workerData: WriterData): Worker {
   // Under tsx (tests, benchmarks) the sibling is TypeScript: the thread registers tsx before loading it.
   const ext = extname(fileURLToPath(import.meta.url));
   const entry = new URL(`./group-store.worker${ext}`, import.meta.url);
-  const workerData = { databaseUrl };
   if (ext !== '.ts') return new Worker(entry, { workerData });
   const bootstrap = `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(entry.href)}); })`;
   return new Worker(bootstrap, { eval: true, workerData });
@@ -64,7 +82,10 @@ function startWorker(databaseUrl: string): Worker {
  * first group and is started again after it fails; a group it has not answered in GROUP_TIMEOUT_MS
  * is failed, and the thread replaced (its open transaction, if any, is rolled back with it).
  */
-export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_MS): GroupStore {
+export function threadGroupStore(
+  databaseUrl: string,
+  { tombstoneKey, timeoutMs = GROUP_TIMEOUT_MS }: GroupStoreOptions & { timeoutMs?: number } = {},
+): GroupStore {
   let worker: Worker | null = null;
   let closed = false;
   let nextId = 1;
@@ -87,7 +108,7 @@ export function threadGroupStore(databaseUrl: string, timeoutMs = GROUP_TIMEOUT_
 
   function current(): Worker {
     if (worker) return worker;
-    const w = startWorker(databaseUrl);
+    const w = startWorker({ databaseUrl, tombstoneKey });
     w.on('message', (reply: WriterReply) => {
       const p = pending.get(reply.id);
       if (!p) return;

@@ -5,10 +5,12 @@ import { sql } from 'kysely';
 import { createDb } from '../../../db/create-db.js';
 import { releaseStartupMemory } from '../../../platform/startup-memory.js';
 import { storeBatches } from './event-store.repository.js';
-import type { WriterReply, WriterRequest } from './group-store.js';
+import { droppedEvents, type WriterData, type WriterReply, type WriterRequest } from './group-store.js';
 
 const port = parentPort!;
-const { db } = createDb((workerData as { databaseUrl: string }).databaseUrl);
+const data = workerData as WriterData;
+const { db } = createDb(data.databaseUrl);
+const dropped = droppedEvents(data.tombstoneKey);
 // A long transaction of the main connection (an erasure's rollup rebuild) delays groups rather
 // than failing them: the thread waits up to 20 s for the write lock, inside the caller's 30 s.
 // Then the thread's own isolate gives back what loading its modules grew (about 10 of its 30 MiB,
@@ -23,7 +25,7 @@ port.on('message', (request: WriterRequest) => {
   queue = queue.then(async () => {
     let reply: WriterReply;
     try {
-      reply = { id: request.id, outcomes: await storeBatches(db, request.inputs) };
+      reply = { id: request.id, outcomes: await storeBatches(db, request.inputs, { dropped }) };
     } catch (err) {
       reply = { id: request.id, error: err instanceof Error ? err.message : String(err) };
     }

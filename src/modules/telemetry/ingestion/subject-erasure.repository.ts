@@ -49,42 +49,73 @@ export async function purgeExpiredTombstones(db: Executor, now: number): Promise
   return Number(result.numDeletedRows);
 }
 
-/** Splits a batch: events of tombstoned subjects at or before their cutoff are dropped. */
-export async function dropErasedSubjects(
-  db: Executor,
+/** A batch as erasure sees it: whose events, when they arrived. */
+interface ArrivedEvents {
+  envId: string;
+  receivedAt: number;
+  events: readonly ValidEvent[];
+}
+
+/** Tombstones read per statement: the subjects of a group (up to 3,200) in a few IN lists. */
+const TOMBSTONES_PER_READ = 500;
+
+/**
+ * The events of a group of batches that belong to a tombstoned subject and are stamped at or before
+ * its cutoff: dropped (and answered accepted, so a client learns nothing about the erasure). Read in
+ * the group's transaction, per environment rather than per batch: one probe for a live tombstone
+ * (most environments hold none, which spares hashing every subject), then the tombstones of the
+ * group's subjects where there are some. A tombstone applies to a batch that arrived before it expired.
+ */
+export async function erasedEvents(
+  trx: Executor,
   secret: string,
-  envId: string,
-  events: ValidEvent[],
-  now: number,
-): Promise<{ kept: ValidEvent[]; dropped: ValidEvent[] }> {
-  const subjects = [...new Set(events.map((v) => v.event.targetingKey).filter((k): k is string => k !== undefined))];
-  if (subjects.length === 0) return { kept: events, dropped: [] };
-  // Most environments hold no live tombstone: one indexed probe spares hashing every subject.
-  const any = await own(db)
-    .selectFrom('telemetry_tombstones')
-    .select('env_id')
-    .where('env_id', '=', envId)
-    .where('expires_at', '>', now)
-    .limit(1)
-    .executeTakeFirst();
-  if (!any) return { kept: events, dropped: [] };
-  const hashes = new Map(subjects.map((s) => [s, subjectHashOf(secret, envId, s)]));
-  const rows = await own(db)
-    .selectFrom('telemetry_tombstones')
-    .select(['subject_hash', 'cutoff'])
-    .where('env_id', '=', envId)
-    .where('subject_hash', 'in', [...hashes.values()])
-    .where('expires_at', '>', now)
-    .execute();
-  if (rows.length === 0) return { kept: events, dropped: [] };
-  const cutoffs = new Map(rows.map((r) => [r.subject_hash, Number(r.cutoff)]));
-  const kept: ValidEvent[] = [];
-  const dropped: ValidEvent[] = [];
-  for (const v of events) {
-    const cutoff = v.event.targetingKey === undefined ? undefined : cutoffs.get(hashes.get(v.event.targetingKey)!);
-    (cutoff !== undefined && v.event.ts <= cutoff ? dropped : kept).push(v);
+  batches: readonly ArrivedEvents[],
+): Promise<Set<ValidEvent>> {
+  const erased = new Set<ValidEvent>();
+  const byEnv = new Map<string, ArrivedEvents[]>();
+  for (const batch of batches) {
+    if (!batch.events.some((v) => v.event.targetingKey !== undefined)) continue;
+    const list = byEnv.get(batch.envId);
+    if (list) list.push(batch);
+    else byEnv.set(batch.envId, [batch]);
   }
-  return { kept, dropped };
+  for (const [envId, envBatches] of byEnv) {
+    const since = Math.min(...envBatches.map((b) => b.receivedAt));
+    const any = await own(trx)
+      .selectFrom('telemetry_tombstones')
+      .select('env_id')
+      .where('env_id', '=', envId)
+      .where('expires_at', '>', since)
+      .limit(1)
+      .executeTakeFirst();
+    if (!any) continue;
+    const hashes = new Map<string, string>();
+    for (const batch of envBatches)
+      for (const { event } of batch.events)
+        if (event.targetingKey !== undefined && !hashes.has(event.targetingKey))
+          hashes.set(event.targetingKey, subjectHashOf(secret, envId, event.targetingKey));
+    const tombstones = new Map<string, { cutoff: number; expiresAt: number }>();
+    const wanted = [...hashes.values()];
+    for (let i = 0; i < wanted.length; i += TOMBSTONES_PER_READ) {
+      const rows = await own(trx)
+        .selectFrom('telemetry_tombstones')
+        .select(['subject_hash', 'cutoff', 'expires_at'])
+        .where('env_id', '=', envId)
+        .where('subject_hash', 'in', wanted.slice(i, i + TOMBSTONES_PER_READ))
+        .where('expires_at', '>', since)
+        .execute();
+      for (const r of rows)
+        tombstones.set(r.subject_hash, { cutoff: Number(r.cutoff), expiresAt: Number(r.expires_at) });
+    }
+    if (tombstones.size === 0) continue;
+    for (const batch of envBatches)
+      for (const v of batch.events) {
+        const subject = v.event.targetingKey;
+        const tombstone = subject === undefined ? undefined : tombstones.get(hashes.get(subject)!);
+        if (tombstone && batch.receivedAt < tombstone.expiresAt && v.event.ts <= tombstone.cutoff) erased.add(v);
+      }
+  }
+  return erased;
 }
 
 function asValidEvent(row: TelemetryEventsTable): ValidEvent {

@@ -8,7 +8,6 @@ import { idOf, validateItem } from './event-validation.js';
 import { createBatchWriter } from './batch-writer.js';
 import { inlineGroupStore, type GroupStore } from './group-store.js';
 import { writeLanes } from './writer-slot.js';
-import { dropErasedSubjects } from './subject-erasure.repository.js';
 import type { BatchResult, ItemResult, ValidEvent } from './telemetry.model.js';
 import { createTokenBuckets } from './token-buckets.js';
 
@@ -22,9 +21,8 @@ export interface TelemetryServiceDeps {
   eventsPerSecond: number;
   /** The current client visibility of the principal's environment (from the in-memory snapshot). */
   clientVisibility(principal: EnvironmentPrincipal): FlagVisibility | Promise<FlagVisibility>;
-  /** Server secret keying erasure tombstones; with it, erased subjects' old events are dropped (answered accepted). */
-  tombstoneKey?: string;
-  /** Where group transactions run (group-store.ts); in this thread on deps.db by default. */
+  /** Where group transactions run (group-store.ts), erased subjects' old events dropped there; in
+   * this thread on deps.db, dropping nothing, by default. */
   groups?: GroupStore;
   /** Group transactions at once on PostgreSQL (ENSIGN_TELEMETRY_WRITE_LANES, decision 0060); SQLite: 1. */
   writeLanes?: number;
@@ -92,24 +90,17 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
       }
 
       let outcomes;
-      let stored = admitted;
       try {
-        if (deps.tombstoneKey !== undefined) {
-          const split = await dropErasedSubjects(deps.db, deps.tombstoneKey, principal.envId, admitted, now);
-          // Answered accepted, so a client learns nothing about the erasure.
-          for (const v of split.dropped) results[v.index] = { index: v.index, id: v.event.id, status: 'accepted' };
-          stored = split.kept;
-        }
         outcomes = await writer.store({
           envId: principal.envId,
           appId: principal.appId,
           receivedAt: now,
-          events: stored,
+          events: admitted,
         });
       } catch (err) {
         throw storageUnavailable(err);
       }
-      stored.forEach((v, i) => {
+      admitted.forEach((v, i) => {
         const outcome = outcomes[i]!;
         results[v.index] =
           outcome === 'conflict'
@@ -120,7 +111,8 @@ export function createTelemetryService(deps: TelemetryServiceDeps): TelemetrySer
                 code: 'event_id_conflict',
                 message: 'An event with this id and different content is already stored for this environment.',
               }
-            : { index: v.index, id: v.event.id, status: outcome };
+            : // An erased subject's event is answered accepted, so a client learns nothing about the erasure.
+              { index: v.index, id: v.event.id, status: outcome === 'erased' ? 'accepted' : outcome };
       });
 
       let accepted = 0;

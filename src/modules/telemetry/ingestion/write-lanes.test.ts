@@ -100,8 +100,8 @@ for (const dialect of dialects) {
       else assert.equal(writerSlot(db, 1), 0);
       // The same id in both lanes' groups at once: one is accepted, the other is its duplicate.
       const [zero, one] = await Promise.all([
-        storeBatches(db, [batchOf(['a', 'b', 'shared'], T0 + 10)], 0),
-        storeBatches(db, [batchOf(['c', 'shared'], T0 + 20)], 1),
+        storeBatches(db, [batchOf(['a', 'b', 'shared'], T0 + 10)], { lane: 0 }),
+        storeBatches(db, [batchOf(['c', 'shared'], T0 + 20)], { lane: 1 }),
       ]);
       const outcomes = [...zero[0]!, ...one[0]!];
       assert.equal(outcomes.filter((o) => o === 'accepted').length, 4);
