@@ -88,13 +88,16 @@ export async function sqliteIngestionPhase() {
 export async function postgresIngestionPhase(postgresUrl: string) {
   const database = await freshPostgres(postgresUrl);
   try {
-    const { info, cpu, stop } = await startEnsign(database.url);
+    const { info, cpu, gc, stop } = await startEnsign(database.url);
     const oneWaits = lockWaits(database.url);
+    // What the server allocates per event (garbage included; BENCH_HEAP_SAMPLING also writes where).
+    await gc.start();
     const http = await ingest(info, database.url, [cpu]);
+    const { allocated } = await gc.stop();
     const oneWaiting = await oneWaits();
     await stop();
     console.log(
-      `Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU and ${http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`,
+      `Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU, ${(allocated / http.stored / 1024).toFixed(1)} KiB allocated by the server and ${http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`,
     );
     // Two processes on one (new) database, both ingesting into the same environment.
     const second = await freshPostgres(postgresUrl, '_2');

@@ -18,6 +18,7 @@ import {
   type QueryResult,
   type RawBuilder,
 } from 'kysely';
+import { binaryArray, type PostgresColumnType } from './binary-arrays.js';
 import { dialectOf } from './dialect.js';
 import type { Executor } from './transaction.js';
 
@@ -25,7 +26,7 @@ export type RepeatedInsert<R, O> = (executor: Executor, rows: readonly R[]) => P
 
 /** PostgreSQL types of the columns, as their arrays are cast in unnest (constants of our code). */
 export type PostgresColumnTypes<R> = { readonly [K in keyof R & string]?: PostgresColumnType };
-export type PostgresColumnType = 'text' | 'bigint' | 'integer' | 'double precision' | 'bytea';
+export type { PostgresColumnType };
 
 /** Puts the rows into an insert: VALUES, or unnest on PostgreSQL. */
 export type WithRows = <Q extends InsertQueryBuilder<any, any, any>>(insert: Q) => Q;
@@ -42,11 +43,12 @@ export function repeatedInsert<R extends object, O = never>(
   build: (executor: Executor, withRows: WithRows) => Compilable<O>,
 ): RepeatedInsert<R, O> {
   const texts = new Map<string, string>();
-  const types = columns.map((column) => {
+  const columnTypes = columns.map((column) => {
     const type = postgresTypes[column];
     if (type === undefined) throw new Error(`repeated insert: no PostgreSQL type for column ${column}`);
-    return sql.raw(type);
+    return type;
   });
+  const types = columnTypes.map((type) => sql.raw(type));
   return (executor, rows) => {
     const postgres = dialectOf(executor) === 'postgres';
     const shared = postgres ? sharedColumns(rows, columns) : null;
@@ -66,7 +68,7 @@ export function repeatedInsert<R extends object, O = never>(
       texts.set(key, text);
     }
     return executor.executeQuery<O>(
-      CompiledQuery.raw(text, shared !== null ? byColumn(rows, columns, shared) : byRow(rows, columns)),
+      CompiledQuery.raw(text, shared !== null ? byColumn(rows, columns, columnTypes, shared) : byRow(rows, columns)),
     );
   };
 }
@@ -105,15 +107,20 @@ function byRow<R>(rows: readonly R[], columns: readonly (keyof R)[]): unknown[] 
   return parameters;
 }
 
-/** One parameter per column, in the order unnestOf places them: its shared value, or an array. */
-function byColumn<R>(rows: readonly R[], columns: readonly (keyof R)[], shared: boolean[]): unknown[] {
+/** One parameter per column, in the order unnestOf places them: its shared value, or a binary array. */
+function byColumn<R>(
+  rows: readonly R[],
+  columns: readonly (keyof R)[],
+  types: readonly PostgresColumnType[],
+  shared: boolean[],
+): unknown[] {
   const scalars: unknown[] = [];
   const arrays: unknown[] = [];
   columns.forEach((column, c) => {
     if (shared[c]) return scalars.push(rows[0]![column]);
     const values: unknown[] = new Array(rows.length);
     for (let i = 0; i < rows.length; i++) values[i] = rows[i]![column];
-    arrays.push(values);
+    arrays.push(binaryArray(types[c]!, values));
   });
   return [...scalars, ...arrays];
 }
