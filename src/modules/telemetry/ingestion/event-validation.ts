@@ -84,8 +84,10 @@ export function validateItem(item: unknown, index: number, now: number): ValidEv
   if (ts < now - RAW_RETENTION_MS)
     return { code: 'timestamp_out_of_range', message: '/timestamp is older than the 30-day retention.' };
 
+  // The item's fields without its timestamp, in one copy, and the parsed time after them.
   const { timestamp: _timestamp, ...fields } = raw;
-  const event = { ...fields, ts } as unknown as TelemetryEvent;
+  const event = fields as unknown as TelemetryEvent;
+  event.ts = ts;
   if (event.kind === 'outcome' && event.metricValue === undefined) event.metricValue = 1;
   return { index, event, contentHash: digestOf(event) };
 }

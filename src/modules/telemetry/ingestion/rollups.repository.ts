@@ -103,21 +103,24 @@ async function inChunks<R>(rows: R[], size: number, run: (chunk: R[]) => Promise
 export function rollupDeltas(envId: string, events: ValidEvent[], slot: number): RollupDelta[] {
   const deltas = new Map<string, RollupDelta>();
   for (const { event: e } of events) {
-    const key: RollupKey = {
-      env_id: envId,
-      bucket_start: Math.floor(e.ts / HOUR_MS) * HOUR_MS,
-      kind: e.kind,
-      flag_key: e.flagKey ?? '',
-      variant: e.variant ?? '',
-      reason: e.reason ?? '',
-      experiment_id: e.experimentId ?? '',
-      iteration_id: e.iterationId ?? '',
-      metric_key: e.metricKey ?? '',
-      slot,
-    };
-    const id = keyOf(key);
+    const bucketStart = Math.floor(e.ts / HOUR_MS) * HOUR_MS;
+    // The bucket's identity without its environment and slot, the same for every event here: a
+    // string per event, the key object only per new bucket.
+    const id = `${bucketStart}|${field(e.kind)}${field(e.flagKey ?? '')}${field(e.variant ?? '')}${field(e.reason ?? '')}${field(e.experimentId ?? '')}${field(e.iterationId ?? '')}${field(e.metricKey ?? '')}`;
     let delta = deltas.get(id);
     if (!delta) {
+      const key: RollupKey = {
+        env_id: envId,
+        bucket_start: bucketStart,
+        kind: e.kind,
+        flag_key: e.flagKey ?? '',
+        variant: e.variant ?? '',
+        reason: e.reason ?? '',
+        experiment_id: e.experimentId ?? '',
+        iteration_id: e.iterationId ?? '',
+        metric_key: e.metricKey ?? '',
+        slot,
+      };
       delta = { key, events: 0, metricCount: 0, metricSum: 0, metricSumSq: 0, sketch: new SubjectSketch() };
       deltas.set(id, delta);
     }

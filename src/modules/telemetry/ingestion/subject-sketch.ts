@@ -9,6 +9,8 @@
 // list of (register, rank) pairs until the dense 4 KiB form is smaller.
 import murmurhash from 'murmurhash';
 
+const UTF8 = new TextEncoder();
+
 export const SKETCH_PRECISION = 12;
 const M = 1 << SKETCH_PRECISION;
 const SPARSE = 1;
@@ -51,8 +53,10 @@ export class SubjectSketch {
   }
 
   add(subject: string): void {
-    const index = murmurhash.v3(subject, 0x5eed) >>> (32 - SKETCH_PRECISION);
-    this.set(index, rankOf(murmurhash.v3(subject, 0x0b5e55ed)));
+    // Encoded once for both hashes: given a string, murmurhash makes a TextEncoder and a copy per call.
+    const bytes = UTF8.encode(subject);
+    const index = murmurhash.v3(bytes, 0x5eed) >>> (32 - SKETCH_PRECISION);
+    this.set(index, rankOf(murmurhash.v3(bytes, 0x0b5e55ed)));
   }
 
   private set(index: number, rank: number): void {
