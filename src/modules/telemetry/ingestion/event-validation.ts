@@ -48,6 +48,23 @@ function sizeError(field: string, value: unknown, max: number): ItemError | null
 
 const invalid = (message: string): ItemError => ({ code: 'validation_error', message });
 
+/** An unpaired surrogate (`\ud800` alone): what `\p{Cs}` matches once code points are read. */
+const UNPAIRED_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The first top-level string field holding an unpaired surrogate. Those fields are stored as text,
+ * whose UTF-8 cannot hold one: the database kept U+FFFD instead, so the stored id no longer matched
+ * the one sent and an event that was stored was answered `event_id_conflict`. (value and attributes
+ * are stored as JSON text, which escapes them, and come back as sent.)
+ */
+function unpairedSurrogateField(raw: Record<string, unknown>): string | null {
+  for (const field in raw) {
+    const value = raw[field];
+    if (typeof value === 'string' && UNPAIRED_SURROGATE.test(value)) return field;
+  }
+  return null;
+}
+
 export function idOf(item: unknown): string | null {
   const id = (item as { id?: unknown } | null)?.id;
   return typeof id === 'string' && id.length >= 1 && id.length <= 128 ? id : null;
@@ -68,6 +85,8 @@ export function validateItem(item: unknown, index: number, now: number): ValidEv
     return invalid(`${path} ${e?.message ?? 'is invalid'}.`);
   }
   const raw = item as unknown as Record<string, unknown> & { kind: TelemetryEvent['kind']; timestamp: string };
+  const unpaired = unpairedSurrogateField(raw);
+  if (unpaired) return invalid(`/${unpaired} contains an unpaired UTF-16 surrogate, which text cannot hold.`);
   if (raw.kind !== 'decision' && raw.targetingKey === undefined)
     return invalid(`/targetingKey is required on ${raw.kind} events.`);
   if ((raw.kind === 'decision' || raw.kind === 'exposure') && raw.flagKey === undefined)

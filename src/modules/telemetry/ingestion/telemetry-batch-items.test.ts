@@ -168,6 +168,45 @@ for (const dialect of dialects) {
       expectValidation(envelope, '/sdk/x');
     });
 
+    test('an unpaired surrogate in a stored text field is a per-item error; paired ones and JSON fields come back as sent', async (t) => {
+      const clock = testClock();
+      const { app } = await buildTestApp(t, { dialect, now: clock.now });
+      const s = await telemetryApp(app);
+      const at = new Date(T0).toISOString();
+      const item = (id: string, fields = '', subject = 'u') =>
+        `{"id":"${id}","kind":"exposure","timestamp":"${at}","targetingKey":"${subject}","flagKey":"f","variant":"on"${fields}}`;
+      const items = [
+        item('lone-\\ud800'),
+        item(eventId('s'), '', 'x\\udc00'),
+        item(eventId('s'), ',"attributes":{"k":"y\\ud800"}'),
+        item('paired-\\ud83d\\ude00'),
+      ];
+      const send = () =>
+        app.inject({
+          method: 'POST',
+          url: '/api/v1/events/batch',
+          headers: { authorization: `Bearer ${s.sdkProd}`, 'content-type': 'application/json' },
+          payload: `{"schemaVersion":1,"events":[${items.join(',')}]}`,
+        });
+      const first = await send();
+      assert.equal(first.statusCode, 200, first.body);
+      assert.deepEqual(
+        first.json().results.map((r: any) => [r.status, r.message ?? null]),
+        [
+          ['permanent-error', '/id contains an unpaired UTF-16 surrogate, which text cannot hold.'],
+          ['permanent-error', '/targetingKey contains an unpaired UTF-16 surrogate, which text cannot hold.'],
+          ['accepted', null],
+          ['accepted', null],
+        ],
+      );
+      // Stored under the ids sent: the same batch again is duplicates, not conflicts.
+      const again = await send();
+      assert.deepEqual(
+        again.json().results.map((r: any) => r.status),
+        ['permanent-error', 'permanent-error', 'duplicate', 'duplicate'],
+      );
+    });
+
     test('a pub_ key may report only client-visible flags; an sdk_ key any flag', async (t) => {
       const clock = testClock();
       const { app } = await buildTestApp(t, { dialect, now: clock.now });
