@@ -11,7 +11,7 @@
 // TEST_FILTER=part keeps the files whose path contains it; TEST_CONCURRENCY sets how many processes
 // run at once (default 4 on this 2-core machine: much of a test's time is spent waiting on a database,
 // a child process or a browser; 4 took the run from 402–439 s to 377 s);
-// TEST_ISOLATE=1 runs every file in a process of its own, as node --test does.
+// TEST_ISOLATE=1 runs every file in a process of its own, as node --test does; TEST_TIMEOUT_MS bounds each.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -103,11 +103,16 @@ const reporters = [
 ];
 // The longest first (a file's size stands for its time here too), so none is left running alone at the end.
 const longestFirst = [...alone].sort((a, b) => sizeOf(b) - sizeOf(a));
+// A hang (a promise that never settles while a socket keeps the process alive) fails its file after
+// this long, named in the report, instead of holding CI until its 90-minute limit. It bounds a whole
+// process (node:test times the file as a test too), so it is well above the longest group's few minutes.
+const timeoutMs = Number(process.env.TEST_TIMEOUT_MS ?? 20 * 60_000);
 const args = [
   '--import',
   'tsx',
   '--test',
   `--test-concurrency=${concurrency}`,
+  `--test-timeout=${timeoutMs}`,
   ...reporters,
   ...process.argv.slice(2),
   ...longestFirst,

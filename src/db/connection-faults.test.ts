@@ -98,7 +98,6 @@ if (POSTGRES_URL) {
 
     test('while the database is unreachable every route answers 503 with Retry-After, never 500', async (t) => {
       const database = await createTestDatabase('postgres');
-      t.after(() => database.drop());
       // A proxy of this test's own is cut: the shared PostgreSQL server other tests use stays up.
       const proxy = await databaseProxy(new URL(database.url));
       const name = `${database.pgSchema}_outage`;
@@ -115,6 +114,9 @@ if (POSTGRES_URL) {
         await handle.close();
         await database.handle.close();
         await proxy.down();
+        // Dropped last: after hooks run in the order they were added, and a database dropped under a
+        // running app would be a different test.
+        await database.drop();
       });
       const user = await signUp(app);
       const created = await createApp(app, user.token);
@@ -201,7 +203,6 @@ if (POSTGRES_URL) {
 
     test('while the database is unreachable /readyz answers 503; once it is back, 200 and writes succeed', async (t) => {
       const database = await createTestDatabase('postgres');
-      t.after(() => database.drop());
       const proxy = await databaseProxy(new URL(database.url));
       const name = `${database.pgSchema}_proxy`;
       const handle = createDb(proxy.url, { pgSchema: database.pgSchema, poolSize: 5, applicationName: name });
@@ -221,6 +222,9 @@ if (POSTGRES_URL) {
         await handle.close();
         await database.handle.close();
         await proxy.down();
+        // Dropped last: after hooks run in the order they were added, and a database dropped under a
+        // running app would be a different test.
+        await database.drop();
       });
       const { token } = await signUp(app);
       await until('the LISTEN connection is open', () => listening(name));

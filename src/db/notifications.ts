@@ -39,36 +39,41 @@ export function createChangeNotifier(handle: DbHandle, channelSuffix = ''): Chan
   let retry: NodeJS.Timeout | null = null;
 
   async function listen() {
-    if (closed) return;
+    if (closed || client) return;
+    let c: pg.PoolClient | null = null;
     try {
-      const c = await pool.connect();
-      if (closed) {
-        // Closed while connecting: give the connection back, or the pool could never end.
-        c.release();
+      c = await pool.connect();
+      if (closed || client) {
+        // Closed while connecting (or another attempt got there first): give the connection back,
+        // or the pool could never end.
+        discard(c);
         return;
       }
       // Held from now on, so a close() during LISTEN still releases it.
       client = c;
+      const own = c;
       c.on('notification', (msg) => {
         if (msg.channel === channel && msg.payload !== undefined) emitter.emit('change', msg.payload);
       });
-      c.on('error', () => reconnect(c));
+      c.on('error', () => reconnect(own));
       await c.query(`LISTEN ${channel}`);
       // Anything published while we were disconnected is picked up by the readers' polling fallback.
       emitter.emit('reconnected');
     } catch {
-      if (client) reconnect(client);
+      if (c) reconnect(c);
       else scheduleRetry();
     }
   }
 
+  /**
+   * A LISTEN connection failed: it is discarded, and only the current one's loss starts a new
+   * attempt (one connection can report its loss twice, the failed query and the 'error' event;
+   * two attempts would leave one connection checked out for good and the pool unable to end).
+   */
   function reconnect(c: pg.PoolClient) {
+    discard(c);
+    if (client !== c && client !== null) return;
     if (client === c) client = null;
-    try {
-      c.release(true);
-    } catch {
-      /* already released */
-    }
     scheduleRetry();
   }
 
@@ -97,10 +102,19 @@ export function createChangeNotifier(handle: DbHandle, channelSuffix = ''): Chan
       emitter.removeAllListeners();
       const c = client;
       client = null;
-      if (c) {
-        await c.query(`UNLISTEN ${channel}`).catch(() => undefined);
-        c.release();
-      }
+      // Destroyed, not UNLISTENed and returned: closing goes with the pool's end, and a query here
+      // would queue behind a LISTEN still in flight on a connection that may never answer again
+      // (seen: a close during a reconnect held the pool, and the process, open for good).
+      if (c) discard(c);
     },
   };
+}
+
+/** Gives a LISTEN connection back to the pool to be closed; a second release (an error after close) is a no-op. */
+function discard(c: pg.PoolClient) {
+  try {
+    c.release(true);
+  } catch {
+    /* already released */
+  }
 }
