@@ -26,6 +26,7 @@ import * as exportCommitOrder from './migrations/0152-export-commit-order.js';
 import * as deliveryClaims from './migrations/0153-delivery-claims.js';
 import * as secretFingerprint from './migrations/0154-secret-fingerprint.js';
 import * as deliveriesDueIndex from './migrations/0155-deliveries-due-index.js';
+import * as eventKeysBrin from './migrations/0156-event-keys-brin.js';
 
 const migrations: Record<string, Migration> = {
   '0001-foundation': foundation,
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   '0153-delivery-claims': deliveryClaims,
   '0154-secret-fingerprint': secretFingerprint,
   '0155-deliveries-due-index': deliveriesDueIndex,
+  '0156-event-keys-brin': eventKeysBrin,
 };
 
 /**
