@@ -5,9 +5,10 @@
 // are refused here item by item (the batch route's parser leaves its items to this function).
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { digestOf } from '../../../platform/canonical-json.js';
 import { findRefusedValue } from '../../../platform/json-values.js';
+import { eventDigest } from './event-digest.js';
 import { EventItem } from './telemetry.schemas.js';
+import { isDateTime } from './timestamp-format.js';
 import { FUTURE_TOLERANCE_MS, RAW_RETENTION_MS, type TelemetryEvent, type ValidEvent } from './telemetry.model.js';
 
 const ajv = new Ajv.default({
@@ -18,6 +19,7 @@ const ajv = new Ajv.default({
   removeAdditional: false,
 });
 addFormats.default(ajv);
+ajv.addFormat('date-time', isDateTime);
 const checkItem = ajv.compile(EventItem);
 
 const MAX_VALUE_BYTES = 1024;
@@ -108,5 +110,5 @@ export function validateItem(item: unknown, index: number, now: number): ValidEv
   const event = fields as unknown as TelemetryEvent;
   event.ts = ts;
   if (event.kind === 'outcome' && event.metricValue === undefined) event.metricValue = 1;
-  return { index, event, contentHash: digestOf(event) };
+  return { index, event, contentHash: eventDigest(event) };
 }
