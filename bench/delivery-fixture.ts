@@ -5,11 +5,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../src/app.js';
-import type { EnsignConfig } from '../src/config.js';
 import { createDb } from '../src/db/create-db.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { createChangeNotifier } from '../src/db/notifications.js';
 import { inTransaction } from '../src/db/transaction.js';
+import { benchConfig } from './bench-config.js';
 import type { FlagType, Rule } from '@ensign/engine';
 import {
   createConfigStateStore,
@@ -21,16 +21,6 @@ import {
 export const FLAGS_PER_ENVIRONMENT = 200;
 
 /** Operator settings of the benchmark: default log level, quotas no benchmark run can reach. */
-export function benchConfig(): Pick<EnsignConfig, 'secret' | 'quotas' | 'defaultPlan' | 'logLevel'> {
-  const quota = { configSyncs: 1_000_000_000, apps: 1000, flags: 10_000 };
-  return {
-    secret: 'bench-secret-bench-secret-bench-secret-0',
-    quotas: { free: quota, pro: quota },
-    defaultPlan: 'free',
-    logLevel: process.env.ENSIGN_LOG_LEVEL ?? 'info',
-  };
-}
-
 const AT = '2026-01-01T00:00:00.000Z';
 
 function valueOf(type: FlagType, i: number): unknown {

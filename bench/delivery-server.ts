@@ -5,7 +5,7 @@
 import { dirname } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { startServer } from '../src/main.js';
-import { benchConfig } from './delivery-fixture.js';
+import { benchConfig } from './bench-config.js';
 
 const [url, lane = 'lane-on'] = process.argv.slice(2);
 if (!url || (lane !== 'lane-on' && lane !== 'lane-off'))

@@ -1,65 +1,22 @@
-// Process entry: read config, open storage, migrate, build the app, listen, close gracefully.
+// Process entry (`npm start`; `ensign serve` and the benchmarks call startServer): the server's
+// modules (server.ts and the ~1,600 it imports) are loaded only once the young generation is held
+// at its initial size, since loading them is most of what starting allocates (decision 0065); it is
+// released once the server listens.
 import { pathToFileURL } from 'node:url';
-import { buildApp } from './app.js';
 import { loadConfig, type EnsignConfig } from './config.js';
-import { createDb } from './db/create-db.js';
-import { migrateToLatest } from './db/migrate.js';
-import { checkSecretFingerprint } from './platform/secret-fingerprint.js';
-import { releaseStartupMemory } from './platform/startup-memory.js';
+import { holdYoungGeneration } from './platform/startup-heap.js';
+import type { StartOptions } from './server.js';
 
-export interface StartOptions {
-  /** Stop gracefully on SIGTERM/SIGINT and exit the process (the CLI and `npm start`; not tests). */
-  handleSignals?: boolean;
-}
+export type { StartOptions } from './server.js';
 
 export async function startServer(config: EnsignConfig = loadConfig(), options: StartOptions = {}) {
-  const handle = createDb(config.databaseUrl);
-  await migrateToLatest(handle.db);
+  const release = holdYoungGeneration();
   try {
-    await checkSecretFingerprint(handle.db, config.secret);
-  } catch (err) {
-    await handle.close();
-    throw err;
+    const server = await import('./server.js');
+    return await server.startServer(config, options);
+  } finally {
+    release();
   }
-  const app = await buildApp({ db: handle.db, dbHandle: handle, config });
-  // Every plugin and route registered; what starting allocated is garbage now (decision 0057).
-  await app.ready();
-  await releaseStartupMemory();
-  const address = await app.listen({ host: config.host, port: config.port });
-  app.log.info({ address, database: handle.dialect, dataDir: config.dataDir }, `Ensign listening on ${address}`);
-
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    const graceMs = config.http.shutdownGraceMs;
-    app.log.info({ signal, graceMs }, 'shutting down: no new connections, finishing in-flight requests');
-    // Requests still unfinished after the grace period (slow bodies, open streams) lose their
-    // connection, so the close below can finish: counters flushed, database closed, exit 0.
-    const grace = setTimeout(() => {
-      app.log.warn({ graceMs }, 'grace period over: closing the remaining connections');
-      app.server.closeAllConnections();
-    }, graceMs);
-    grace.unref();
-    // Only if closing itself hangs (a database that never answers).
-    const force = setTimeout(() => process.exit(1), graceMs + 15_000);
-    force.unref();
-    try {
-      await app.close();
-      clearTimeout(grace);
-      await handle.close();
-      app.log.info('stopped');
-      process.exit(0);
-    } catch (err) {
-      app.log.error({ err }, 'shutdown failed');
-      process.exit(1);
-    }
-  };
-  if (options.handleSignals) {
-    process.once('SIGTERM', () => void shutdown('SIGTERM'));
-    process.once('SIGINT', () => void shutdown('SIGINT'));
-  }
-  return { app, handle, address };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {

@@ -3,7 +3,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { createDb } from '../../../db/create-db.js';
-import { releaseStartupMemory } from '../../../platform/startup-memory.js';
 import { storeBatches } from './event-store.repository.js';
 import { droppedEvents, type WriterData, type WriterReply, type WriterRequest } from './group-store.js';
 
@@ -13,12 +12,7 @@ const { db } = createDb(data.databaseUrl);
 const dropped = droppedEvents(data.tombstoneKey);
 // A long transaction of the main connection (an erasure's rollup rebuild) delays groups rather
 // than failing them: the thread waits up to 20 s for the write lock, inside the caller's 30 s.
-// Then the thread's own isolate gives back what loading its modules grew (about 10 of its 30 MiB,
-// decision 0057) before the first group runs.
-const ready = sql`PRAGMA busy_timeout = 20000`
-  .execute(db)
-  .catch(() => undefined)
-  .then(releaseStartupMemory);
+const ready = sql`PRAGMA busy_timeout = 20000`.execute(db).catch(() => undefined);
 let queue: Promise<unknown> = ready;
 
 port.on('message', (request: WriterRequest) => {
