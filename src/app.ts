@@ -10,6 +10,7 @@ import { databaseReadiness } from './db/readiness.js';
 import { JobRunner, ProcessTasks, registerJobsMaintenance } from './jobs/index.js';
 import { registerConsole } from './platform/console-static.js';
 import { createHttpServer } from './platform/http-server.js';
+import { keepTickShape, TICK_SHAPE_REFRESH_MS } from './platform/tick-shape.js';
 import { composeAuthority, composeCore } from './modules/core/compose.js';
 import { composeDelivery } from './modules/delivery/compose.js';
 import { composeExperimentation } from './modules/experimentation/compose.js';
@@ -73,6 +74,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // ENSIGN_JOBS_CONCURRENCY=0 keeps this process out of background work (it still enqueues).
   if (settings.jobs.concurrency > 0) app.addHook('onListen', async () => jobs.start());
   const tasks = new ProcessTasks(app.log);
+  // One of nextTick's tick objects kept alive, so full collections do not slow every tick (decision 0066).
+  app.addHook('onListen', keepTickShape);
+  tasks.every('platform.keep-tick-shape', TICK_SHAPE_REFRESH_MS, keepTickShape);
   const stopHearingFaults = dbHandle.onConnectionError((err) =>
     app.log.error(
       { err },
