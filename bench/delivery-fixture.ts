@@ -20,7 +20,6 @@ import {
 
 export const FLAGS_PER_ENVIRONMENT = 200;
 
-/** Operator settings of the benchmark: default log level, quotas no benchmark run can reach. */
 const AT = '2026-01-01T00:00:00.000Z';
 
 function valueOf(type: FlagType, i: number): unknown {
