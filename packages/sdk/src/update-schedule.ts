@@ -1,7 +1,8 @@
 // When a client asks for its document again. While the environment's change stream is open the
 // client asks when a message says so and polling stops; without a stream, or while it is down, it
 // polls with jitter (the interval, or the backoff and Retry-After of a failed refresh) and
-// reconnects the stream with backoff.
+// reconnects the stream with backoff. A failed refresh's wait holds every path that asks again
+// (stream messages and reconnections too): a server that said Retry-After is not asked sooner.
 import { readChangeStream } from './change-stream.js';
 import type { Connection } from './document-fetch.js';
 import { asEnsignError, EnsignError } from './errors.js';
@@ -23,10 +24,14 @@ export interface ScheduledClient {
 export class UpdateSchedule {
   private streamUri: string | null = null;
   private streamOpen = false;
+  /** A connection was asked for and has not ended yet (open or not): never two at once. */
+  private streamConnecting = false;
   private streamRetryMs = 2000;
   private streamFailures = 0;
   private pollTimer: Timer | undefined;
   private streamTimer: Timer | undefined;
+  /** Until when (Date.now()) a failed refresh asked us to wait; 0 when nothing is held. */
+  private holdUntil = 0;
 
   constructor(private readonly client: ScheduledClient) {}
 
@@ -40,8 +45,9 @@ export class UpdateSchedule {
     if (this.client.stopped()) return;
     clearTimeout(this.pollTimer);
     this.pollTimer = undefined;
+    this.holdUntil = retryIn === undefined ? 0 : Date.now() + retryIn;
     if (retryIn === undefined && this.client.streamEnabled && this.streamUri !== null) {
-      if (!this.streamOpen && this.streamTimer === undefined) this.connectStream();
+      if (!this.streamConnecting && this.streamTimer === undefined) this.connectStream();
       if (this.streamOpen) return;
     }
     this.pollTimer = later(retryIn ?? jittered(this.client.pollMs()), () => void this.client.refresh());
@@ -50,17 +56,20 @@ export class UpdateSchedule {
   private connectStream(): void {
     const uri = this.streamUri!;
     this.streamOpen = false;
+    this.streamConnecting = true;
     // Its outcome, failure included, is handled by the chain's last step.
     void readChangeStream(this.client.connection.fetch, uri, this.client.signal, {
       onOpen: () => {
         this.streamOpen = true;
         this.streamFailures = 0;
-        // The stream now tells us when to ask: polling stops.
+        // The stream now tells us when to ask: polling stops (a held retry still runs).
+        if (this.held()) return;
         clearTimeout(this.pollTimer);
         this.pollTimer = undefined;
       },
       onMessage: (data) => {
-        if (data.includes('refetchEvaluation')) void this.client.refresh();
+        // While held, the planned retry fetches the latest document anyway.
+        if (data.includes('refetchEvaluation') && !this.held()) void this.client.refresh();
       },
       onRetry: (ms) => (this.streamRetryMs = Math.max(500, ms)),
     })
@@ -71,6 +80,7 @@ export class UpdateSchedule {
       .then((error) => {
         const wasOpen = this.streamOpen;
         this.streamOpen = false;
+        this.streamConnecting = false;
         if (this.client.stopped()) return;
         if (!wasOpen) this.streamFailures++;
         if (error !== undefined && !wasOpen)
@@ -80,18 +90,37 @@ export class UpdateSchedule {
               `The change stream is unavailable, polling instead: ${asEnsignError(error).message}`,
             ),
           );
-        // Poll while the stream is down; the next refresh also brings a fresh stream URL (tokens expire).
-        this.plan(undefined);
+        // Poll while the stream is down (a retry a failed refresh planned stays as it is); the next
+        // refresh also brings a fresh stream URL (tokens expire).
         if (this.pollTimer === undefined)
           this.pollTimer = later(jittered(this.client.pollMs()), () => void this.client.refresh());
-        this.streamTimer = later(wasOpen ? this.streamRetryMs : backoff(this.streamFailures - 1), () => {
-          this.streamTimer = undefined;
-          void this.client.refresh().then(() => {
-            if (!this.streamOpen && this.streamTimer === undefined && !this.client.stopped() && this.streamUri !== null)
-              this.connectStream();
-          });
-        });
+        this.reconnectIn(wasOpen ? this.streamRetryMs : backoff(this.streamFailures - 1));
       });
+  }
+
+  /** One pending reconnection at most: refresh (caught up on what the stream missed), then reopen. */
+  private reconnectIn(ms: number): void {
+    clearTimeout(this.streamTimer);
+    this.streamTimer = later(Math.max(ms, this.holdUntil - Date.now()), () => {
+      this.streamTimer = undefined;
+      if (this.client.stopped()) return;
+      if (this.held()) return this.reconnectIn(0);
+      // A successful refresh reconnects through plan(); a failed one leaves it to the held retry's.
+      void this.client.refresh().then(() => {
+        if (
+          !this.streamConnecting &&
+          this.streamTimer === undefined &&
+          !this.held() &&
+          !this.client.stopped() &&
+          this.streamUri !== null
+        )
+          this.connectStream();
+      });
+    });
+  }
+
+  private held(): boolean {
+    return Date.now() < this.holdUntil;
   }
 
   /** Releases both timers (the stream itself ends with the client's abort signal). */

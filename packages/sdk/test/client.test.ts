@@ -23,6 +23,17 @@ function clientOf(server: FakeServer, options: Partial<ClientOptions> = {}) {
   });
 }
 
+/** No document request between a throttled answer and the end of its Retry-After (a lower bound:
+ * a loaded machine only makes the retry later). */
+function assertRetryAfterHonoured(server: FakeServer, retryAfterMs: number): void {
+  const requests = server.exchanges.filter((e) => e.path === '/api/v1/advanced-config');
+  const throttled = requests.findIndex((e) => e.scripted === 429 || e.scripted === 503);
+  assert.ok(throttled >= 0 && throttled < requests.length - 1, 'a throttled answer and a request after it');
+  // 5 ms of slack: Date.now() and the timers' monotonic clock are read at different moments.
+  const waited = requests[throttled + 1]!.at - requests[throttled]!.at;
+  assert.ok(waited >= retryAfterMs - 5, `asked again after ${waited} ms, Retry-After said ${retryAfterMs}`);
+}
+
 function memoryStore(): DocumentStore & { saved: Map<string, string> } {
   const saved = new Map<string, string>();
   return { saved, load: (name) => saved.get(name) ?? null, save: (name, text) => void saved.set(name, text) };
@@ -181,14 +192,37 @@ describe('@ensign/sdk client', () => {
     server.documentAnswers.push({
       status: 429,
       body: { error: { code: 'monthly_config_sync_quota_exceeded' } },
-      headers: { 'retry-after': '1' },
+      headers: { 'retry-after': '2' },
     });
-    await until(() => seen.length === 1, 'stale');
-    assert.equal(client.status, 'stale');
+    await until(() => seen.length >= 1, 'stale');
+    assert.equal(seen[0], 'stale');
     assert.equal(client.boolean('a', {}, false), true, 'the last good document is still served');
     await until(() => seen.length === 2, 'fresh again');
     assert.deepEqual(seen, ['stale', 'ready']);
     assert.equal(client.status, 'ready');
+    assertRetryAfterHonoured(server, 2000);
+  });
+
+  test('Retry-After holds the change stream too: messages and reconnections wait for it', async (t) => {
+    const server = new FakeServer(document({ flags: { a: flag('bool', false) } }, 1));
+    const client = clientOf(server);
+    t.after(() => client.close());
+    await client.ready();
+    await until(() => server.openStreams === 1, 'the stream');
+    const seen: string[] = [];
+    client.on('stale', () => seen.push('stale'));
+    client.on('ready', () => seen.push('ready'));
+    server.documentAnswers.push({ status: 503, headers: { 'retry-after': '2' } });
+    server.publish(document({ flags: { a: flag('bool', true) } }, 2));
+    await until(() => seen.length >= 1, 'stale');
+    // Announcements during the wait, and the stream dropping, do not ask sooner.
+    server.publish(document({ flags: { a: flag('bool', true) } }, 3));
+    server.endStreams();
+    await until(() => seen.length === 2, 'fresh again');
+    assert.deepEqual(seen, ['stale', 'ready']);
+    assert.equal(client.version, 3);
+    assertRetryAfterHonoured(server, 2000);
+    await until(() => server.openStreams === 1, 'the stream again');
   });
 
   test('persistence: a restart serves the stored document at once, and costs one 304', async (t) => {

@@ -63,6 +63,10 @@ export interface Exchange {
   method: string;
   path: string;
   ifNoneMatch: string | null;
+  /** Date.now() when the request arrived. */
+  at: number;
+  /** The status of a scripted answer (documentAnswers). */
+  scripted?: number;
   body?: any;
 }
 
@@ -115,13 +119,17 @@ export class FakeServer {
       method: init.method ?? 'GET',
       path: url.pathname,
       ifNoneMatch: headers.get('if-none-match'),
+      at: Date.now(),
     };
     if (typeof init.body === 'string') exchange.body = JSON.parse(init.body);
     this.exchanges.push(exchange);
     init.signal?.throwIfAborted();
     if (url.pathname === '/api/v1/advanced-config') {
       const scripted = this.documentAnswers.shift();
-      if (scripted) return json(scripted.status, scripted.body, scripted.headers);
+      if (scripted) {
+        exchange.scripted = scripted.status;
+        return json(scripted.status, scripted.body, scripted.headers);
+      }
       const stream = { 'x-ensign-event-stream': '/api/ofrep/v1/events?token=t0k' };
       if (exchange.ifNoneMatch === this.current.delivery.etag)
         return new Response(null, { status: 304, headers: stream });
