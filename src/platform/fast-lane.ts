@@ -14,6 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import FindMyWay from 'find-my-way';
 import type { FastifyInstance, FastifyServerOptions, RouteOptions } from 'fastify';
 import { errorRendererOf } from './error-handler.js';
+import { LaneRequest } from './fast-lane-exchange.js';
 import { take } from './fast-lane-matching.js';
 import type { FastLaneHandler } from './fast-lane-route.js';
 import type { FastLaneRouteInfo, LaneEntry, LaneState, Logger } from './fast-lane-state.js';
@@ -130,7 +131,8 @@ export function createFastLane(options: FastLaneOptions) {
       }
       lane.framework = handler;
       const server = createServer(
-        settings.http ?? {},
+        // Lane POSTs take their bodies as they are parsed (fast-lane-exchange.ts).
+        { ...settings.http, IncomingMessage: LaneRequest },
         options.enabled
           ? (req, res) => {
               if (!take(lane, req, res)) handler(req, res);

@@ -70,5 +70,38 @@ for (const dialect of dialects) {
       });
       assert.equal(test.app.fastLane.stats.served, served + 1);
     });
+
+    test('a body that arrives in pieces, with a known and with an unknown key, is read whole', async (t) => {
+      const test = await buildTestApp(t, { dialect });
+      const fx = await flagsFixture(test);
+      const base = await listening(test);
+      const { port } = new URL(base);
+      const body = '{"flagKey":"limit","context":{"targetingKey":"a"}}';
+      /** One request over a raw socket: the head with the body's first `split` bytes, the rest 30 ms later. */
+      const send = (key: string, split: number) =>
+        new Promise<string>((resolve, reject) => {
+          let answer = '';
+          const socket = connect(Number(port), '127.0.0.1', () => {
+            socket.write(
+              `POST ${EVALUATE} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n${body.slice(0, split)}`,
+            );
+            setTimeout(() => socket.write(body.slice(split)), 30);
+          });
+          socket.on('data', (chunk) => (answer += chunk.toString('utf8')));
+          socket.on('end', () => resolve(answer));
+          socket.on('error', reject);
+        });
+      const served = test.app.fastLane.stats.served;
+      // The key unknown to the process: read from the database while the first piece waits in the stream.
+      const cold = await send(fx.sdk, 20);
+      for (const split of [0, 1, 20, body.length - 1]) {
+        const answer = await send(fx.sdk, split);
+        assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+        assert.equal(answer.slice(answer.indexOf('\r\n\r\n') + 4), cold.slice(cold.indexOf('\r\n\r\n') + 4));
+      }
+      assert.match(cold, /^HTTP\/1\.1 200 /, cold);
+      assert.match(cold, /"key":"limit"/);
+      assert.equal(test.app.fastLane.stats.served, served + 5, 'every one answered by the lane');
+    });
   });
 }
