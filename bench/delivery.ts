@@ -36,12 +36,16 @@ interface Child {
 
 async function start(script: string, args: string[], logFile?: string): Promise<Child> {
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
-  // BENCH_CPU_PROF=<dir> writes Ensign's CPU profile there.
+  // BENCH_CPU_PROF=<dir> writes Ensign's CPU profile there; BENCH_SERVER_FLAGS passes Node flags to
+  // Ensign (e.g. --perf-basic-prof for perf), as in bench:evaluate.
   const profile =
     process.env.BENCH_CPU_PROF && script === 'delivery-server.js'
       ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
       : [];
-  const flags = script === 'delivery-server.js' ? profile : [];
+  const flags =
+    script === 'delivery-server.js'
+      ? [...profile, ...(process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [])]
+      : [];
   const child = fork(join(compiled, 'bench', script), args, {
     execArgv: ['--expose-gc', ...flags],
     stdio: ['ignore', out, 'inherit', 'ipc'],
