@@ -16,6 +16,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 
@@ -118,5 +119,28 @@ const args = [
   ...longestFirst,
   ...entries,
 ];
-const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
+// The test processes keep their PostgreSQL databases for their next tests and drop them when done
+// (test/helpers/database-pool.ts); the run's id prefixes those names, so the databases a process that
+// crashed left behind are dropped here, and never another run's.
+const runId = randomBytes(4).toString('hex');
+const result = spawnSync(process.execPath, args, {
+  stdio: 'inherit',
+  env: { ...process.env, ENSIGN_TEST_RUN_ID: runId },
+});
+if (postgresUrl) await dropLeftDatabases(postgresUrl, `t_${runId}_`);
 process.exit(result.status ?? 1);
+
+async function dropLeftDatabases(url, prefix) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query('SELECT datname FROM pg_database WHERE starts_with(datname, $1)', [prefix]);
+    for (const { datname } of rows)
+      await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(datname)} WITH (FORCE)`);
+    if (rows.length > 0) console.log(`# dropped ${rows.length} test databases left by processes that ended early`);
+  } catch (err) {
+    console.error(`could not drop the run's leftover test databases: ${err instanceof Error ? err.message : err}`);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

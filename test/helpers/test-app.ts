@@ -1,6 +1,5 @@
 // buildTestApp({ dialect }) → a migrated database and an app, closed with t.after. On PostgreSQL each
 // test app gets its own database, so test files run in parallel without seeing each other's rows.
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,10 +19,14 @@ import {
 import { createDb, type DbHandle } from '../../src/db/create-db.js';
 import type { DialectName } from '../../src/db/dialect.js';
 import { watchDeclaredErrors } from './declared-errors.js';
-import { copyPostgresTemplate, copySqliteTemplate, dropPostgresDatabase } from './template-databases.js';
+import { acquirePostgresDatabase, dropIdleDatabases } from './database-pool.js';
+import { copySqliteTemplate } from './template-databases.js';
 
 export const POSTGRES_URL = process.env.ENSIGN_TEST_POSTGRES_URL;
 export const dialects: DialectName[] = ['sqlite', ...(POSTGRES_URL ? (['postgres'] as const) : [])];
+
+// The databases this process kept for its next tests (database-pool.ts) are dropped after its last.
+if (POSTGRES_URL) after(() => dropIdleDatabases(POSTGRES_URL));
 
 export interface TestContext {
   after(fn: () => unknown): void;
@@ -39,17 +42,16 @@ export interface TestDatabase {
 }
 
 /**
- * A new migrated database: on PostgreSQL a database of its own, copied from a migrated template,
- * whose one schema is named like it (so `pgSchema` also names its notification channel and the
- * connections' application_name); on SQLite a copy of a migrated file in a directory of its own.
+ * A new migrated database: on PostgreSQL a database of its own, copied from a migrated template (or
+ * one an earlier test of this process used, emptied: database-pool.ts), whose one schema is named
+ * like it (so `pgSchema` also names its notification channel and the connections' application_name);
+ * on SQLite a copy of a migrated file in a directory of its own. `drop` ends it for the test.
  */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === 'postgres') {
     if (!POSTGRES_URL) throw new Error('ENSIGN_TEST_POSTGRES_URL is not set');
-    const pgSchema = `t_${randomBytes(6).toString('hex')}`;
-    const url = await copyPostgresTemplate(POSTGRES_URL, pgSchema);
+    const { name: pgSchema, url, release: drop } = await acquirePostgresDatabase(POSTGRES_URL);
     const open = () => createDb(url, { pgSchema, poolSize: 5, applicationName: pgSchema });
-    const drop = () => dropPostgresDatabase(POSTGRES_URL, pgSchema);
     return { url, handle: await opened(open), pgSchema, open, drop };
   }
   const dir = mkdtempSync(join(tmpdir(), 'ensign-test-'));
