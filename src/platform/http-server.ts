@@ -22,7 +22,7 @@ import { registerOpenApi } from './openapi.js';
 import { PUBLIC_CORS_RESPONSE_HEADERS } from './public-cors.js';
 import { buildSerializersOnFirstUse } from './response-serializers.js';
 import { registerRequestIds, requestIdOf } from './request-id.js';
-import { createValidatorCompiler, registerValidation } from './validation.js';
+import { createValidatorCompiler, registerValidation, validatorFor } from './validation.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -52,6 +52,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const { settings } = options;
   const lane = createFastLane({ maxParamLength: settings.maxParamLength, enabled: settings.fastLane });
   const timeouts = settings.http;
+  const compile = createValidatorCompiler();
   const app = Fastify({
     // Slow clients are cut off: a request (headers and body) must arrive within requestTimeout.
     requestTimeout: timeouts.requestTimeoutMs,
@@ -68,8 +69,17 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     routerOptions: { maxParamLength: settings.maxParamLength },
     serverFactory: lane.serverFactory,
     trustProxy: false,
-    ajv: { customOptions: { removeAdditional: false } },
-    schemaController: { compilersFactory: { buildSerializer: buildSerializersOnFirstUse } },
+    schemaController: {
+      compilersFactory: {
+        buildSerializer: buildSerializersOnFirstUse,
+        // Every context validates with this compiler (validation.ts's rules). Given only through
+        // setValidatorCompiler, a plugin that adds a shared schema (telemetry's EventItem) made
+        // Fastify build its default Ajv for that plugin's routes (coercing "1" to 1 in a body), and a
+        // new Ajv instance per app.
+        // (Typed for @fastify/ajv-compiler's pools; Fastify calls what it returns as any validator compiler.)
+        buildValidator: (() => validatorFor(compile)) as never,
+      },
+    },
     frameworkErrors: frameworkErrorHandler({
       [`${options.publicPrefix.prefix}/`]: options.publicPrefix.frameworkErrors,
     }),
@@ -80,7 +90,6 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   registerRequestIds(app);
   const metrics = createMetrics(options.database);
   registerRequestMetrics(app, metrics.requests);
-  const compile = createValidatorCompiler();
   registerValidation(app, compile);
   registerErrorHandling(app);
   registerBodyLimits(app);

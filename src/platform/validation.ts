@@ -132,7 +132,13 @@ function compiledOnFirstUse(compile: () => CompiledValidator): CompiledValidator
   return validate;
 }
 
+/** `compile` as Fastify calls a validator compiler (setValidatorCompiler, the schema controller's factory). */
+export function validatorFor(compile: ValidatorCompiler) {
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) =>
+    compile(schema, httpPart as RequestPart) as never;
+}
+
 export function registerValidation(app: FastifyInstance, compile: ValidatorCompiler = createValidatorCompiler()) {
-  app.setValidatorCompiler(({ schema, httpPart }) => compile(schema, httpPart as RequestPart) as never);
+  app.setValidatorCompiler(validatorFor(compile));
   registerJsonParser(app);
 }

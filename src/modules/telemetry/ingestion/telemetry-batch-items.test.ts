@@ -231,7 +231,7 @@ for (const dialect of dialects) {
       assert.equal(server.json().results[0].status, 'accepted');
     });
 
-    test('bad envelopes are 400, a body over 1 MiB 413, management credentials 401', async (t) => {
+    test('bad envelopes are 400 (nothing coerced), a body over 1 MiB 413, management credentials 401', async (t) => {
       const { app } = await buildTestApp(t, { dialect, now: testClock().now });
       const s = await telemetryApp(app);
       const one = [exposure(T0, 'u')];
@@ -254,6 +254,9 @@ for (const dialect of dialects) {
         '/events',
       );
       expectValidation(await sendBatch(app, s.sdkProd, one, { sdk: { name: 'js' } }), '/sdk/version');
+      // Strict like every body: nothing is coerced (a string for a number, a number for a string).
+      expectValidation(await sendBatch(app, s.sdkProd, one, { schemaVersion: '1' }), '/schemaVersion');
+      expectValidation(await sendBatch(app, s.sdkProd, one, { sdk: { name: 1, version: '1' } }), '/sdk/name');
       const huge = await sendBatch(app, s.sdkProd, [{ ...exposure(T0, 'u'), value: 'x'.repeat(1024 * 1024) }]);
       expectError(huge, 413, 'payload_too_large');
       expectError(await sendBatch(app, s.admin, one), 401, 'unauthorized');
