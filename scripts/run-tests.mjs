@@ -82,7 +82,7 @@ function groupsOf(list, count) {
   return groups.filter((g) => g.files.length > 0).sort((a, b) => b.size - a.size);
 }
 
-const FILES_PER_GROUP = 12;
+const FILES_PER_GROUP = 24;
 const groupDir = mkdtempSync(join(tmpdir(), 'ensign-test-groups-'));
 process.on('exit', () => rmSync(groupDir, { recursive: true, force: true }));
 const entries = groupsOf(shared, Math.ceil(shared.length / FILES_PER_GROUP)).map((group, i) => {
