@@ -9,8 +9,9 @@
 // or a browser run alone and first: they are the longest, and mostly wait.
 //
 // TEST_FILTER=part keeps the files whose path contains it; TEST_CONCURRENCY sets how many processes
-// run at once (default 4 on this 2-core machine: much of a test's time is spent waiting on a database,
-// a child process or a browser; 4 took the run from 402–439 s to 377 s);
+// run at once (default 3 on this 2-core machine: with groups of about 24 files every phase is
+// CPU-bound, and 3 took the tests from 357 s to 338 s against 4, decision 0069; with groups of 12, 4 had
+// been faster than 3);
 // TEST_ISOLATE=1 runs every file in a process of its own, as node --test does; TEST_TIMEOUT_MS bounds each.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,7 @@ const files = ['src', 'test', 'packages']
   .flatMap((d) => collect(d))
   .filter((f) => !filter || f.includes(filter))
   .sort();
-const concurrency = Number(process.env.TEST_CONCURRENCY ?? '4');
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? '3');
 
 /** Files that start other processes (servers, workers, the CLI, a browser): each in a process of its own. */
 const STARTS_PROCESSES = /node:child_process|helpers\/child-process\.js|console-browser\.js|\bspawnCli\(/;
