@@ -10,8 +10,8 @@
 // when its tests end; run-tests.mjs drops any a crashed process left behind, by the run's prefix.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
-import { copyPostgresTemplate, dropPostgresDatabase, withDatabase } from './template-databases.js';
+import type pg from 'pg';
+import { copyPostgresTemplate, dropPostgresDatabase, withClient, withDatabase } from './template-databases.js';
 
 /** The run's id, the prefix of the databases it may keep (only ever hex: names go into DDL). */
 function runId(): string | undefined {
@@ -82,16 +82,6 @@ async function release(serverUrl: string, name: string): Promise<void> {
 /** Drops every database this process kept: its tests are over. */
 export async function dropIdleDatabases(serverUrl: string): Promise<void> {
   for (const name of idle.splice(0)) await dropPostgresDatabase(serverUrl, name);
-}
-
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end().catch(() => undefined);
-  }
 }
 
 /**

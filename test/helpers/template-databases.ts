@@ -41,7 +41,8 @@ export function withDatabase(url: string, name: string): string {
   return u.toString();
 }
 
-async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One connection to `url` for `fn`, closed after it. */
+export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -59,7 +60,7 @@ let template: Promise<string> | undefined;
  * process asks first): its tables live in schema `template_schema`, which a copy renames.
  */
 function postgresTemplate(url: string): Promise<string> {
-  return (template ??= withAdmin(url, async (admin) => {
+  return (template ??= withClient(url, async (admin) => {
     const name = `ensign_template_${digestOnce()}`;
     await admin.query(`SELECT pg_advisory_lock(hashtext('ensign test template'))`);
     try {
@@ -69,7 +70,7 @@ function postgresTemplate(url: string): Promise<string> {
       await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
       await admin.query(`CREATE DATABASE ${building}`);
       const buildUrl = withDatabase(url, building);
-      await withAdmin(buildUrl, (c) => c.query(`CREATE SCHEMA ${TEMPLATE_SCHEMA}`));
+      await withClient(buildUrl, (c) => c.query(`CREATE SCHEMA ${TEMPLATE_SCHEMA}`));
       const handle = createDb(buildUrl, { pgSchema: TEMPLATE_SCHEMA, poolSize: 2, applicationName: building });
       try {
         await migrateToLatest(handle.db);
@@ -95,14 +96,14 @@ function postgresTemplate(url: string): Promise<string> {
  */
 export async function copyPostgresTemplate(url: string, name: string): Promise<string> {
   const source = await postgresTemplate(url);
-  await withAdmin(url, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
+  await withClient(url, (admin) => admin.query(`CREATE DATABASE ${name} TEMPLATE ${source}`));
   const copyUrl = withDatabase(url, name);
-  await withAdmin(copyUrl, (c) => c.query(`ALTER SCHEMA ${TEMPLATE_SCHEMA} RENAME TO ${name}`));
+  await withClient(copyUrl, (c) => c.query(`ALTER SCHEMA ${TEMPLATE_SCHEMA} RENAME TO ${name}`));
   return copyUrl;
 }
 
 export async function dropPostgresDatabase(url: string, name: string): Promise<void> {
-  await withAdmin(url, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  await withClient(url, (admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
 
 let sqliteTemplate: Promise<string> | undefined;
