@@ -18,9 +18,9 @@ const FLAG = '--semi-space-growth-factor';
 
 let holders = 0;
 
-/** An operator who set the growth factor on the command line keeps it. */
-const setByOperator = () =>
-  process.execArgv.some((arg) => arg.startsWith(FLAG)) || (process.env.NODE_OPTIONS ?? '').includes(FLAG);
+/** Whether an operator set a V8 flag on the command line (or in NODE_OPTIONS): theirs is kept. */
+export const setByOperator = (flag: string) =>
+  process.execArgv.some((arg) => arg.startsWith(flag)) || (process.env.NODE_OPTIONS ?? '').includes(flag);
 
 /**
  * Holds the young generation at its present size until the returned function is called (once per
@@ -28,7 +28,7 @@ const setByOperator = () =>
  * a worker thread started meanwhile is held too.
  */
 export function holdYoungGeneration(): () => void {
-  if (setByOperator()) return () => undefined;
+  if (setByOperator(FLAG)) return () => undefined;
   if (holders++ === 0) setFlagsFromString(`${FLAG}=1`);
   let released = false;
   return () => {
