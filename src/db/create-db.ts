@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type pg from 'pg';
 import type { Database } from './database.js';
+import { ARRAY_ROWS_MARK } from './array-rows.js';
 import { dialectOfUrl, type DialectName } from './dialect.js';
 import { stallTolerant } from './stall-tolerant-pool.js';
 
@@ -142,6 +143,8 @@ function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
       if (!statement) {
         if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
         statement = sqlite.prepare(sql);
+        // A read marked by array-rows.ts returns its rows as arrays (decision 0071).
+        if (sql.startsWith(ARRAY_ROWS_MARK)) statement.raw(true);
         cache.set(sql, statement);
       }
       return statement;

@@ -1,5 +1,6 @@
 // Reads for insights and aggregation: the watermark, rollup scans, redacted raw events, the time of
 // one event and the legacy cursors redeemed.
+import { selectArrayRows } from '../../../db/array-rows.js';
 import type { Executor } from '../../../db/transaction.js';
 import { keysApart } from './event-store.repository.js';
 import type { TelemetryRollupsTable, TelemetryTables } from './telemetry.table.js';
@@ -87,10 +88,19 @@ export async function scanRollups(
     columns.add('metric_count');
     columns.add('metric_sum');
   }
-  const rows = (await rollupQuery(db, scan)
-    .select([...columns])
-    .orderBy('bucket_start')
-    .execute()) as Partial<TelemetryRollupsTable>[];
+  const selected = [...columns];
+  // Rows as arrays (db/array-rows.ts): the position of each column in them.
+  const at = (column: keyof TelemetryRollupsTable) => selected.indexOf(column);
+  const [bucketAt, eventsAt, subjectsAt, kindAt, countAt, sumAt] = [
+    at('bucket_start'),
+    at('events'),
+    at('subjects'),
+    at('kind'),
+    at('metric_count'),
+    at('metric_sum'),
+  ];
+  const dimensionAt = dimensionColumns.map(at);
+  const rows = await selectArrayRows(db, rollupQuery(db, scan).select(selected).orderBy('bucket_start'), selected);
   const row: RollupRow = {
     bucketStart: 0,
     dimensions: dimensionColumns.map(() => null),
@@ -101,17 +111,17 @@ export async function scanRollups(
     subjects: new Uint8Array(),
   };
   for (const r of rows) {
-    row.bucketStart = Number(r.bucket_start);
+    row.bucketStart = Number(r[bucketAt]);
     // Absent dimensions are stored as ''.
-    for (let i = 0; i < dimensionColumns.length; i++) {
-      const value = r[dimensionColumns[i]!] as string;
+    for (let i = 0; i < dimensionAt.length; i++) {
+      const value = r[dimensionAt[i]!] as string;
       row.dimensions[i] = value === '' ? null : value;
     }
-    row.kind = want.kind ? r.kind! : null;
-    row.events = Number(r.events);
-    row.metricCount = want.metrics ? Number(r.metric_count) : 0;
-    row.metricSum = want.metrics ? Number(r.metric_sum) : 0;
-    row.subjects = r.subjects!;
+    row.kind = want.kind ? (r[kindAt] as string) : null;
+    row.events = Number(r[eventsAt]);
+    row.metricCount = want.metrics ? Number(r[countAt]) : 0;
+    row.metricSum = want.metrics ? Number(r[sumAt]) : 0;
+    row.subjects = r[subjectsAt] as Uint8Array;
     visit(row);
   }
   return rows.length;
