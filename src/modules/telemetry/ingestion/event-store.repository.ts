@@ -10,7 +10,7 @@ import { inTransaction, type Executor } from '../../../db/transaction.js';
 import { mergeRollups, rollupDeltas } from './rollups.repository.js';
 import type { TelemetryEventKeysTable, TelemetryEventsTable, TelemetryTables } from './telemetry.table.js';
 import { DAY_MS, type ValidEvent } from './telemetry.model.js';
-import { writerSlot } from './writer-slot.js';
+import { claimWriterSlot } from './writer-slot.js';
 import { ownTables } from '../../../db/owned-tables.js';
 
 const own = ownTables<TelemetryTables>();
@@ -321,10 +321,12 @@ export async function storeBatches(
       byEnv.set(input.envId, env);
     });
     // Environments in a fixed order: concurrent groups lock their rollups in the same order.
-    for (const envId of [...byEnv.keys()].sort()) {
-      const env = byEnv.get(envId)!;
-      if (env.newest === null) continue;
-      const slot = writerSlot(trx, lane);
+    const written = [...byEnv.entries()]
+      .flatMap(([envId, env]) => (env.newest === null ? [] : [{ envId, ...env, newest: env.newest }]))
+      .sort((a, b) => (a.envId < b.envId ? -1 : a.envId > b.envId ? 1 : 0));
+    // One slot for the group's environments, claimed once (decision 0072).
+    const slot = written.length > 0 ? await claimWriterSlot(trx, lane) : 0;
+    for (const { envId, ...env } of written) {
       await mergeRollups(trx, rollupDeltas(envId, env.accepted, slot), env.receivedAt);
       await own(trx)
         .insertInto('telemetry_watermarks')

@@ -1,12 +1,14 @@
 // Writer slots (decision 0048): a process writes its own slot's watermark and rollup rows; readers
-// combine the slots.
+// combine the slots. On PostgreSQL a lane whose slot another transaction has claimed moves to
+// another slot instead of taking turns with it (decision 0072).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
 import { validateItem } from './event-validation.js';
 import { storeBatch } from './event-store.repository.js';
 import { scanRollups, watermarkOf } from './insight-reads.repository.js';
-import { writerSlot, WRITER_SLOTS } from './writer-slot.js';
+import { sql } from 'kysely';
+import { SLOT_LOCKS, writerSlot, WRITER_SLOTS } from './writer-slot.js';
 import type { ValidEvent } from './telemetry.model.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);
@@ -88,5 +90,47 @@ for (const dialect of dialects) {
         ].sort((x, y) => x[0]! - y[0]!),
       );
     });
+
+    if (dialect === 'postgres')
+      test("a lane whose slot another process's transaction holds moves to another slot, without waiting", async (t) => {
+        const database = await createTestDatabase(dialect);
+        t.after(async () => {
+          await database.handle.close();
+          await database.drop();
+        });
+        const db = database.handle.db;
+        const taken = writerSlot(db);
+        // Another process's group transaction, in the middle of writing slot `taken`.
+        let finish!: () => void;
+        const finished = new Promise<void>((resolve) => (finish = resolve));
+        let claimed!: () => void;
+        const isClaimed = new Promise<void>((resolve) => (claimed = resolve));
+        const other = db.transaction().execute(async (trx) => {
+          await sql`select pg_advisory_xact_lock(${SLOT_LOCKS}::integer, ${taken}::integer)`.execute(trx);
+          claimed();
+          await finished;
+        });
+        await isClaimed;
+        try {
+          await storeBatch(db, { envId: 'env_m', appId: 'app_m', receivedAt: T0 + 10, events: [item('a', 'u1')] });
+        } finally {
+          finish();
+          await other;
+        }
+        const moved = writerSlot(db);
+        assert.notEqual(moved, taken);
+        assert.ok(moved >= 0 && moved < WRITER_SLOTS);
+        const slotsOf = async (table: 'telemetry_watermarks' | 'telemetry_rollups') =>
+          (await db.selectFrom(table).select('slot').where('env_id', '=', 'env_m').execute()).map((r) =>
+            Number(r.slot),
+          );
+        assert.deepEqual(await slotsOf('telemetry_watermarks'), [moved]);
+        assert.deepEqual(await slotsOf('telemetry_rollups'), [moved]);
+        // The lane keeps its new slot once the other transaction has ended.
+        await storeBatch(db, { envId: 'env_m', appId: 'app_m', receivedAt: T0 + 20, events: [item('b', 'u2')] });
+        assert.equal(writerSlot(db), moved);
+        assert.deepEqual(await slotsOf('telemetry_watermarks'), [moved]);
+        assert.deepEqual(await watermarkOf(db, 'env_m'), { receivedAt: T0 + 20, eventId: 'b' });
+      });
   });
 }
