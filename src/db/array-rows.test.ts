@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql, type Kysely } from 'kysely';
-import { createTestDatabase, dialects } from '../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../test/helpers/test-app.js';
 import { selectArrayRows } from './array-rows.js';
 import type { Executor } from './transaction.js';
 
@@ -18,11 +18,7 @@ interface ProbeRow {
 for (const dialect of dialects) {
   describe(`rows as arrays on ${dialect}`, () => {
     test('values in the order named, equal to the object rows; in a transaction; objects still objects', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db as unknown as Kysely<{ probe: ProbeRow }>;
       const blob = dialect === 'postgres' ? sql`bytea` : sql`blob`;
       await sql`create table probe (k text primary key, n bigint, y ${blob})`.execute(db);

@@ -1,7 +1,7 @@
 // Migration 0130 repairs the non-finite numbers older ingestion could store (issue 18).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, dialects } from '../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../test/helpers/test-app.js';
 import { up } from './migrations/0130-finite-numbers.js';
 
 const HOUR = 3_600_000;
@@ -69,11 +69,7 @@ const baseline = (id: string, mean: number, variance: number) => ({
 for (const dialect of dialects) {
   describe(`migration 0130 on ${dialect}`, () => {
     test('deletes non-finite raw values, rebuilds poisoned buckets from the values within the bound, drops unusable baselines', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db;
       await db
         .insertInto('telemetry_events')

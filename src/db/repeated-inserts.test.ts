@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { sql, type Kysely } from 'kysely';
-import { createTestDatabase, dialects } from '../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../test/helpers/test-app.js';
 import { repeatedInsert } from './repeated-inserts.js';
 
 interface ProbeRow {
@@ -55,11 +55,7 @@ const shared = row.chain((one) =>
 for (const dialect of dialects) {
   describe(`repeated inserts on ${dialect}`, () => {
     test('every value comes back as it went in, and a key seen twice keeps its first row', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db as unknown as Kysely<{ probe: ProbeRow }>;
       const blob = dialect === 'postgres' ? sql`bytea` : sql`blob`;
       await sql`create table probe (k text primary key, t text, b bigint, i integer, d double precision, y ${blob})`.execute(

@@ -5,18 +5,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { createTestDatabase, dialects, testConfig } from '../../test/helpers/test-app.js';
+import { dialects, testConfig, testDatabase } from '../../test/helpers/test-app.js';
 import { startServer } from '../main.js';
 import { checkSecretFingerprint, fingerprintOf, SecretMismatchError } from './secret-fingerprint.js';
 
 for (const dialect of dialects) {
   describe(`the secret fingerprint on ${dialect}`, () => {
     test('recorded on first start, accepted again, refused for another secret', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db;
       await checkSecretFingerprint(db, 'first-secret-first-secret-first-secret');
       await checkSecretFingerprint(db, 'first-secret-first-secret-first-secret');

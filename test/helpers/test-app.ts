@@ -68,6 +68,16 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   return { url, handle: await opened(open), open, drop };
 }
 
+/** A new migrated database (createTestDatabase) whose handle is closed and which is dropped when the test ends. */
+export async function testDatabase(t: TestContext, dialect: DialectName): Promise<TestDatabase> {
+  const database = await createTestDatabase(dialect);
+  t.after(async () => {
+    await database.handle.close();
+    await database.drop();
+  });
+  return database;
+}
+
 /**
  * A handle that has been used once: Kysely connects on the first query, and closing a handle that
  * never connected does nothing (a later query would connect again), so a test that closes it to

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { CredentialResolution } from '../../../platform/principal.js';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import type { AppAccess } from '../../../platform/app-access.js';
 import { createJournalService } from '../journal/index.js';
 import { createCredentialCache } from './credential-cache.js';
@@ -42,11 +42,7 @@ describe('credential cache', () => {
 for (const dialect of dialects) {
   describe(`key resolution (${dialect})`, () => {
     test('a made-up key is read once: later and concurrent asks cost no database read', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       let reads = 0;
       const counting = database.handle.db.withPlugin({
         transformQuery: (args) => {

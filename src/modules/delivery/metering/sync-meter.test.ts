@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AppError } from '../../../platform/errors.js';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { createSyncMeter, monthKeyOf, nextMonthStartOf } from './sync-meter.js';
 import { testClock } from '../../../../test/helpers/clock.js';
 
@@ -34,11 +34,7 @@ describe('calendar months (UTC)', () => {
 for (const dialect of dialects) {
   describe(`sync meter on ${dialect}`, () => {
     test('syncs counted while a batch is being written still count against the quota', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const meter = createSyncMeter({ db: database.handle.db, quotaOf: async () => 3, flushIntervalMs: 60_000 });
       t.after(() => meter.close());
       await meter.admit(subject);
@@ -58,11 +54,7 @@ for (const dialect of dialects) {
     });
 
     test('counts into the month it happened in; a new month starts from zero; Retry-After points at the boundary', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const clock = testClock(Date.parse('2026-11-30T23:59:58.000Z'));
       const meter = createSyncMeter({
         db: database.handle.db,
@@ -98,11 +90,7 @@ for (const dialect of dialects) {
     });
 
     test('a failed write refuses syncs (503) and keeps the counts until a write succeeds', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const errors: unknown[] = [];
       const meter = createSyncMeter({
         db: database.handle.db,

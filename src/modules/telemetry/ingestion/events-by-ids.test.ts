@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CompiledQuery, sql } from 'kysely';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { eventsByIds, eventsByIdsQuery } from './event-feed.js';
 
 const T0 = Date.UTC(2026, 10, 20, 12);
@@ -13,11 +13,7 @@ const EVENTS = 30_000;
 
 for (const dialect of dialects) {
   test(`${dialect}: events are read by their ids in (receivedAt, id) order, one key lookup each, never a walk over the environment`, async (t) => {
-    const database = await createTestDatabase(dialect);
-    t.after(async () => {
-      await database.handle.close();
-      await database.drop();
-    });
+    const database = await testDatabase(t, dialect);
     const db = database.handle.db;
     // Events e1…e30000 of env_a, received in reverse order of their ids, and one event of env_b.
     const series =

@@ -5,7 +5,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KyselyPlugin } from 'kysely';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { storeBatches, type StoreBatchInput } from './event-store.repository.js';
 import { droppedEvents } from './group-store.js';
 import { validateItem } from './event-validation.js';
@@ -41,11 +41,7 @@ function statementCounter(): KyselyPlugin & { count: number } {
 for (const dialect of dialects) {
   describe(`group statements on ${dialect}`, () => {
     test('first occurrence in the group wins, per environment, across batches and statements', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db;
       // Stored before the group: one id it sends again unchanged, one it sends with other content.
       await storeBatches(db, [batch('env_a', [item('old-same'), item('old-changed')])]);
@@ -96,11 +92,7 @@ for (const dialect of dialects) {
     });
 
     test('the number of statements does not grow with the batches of a group', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const counted = async (batches: number, prefix: string) => {
         const counter = statementCounter();
         const db = database.handle.db.withPlugin(counter);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql, type Kysely } from 'kysely';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import type { Database } from '../../../db/database.js';
 import { inTransaction } from '../../../db/transaction.js';
 import { createBatchWriter } from './batch-writer.js';
@@ -32,11 +32,7 @@ function batch(ids: string[], subject = 'u1'): StoreBatchInput {
 }
 
 async function fileDatabase(t: { after(fn: () => Promise<void>): void }) {
-  const database = await createTestDatabase('sqlite');
-  t.after(async () => {
-    await database.handle.close();
-    await database.drop();
-  });
+  const database = await testDatabase(t, 'sqlite');
   assert.ok(database.handle.sqliteFile);
   return { database, url: `sqlite://${database.handle.sqliteFile}` };
 }
@@ -174,11 +170,7 @@ async function expectIsolated(db: Kysely<Database>, store: GroupStore) {
 
 for (const dialect of dialects) {
   test(`group commit on ${dialect}: a batch that cannot be stored fails alone, every other batch of its group is accepted and stored`, async (t) => {
-    const database = await createTestDatabase(dialect);
-    t.after(async () => {
-      await database.handle.close();
-      await database.drop();
-    });
+    const database = await testDatabase(t, dialect);
     await refuseEventsOf(database.handle.db, dialect, 'env_bad');
     await expectIsolated(database.handle.db, inlineGroupStore(database.handle.db));
   });
@@ -258,11 +250,7 @@ test('the writer thread drops erased subjects’ old events in its transaction',
 
 for (const dialect of dialects) {
   test(`inline on ${dialect}: erased subjects’ old events are dropped in the group's transaction`, async (t) => {
-    const database = await createTestDatabase(dialect);
-    t.after(async () => {
-      await database.handle.close();
-      await database.drop();
-    });
+    const database = await testDatabase(t, dialect);
     await expectErasedDropped(database.handle.db, inlineGroupStore(database.handle.db, { tombstoneKey: SECRET }));
   });
 }

@@ -1,7 +1,7 @@
 // What a stored batch leaves behind: hourly rollups, the watermark, and their purge by retention.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildTestApp, createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { buildTestApp, dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { purgeExpiredTelemetry } from './index.js';
 import { validateItem } from './event-validation.js';
 import { storeBatches } from './event-store.repository.js';
@@ -13,11 +13,7 @@ import { testClock } from '../../../../test/helpers/clock.js';
 for (const dialect of dialects) {
   describe(`telemetry rollups and retention on ${dialect}`, () => {
     test("a group touching 3,200 buckets is stored (rollups written in statements of 100 rows, under SQLite's parameter limit)", async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const inputs = Array.from({ length: 32 }, (_, b) => ({
         envId: 'env_wide',
         appId: 'app_wide',

@@ -3,7 +3,7 @@
 // and read back as one environment.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { createBatchWriter } from './batch-writer.js';
 import { storeBatches, type StoreBatchInput, type StoreOutcome } from './event-store.repository.js';
 import { validateItem } from './event-validation.js';
@@ -89,11 +89,7 @@ test('with two lanes a second group is written while the first is open; with one
 for (const dialect of dialects) {
   describe(`write lanes on ${dialect}`, () => {
     test('groups of two lanes at once: each event stored once, one slot per lane, read as one environment', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db;
       assert.equal(writeLanes(db, 2), dialect === 'postgres' ? 2 : 1);
       if (dialect === 'postgres') assert.notEqual(writerSlot(db, 0), writerSlot(db, 1));

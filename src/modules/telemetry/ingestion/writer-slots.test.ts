@@ -3,7 +3,7 @@
 // another slot instead of taking turns with it (decision 0072).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTestDatabase, dialects } from '../../../../test/helpers/test-app.js';
+import { dialects, testDatabase } from '../../../../test/helpers/test-app.js';
 import { validateItem } from './event-validation.js';
 import { storeBatch } from './event-store.repository.js';
 import { scanRollups, watermarkOf } from './insight-reads.repository.js';
@@ -22,11 +22,7 @@ const item = (id: string, subject: string) =>
 for (const dialect of dialects) {
   describe(`writer slots on ${dialect}`, () => {
     test('the watermark is the newest slot row; a bucket is the merge of its slot rows', async (t) => {
-      const database = await createTestDatabase(dialect);
-      t.after(async () => {
-        await database.handle.close();
-        await database.drop();
-      });
+      const database = await testDatabase(t, dialect);
       const db = database.handle.db;
       const slot = writerSlot(db);
       assert.ok(slot >= 0 && slot < WRITER_SLOTS);
@@ -93,11 +89,7 @@ for (const dialect of dialects) {
 
     if (dialect === 'postgres')
       test("a lane whose slot another process's transaction holds moves to another slot, without waiting", async (t) => {
-        const database = await createTestDatabase(dialect);
-        t.after(async () => {
-          await database.handle.close();
-          await database.drop();
-        });
+        const database = await testDatabase(t, dialect);
         const db = database.handle.db;
         const taken = writerSlot(db);
         // Another process's group transaction, in the middle of writing slot `taken`.
