@@ -12,7 +12,8 @@
 // profile there; BENCH_ONLY=ingest|queries runs one half; BENCH_POSTGRES_URL=postgres://…/db makes
 // the ingestion half run Ensign on a fresh database of that server instead of SQLite (no bare loop):
 // one process, then two processes on another fresh database ingesting into one environment, each
-// with the share of active queries found waiting for a lock;
+// with the share of active queries found waiting for a lock, in BENCH_PG_ROUNDS alternating rounds
+// (default 3), the bars read on the medians;
 // BENCH_QUERY_RUNS sets the timed runs of each query (default 200).
 // 4. export throughput (BENCH_ONLY=export runs only this): a destination with batches of 100 is paused
 //    while BENCH_EXPORT_EVENTS (default 200,000) events are ingested, then set active; events/s

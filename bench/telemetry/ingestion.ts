@@ -85,8 +85,10 @@ export async function sqliteIngestionPhase() {
 }
 
 /** Ingestion on fresh PostgreSQL databases of the server at `postgresUrl`: one process, then two. */
-export async function postgresIngestionPhase(postgresUrl: string) {
-  const database = await freshPostgres(postgresUrl);
+/** One process, then two processes into one environment, each on a fresh database: their figures. */
+async function postgresRound(postgresUrl: string, round: number) {
+  const database = await freshPostgres(postgresUrl, `_r${round}`);
+  let one;
   try {
     const { info, cpu, gc, stop } = await startEnsign(database.url);
     const oneWaits = lockWaits(database.url);
@@ -94,32 +96,57 @@ export async function postgresIngestionPhase(postgresUrl: string) {
     await gc.start();
     const http = await ingest(info, database.url, [cpu]);
     const { allocated } = await gc.stop();
-    const oneWaiting = await oneWaits();
+    one = { http, allocated, waiting: await oneWaits() };
     await stop();
-    console.log(
-      `Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(http.eventsPerSecond).toLocaleString('en')} accepted events/s (bar ≥ 25,000; ${http.stored.toLocaleString('en')} stored, ${http.requests} requests, ${http.non2xx} non-2xx, p99 ${http.p99} ms, ${http.cpuPerEvent.toFixed(1)} µs of server CPU, ${(allocated / http.stored / 1024).toFixed(1)} KiB allocated by the server and ${http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(oneWaiting * 100).toFixed(0)} % of active queries waiting for a lock); load average now ${loadavg()[0]!.toFixed(1)}`,
-    );
-    // Two processes on one (new) database, both ingesting into the same environment.
-    const second = await freshPostgres(postgresUrl, '_2');
-    try {
-      const first = await startEnsign(second.url);
-      const joined = await startEnsign(second.url, true);
-      const bothWaits = lockWaits(second.url);
-      const both = await ingest(
-        first.info,
-        second.url,
-        [first.cpu, joined.cpu],
-        [first.info.address, joined.info.address],
-      );
-      const bothWaiting = await bothWaits();
-      await Promise.all([first.stop(), joined.stop()]);
-      console.log(
-        `Ensign on PostgreSQL over HTTP, two processes into one environment (${CONNECTIONS} connections each): ${Math.round(both.eventsPerSecond).toLocaleString('en')} accepted events/s (${both.stored.toLocaleString('en')} stored, ${both.non2xx} non-2xx, p99 ${both.p99} ms, ${both.cpuPerEvent.toFixed(1)} µs of server CPU and ${both.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(bothWaiting * 100).toFixed(0)} % of active queries waiting for a lock); ${(both.eventsPerSecond / http.eventsPerSecond).toFixed(2)}× one process (bar ≥ 1.6); load average now ${loadavg()[0]!.toFixed(1)}`,
-      );
-    } finally {
-      await second.drop();
-    }
   } finally {
     await database.drop();
   }
+  // Two processes on one (new) database, both ingesting into the same environment.
+  const second = await freshPostgres(postgresUrl, `_r${round}_2`);
+  try {
+    const first = await startEnsign(second.url);
+    const joined = await startEnsign(second.url, true);
+    const bothWaits = lockWaits(second.url);
+    const http = await ingest(
+      first.info,
+      second.url,
+      [first.cpu, joined.cpu],
+      [first.info.address, joined.info.address],
+    );
+    const waiting = await bothWaits();
+    await Promise.all([first.stop(), joined.stop()]);
+    return { one, two: { http, waiting } };
+  } finally {
+    await second.drop();
+  }
+}
+
+/** Rounds of the PostgreSQL phase (BENCH_PG_ROUNDS): each a one-process and a two-process run, back to back. */
+const PG_ROUNDS = Number(process.env.BENCH_PG_ROUNDS ?? 3);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * One process, then two processes into one environment, in alternating rounds on fresh databases: on
+ * a 2-core machine shared with other work a single pair swung by ±0.1 in its ratio from run to run,
+ * so the bar is read on the median of the rounds' ratios (each round's two runs back to back), as
+ * bench:evaluate reads its HTTP ratios.
+ */
+export async function postgresIngestionPhase(postgresUrl: string) {
+  const ratios: number[] = [];
+  const ones: number[] = [];
+  for (let round = 1; round <= PG_ROUNDS; round++) {
+    const { one, two } = await postgresRound(postgresUrl, round);
+    const ratio = two.http.eventsPerSecond / one.http.eventsPerSecond;
+    ratios.push(ratio);
+    ones.push(one.http.eventsPerSecond);
+    console.log(
+      `round ${round}: Ensign on PostgreSQL over HTTP, one process (${CONNECTIONS} connections, ${BATCH}-event batches, ${DURATION} s): ${Math.round(one.http.eventsPerSecond).toLocaleString('en')} accepted events/s (${one.http.stored.toLocaleString('en')} stored, ${one.http.requests} requests, ${one.http.non2xx} non-2xx, p99 ${one.http.p99} ms, ${one.http.cpuPerEvent.toFixed(1)} µs of server CPU, ${(one.allocated / one.http.stored / 1024).toFixed(1)} KiB allocated by the server and ${one.http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(one.waiting * 100).toFixed(0)} % of active queries waiting for a lock); ` +
+        `two processes into one environment (${CONNECTIONS} connections each): ${Math.round(two.http.eventsPerSecond).toLocaleString('en')} accepted events/s (${two.http.stored.toLocaleString('en')} stored, ${two.http.non2xx} non-2xx, p99 ${two.http.p99} ms, ${two.http.cpuPerEvent.toFixed(1)} µs of server CPU and ${two.http.databaseCpuPerEvent.toFixed(1)} µs of PostgreSQL CPU per event, ${(two.waiting * 100).toFixed(0)} % of active queries waiting for a lock): ${ratio.toFixed(2)}× one process; load average now ${loadavg()[0]!.toFixed(1)}`,
+    );
+  }
+  const one = median(ones);
+  const ratio = median(ratios);
+  console.log(
+    `Ensign on PostgreSQL, median of ${PG_ROUNDS} rounds: one process ${Math.round(one).toLocaleString('en')} accepted events/s (bar ≥ 25,000: ${one >= 25_000 ? 'meets' : 'MISSES'}); two processes into one environment ${ratio.toFixed(2)}× one process (rounds ${ratios.map((r) => r.toFixed(2)).join(', ')}; bar ≥ 1.6: ${ratio >= 1.6 ? 'meets' : 'MISSES'})`,
+  );
 }
