@@ -9,6 +9,7 @@ import pg from 'pg';
 import { buildApp } from '../app.js';
 import { buildTestApp, createTestDatabase, POSTGRES_URL, testConfig } from '../../test/helpers/test-app.js';
 import { call, createApp, signUp } from '../../test/helpers/fixtures.js';
+import { withClient } from '../../test/helpers/template-databases.js';
 import { createDb } from './create-db.js';
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000) {
@@ -19,15 +20,8 @@ async function until(what: string, check: () => Promise<boolean> | boolean, time
   }
 }
 
-async function adminQuery<T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> {
-  const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const adminQuery = <T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> =>
+  withClient(POSTGRES_URL!, async (client) => (await client.query<T>(text, values)).rows);
 
 const listening = async (applicationName: string) =>
   (

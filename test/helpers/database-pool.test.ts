@@ -8,6 +8,7 @@ import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { createDb } from '../../src/db/create-db.js';
 import { acquirePostgresDatabase, dropIdleDatabases } from './database-pool.js';
+import { withClient } from './template-databases.js';
 import { createApp, signUp } from './fixtures.js';
 import { testConfig } from './test-app.js';
 
@@ -16,15 +17,8 @@ const POSTGRES_URL = process.env.ENSIGN_TEST_POSTGRES_URL;
 // own gets one here, so its databases are prefixed like a run's.
 process.env.ENSIGN_TEST_RUN_ID ??= 'f11e0000';
 
-async function query<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
+const query = <T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []) =>
+  withClient(url, async (client) => (await client.query<T>(text, values)).rows);
 
 /** Every table's row count but the migrator's. */
 async function rowCounts(url: string, schema: string): Promise<[string, number][]> {
